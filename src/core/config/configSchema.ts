@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+// Every setting, once, with its default and validation. The VS Code adapter and the CLI's
+// `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives
+// the same clear error in both. package.json's contributes.configuration mirrors these keys
+// (a unit test checks they agree).
+
+const positiveInt = (max: number) => z.number().int().min(1).max(max);
+const nonNegativeInt = (max: number) => z.number().int().min(0).max(max);
+
+export const PolicyDecisionSchema = z.enum(['allow', 'deny', 'confirm', 'confirm-required']);
+export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
+
+export const FlatConfigSchema = z
+  .object({
+    'cortex.llm.baseUrl': z.url({ message: 'must be an http(s) URL including /v1, e.g. http://127.0.0.1:11434/v1' }).refine((u) => /^https?:\/\//.test(u), 'must start with http:// or https://').default('https://api.openai.com/v1'),
+    'cortex.llm.model': z.string().trim().min(1, 'must name a model').default('gpt-4o-mini'),
+    'cortex.llm.fallbackModels': z.array(z.string().trim().min(1)).max(10).default([]),
+    'cortex.llm.requestTimeoutSeconds': positiveInt(3600).default(120),
+    'cortex.llm.streamIdleTimeoutSeconds': positiveInt(3600).default(60),
+    'cortex.llm.maxRetries': nonNegativeInt(10).default(2),
+    'cortex.llm.temperature': z.number().min(0).max(2).nullable().default(null),
+    'cortex.execution.maxParallelSteps': positiveInt(64).default(4),
+    'cortex.execution.parallelToolCalls': z.boolean().default(true),
+    'cortex.execution.toolExecution': z.enum(['sequential', 'parallel']).default('sequential'),
+    'cortex.execution.maxToolConcurrency': positiveInt(64).default(4),
+    'cortex.execution.toolTimeoutSeconds': positiveInt(3600).default(60),
+    'cortex.limits.maxStepsPerTurn': positiveInt(1000).default(25),
+    'cortex.limits.maxToolCallsPerTurn': positiveInt(1000).nullable().default(20),
+    'cortex.limits.maxToolOutputBytes': z.number().int().min(256).max(10_000_000).default(32_768),
+    'cortex.limits.maxReadFileBytes': z.number().int().min(1024).max(100_000_000).default(1_000_000),
+    'cortex.replan.maxAttempts': nonNegativeInt(10).default(2),
+    'cortex.repair.toolNameAttempts': nonNegativeInt(5).default(1),
+    'cortex.repair.toolCallAttempts': nonNegativeInt(5).default(1),
+    'cortex.repair.maxVisibleToolNames': positiveInt(1000).default(64),
+    'cortex.repair.maxCandidates': positiveInt(100).default(8),
+    'cortex.repair.maxSchemaBytes': z.number().int().min(128).max(1_000_000).default(4096),
+    'cortex.repair.validateSchema': z.boolean().default(true),
+    'cortex.tools.aliases': z.record(z.string().min(1), z.string().min(1)).default({}),
+    'cortex.tools.normalizeFallback': z.boolean().default(true),
+    'cortex.policy.tools': z.record(z.string().min(1), PolicyDecisionSchema).default({}),
+    'cortex.policy.commands': z
+      .object({ allow: z.array(z.string()).default([]), deny: z.array(z.string()).default([]) })
+      .default({ allow: [], deny: [] })
+      .superRefine((rules, ctx) => {
+        for (const pattern of [...rules.allow, ...rules.deny]) {
+          try {
+            new RegExp(pattern);
+          } catch (error) {
+            ctx.addIssue({ code: 'custom', message: `invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}` });
+          }
+        }
+      }),
+  })
+  .strict();
+
+export type FlatConfig = z.infer<typeof FlatConfigSchema>;
+export type ConfigKey = keyof FlatConfig;
+export const CONFIG_KEYS = Object.keys(FlatConfigSchema.shape) as ConfigKey[];
+
+/** Settings that only user/machine scope may set (a cloned repo's .vscode/settings.json cannot loosen them). */
+export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands'];
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`Invalid Cortex settings: ${issues.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Validates flat `cortex.*` settings and fills defaults. Unknown `cortex.*` keys are errors (a typo
+ * should not silently do nothing); `undefined` values mean "use the default".
+ */
+export function parseConfig(input: Record<string, unknown>): FlatConfig {
+  const cleaned: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) if (value !== undefined) cleaned[key] = value;
+  const result = FlatConfigSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        if (issue.code === 'unrecognized_keys') return `unknown setting(s): ${issue.keys.join(', ')}`;
+        const key = issue.path.map(String).join('.') || '(root)';
+        return `${key}: ${issue.message}`;
+      }),
+    );
+  }
+  return result.data;
+}

@@ -1,0 +1,92 @@
+import type OpenAI from 'openai';
+import type { Purpose } from '../plan/events';
+
+// The contract between the agent and any LLM client. The real client (openAiClient.ts) speaks
+// to an OpenAI-compatible endpoint through the `openai` SDK; tests use the same client against
+// the scripted server on 127.0.0.1.
+
+export type { Purpose };
+export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type AssistantToolCallParam = OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
+
+/** A function tool as sent to the model (JSON Schema derived from the tool's zod schema). */
+export interface ToolSpec {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown>; strict?: boolean };
+}
+
+export type ArgumentParseError = 'invalid_json' | 'too_large' | 'truncated';
+
+/** One tool call as assembled from a streamed (or non-streamed) response. */
+export interface AccumulatedToolCall {
+  /** Provider id, or `call_{batch}_{index}` when the provider gave none. */
+  id: string;
+  providerId: boolean;
+  index: number;
+  name: string;
+  /** Concatenated argument text exactly as received (objects are JSON-stringified). */
+  rawArguments: string;
+  /** Parsed arguments when `isComplete`. */
+  arguments?: unknown;
+  isComplete: boolean;
+  parseError?: ArgumentParseError;
+  doubleEncoded?: boolean;
+  finishReason: string | null;
+}
+
+export interface ChatRequest {
+  purpose: Purpose;
+  stepId?: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** Streamed by default for executor turns; repairs and planners use false. */
+  stream?: boolean;
+  temperature?: number;
+  /** Ask for `response_format: json_object` (dropped automatically if the endpoint refuses it). */
+  jsonResponse?: boolean;
+  signal?: AbortSignal;
+  /** Per-run batch counter for fallback tool-call ids (seed 001 §6.3). */
+  batch?: number;
+}
+
+export interface LlmAttempt {
+  model: string;
+  ok: boolean;
+  status?: number;
+  error?: string;
+  durationMs: number;
+  retry?: number;
+}
+
+export interface ChatResponse {
+  content: string;
+  toolCalls: AccumulatedToolCall[];
+  /** Names dropped at ingestion because they were empty or only symbols (seed 002 P2). */
+  droppedToolNames: string[];
+  finishReason: string | null;
+  requestedModel: string;
+  usedModel: string;
+  attempts: LlmAttempt[];
+  usage?: { promptTokens: number; completionTokens: number };
+  /** Ingestion notes for the trace (double-encoded args, unparseable calls...). */
+  notes: string[];
+}
+
+export type LlmErrorKind = 'unreachable' | 'auth' | 'bad_request' | 'not_found' | 'rate_limit' | 'server' | 'stream_broken' | 'timeout' | 'cancelled' | 'bad_response';
+
+/** A failed LLM request, with a message meant for a person (no stack traces). */
+export class LlmError extends Error {
+  constructor(
+    readonly kind: LlmErrorKind,
+    message: string,
+    readonly status?: number,
+    readonly attempts: LlmAttempt[] = [],
+  ) {
+    super(message);
+    this.name = 'LlmError';
+  }
+}
+
+export interface LlmClient {
+  chat(request: ChatRequest): Promise<ChatResponse>;
+}

@@ -1,0 +1,199 @@
+import { z } from 'zod';
+
+// The run as an append-only list of events. The same objects are the JSONL trace, the webview's
+// feed and the CLI's output; `applyEvent` folds them into PlanState. Types are snake_case because
+// the trace format (README) promises them.
+
+const StepStatusSchema = z.enum(['not_started', 'in_progress', 'completed', 'failed', 'blocked']);
+const ToolCallStatusSchema = z.enum(['pending', 'success', 'error', 'rejected', 'awaiting_approval']);
+const NameResolutionSchema = z.enum(['exact', 'alias', 'normalized', 'repaired', 'unknown', 'missing']);
+const PurposeSchema = z.enum(['planner', 'executor', 'replanner', 'tool-name-repair', 'tool-call-repair', 'aggregator']);
+export type Purpose = z.infer<typeof PurposeSchema>;
+
+const Base = { seq: z.number().int().nonnegative(), time: z.number() };
+const Audit = z.record(z.string(), z.unknown());
+
+export const ToolCallSnapshotSchema = z.object({
+  id: z.string(),
+  index: z.number(),
+  turn: z.number(),
+  name: z.string(),
+  requestedName: z.string(),
+  nameResolution: NameResolutionSchema,
+  arguments: z.string(),
+  rawArguments: z.string(),
+  isComplete: z.boolean(),
+  finishReason: z.string().nullable(),
+  status: ToolCallStatusSchema,
+  result: z.string().optional(),
+  error: z.boolean().optional(),
+  reason: z.string().optional(),
+  approval: z
+    .object({
+      required: z.boolean(),
+      denyEffect: z.enum(['continue', 'block']),
+      reason: z.string(),
+      argsHash: z.string(),
+      requestId: z.string(),
+      feedback: z.string().optional(),
+    })
+    .optional(),
+  audit: Audit.optional(),
+  requestedAt: z.number(),
+  completedAt: z.number().optional(),
+  durationMs: z.number().optional(),
+});
+
+export const StepSnapshotSchema = z.object({
+  id: z.string(),
+  description: z.string(),
+  status: StepStatusSchema,
+  dependsOn: z.array(z.string()),
+  lineage: z.string(),
+  replanAttempts: z.number(),
+  origin: z.enum(['planner', 'replan']),
+  output: z.string().optional(),
+  notes: z.array(z.string()),
+  files: z.array(z.string()),
+  toolCalls: z.array(ToolCallSnapshotSchema),
+  verdict: z.object({ passed: z.boolean(), reason: z.string(), failedCallIds: z.array(z.string()) }).optional(),
+  endReason: z.string().optional(),
+  blockedBy: z.string().optional(),
+  replacedBy: z.object({ replanIndex: z.number(), newStepIds: z.array(z.string()) }).optional(),
+  startedAt: z.number().optional(),
+  finishedAt: z.number().optional(),
+  audits: z.array(Audit),
+});
+
+export const ReplanRecordSchema = z.object({
+  failedStepId: z.string(),
+  replacedStepIds: z.array(z.string()),
+  newStepIds: z.array(z.string()),
+  attempt: z.number(),
+  maxAttempts: z.number(),
+  reason: z.string(),
+  action: z.enum(['redesign', 'give_up']),
+});
+
+export const PlanSnapshotSchema = z.object({
+  runId: z.string(),
+  task: z.string(),
+  title: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  steps: z.array(StepSnapshotSchema),
+  replacedSteps: z.array(StepSnapshotSchema),
+  replans: z.array(ReplanRecordSchema),
+  answer: z.string().optional(),
+  error: z.string().optional(),
+  startedAt: z.number().optional(),
+  finishedAt: z.number().optional(),
+  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
+});
+export type PlanSnapshot = z.infer<typeof PlanSnapshotSchema>;
+export type StepSnapshot = z.infer<typeof StepSnapshotSchema>;
+
+export const RunEventSchema = z.discriminatedUnion('type', [
+  z.object({ ...Base, type: z.literal('run_started'), runId: z.string(), task: z.string(), workspace: z.string(), model: z.string(), baseUrl: z.string() }),
+  z.object({ ...Base, type: z.literal('plan_created'), title: z.string() }),
+  z.object({
+    ...Base,
+    type: z.literal('step_added'),
+    stepId: z.string(),
+    description: z.string(),
+    dependsOn: z.array(z.string()),
+    lineage: z.string(),
+    replanAttempts: z.number().int().nonnegative(),
+    origin: z.enum(['planner', 'replan']),
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('step_status_changed'),
+    stepId: z.string(),
+    status: StepStatusSchema,
+    reason: z.string().optional(),
+    blockedBy: z.string().optional(),
+  }),
+  z.object({ ...Base, type: z.literal('step_output'), stepId: z.string(), output: z.string() }),
+  z.object({ ...Base, type: z.literal('step_note'), stepId: z.string(), note: z.string(), file: z.string().optional() }),
+  z.object({
+    ...Base,
+    type: z.literal('step_verified'),
+    stepId: z.string(),
+    passed: z.boolean(),
+    reason: z.string(),
+    failedCallIds: z.array(z.string()),
+  }),
+  z.object({ ...Base, type: z.literal('step_audit'), stepId: z.string(), kind: z.string(), data: Audit }),
+  z.object({
+    ...Base,
+    type: z.literal('tool_call_requested'),
+    stepId: z.string(),
+    call: ToolCallSnapshotSchema.pick({
+      id: true,
+      index: true,
+      turn: true,
+      name: true,
+      requestedName: true,
+      nameResolution: true,
+      arguments: true,
+      rawArguments: true,
+      isComplete: true,
+      finishReason: true,
+      reason: true,
+      audit: true,
+    }),
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('tool_call_awaiting_approval'),
+    stepId: z.string(),
+    callId: z.string(),
+    approval: ToolCallSnapshotSchema.shape.approval.unwrap(),
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('tool_call_completed'),
+    stepId: z.string(),
+    callId: z.string(),
+    status: z.enum(['success', 'error', 'rejected']),
+    result: z.string(),
+    error: z.boolean().optional(),
+    reason: z.string().optional(),
+    durationMs: z.number().optional(),
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('subgraph_replaced'),
+    replan: ReplanRecordSchema,
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('llm_request'),
+    purpose: PurposeSchema,
+    stepId: z.string().optional(),
+    requestedModel: z.string(),
+    usedModel: z.string().optional(),
+    attempts: z.array(Audit),
+    ok: z.boolean(),
+    error: z.string().optional(),
+    finishReason: z.string().nullable().optional(),
+    usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).optional(),
+    durationMs: z.number(),
+  }),
+  z.object({ ...Base, type: z.literal('log'), level: z.enum(['trace', 'debug', 'info', 'warn', 'error']), message: z.string(), stepId: z.string().optional(), data: Audit.optional() }),
+  z.object({
+    ...Base,
+    type: z.literal('run_finished'),
+    status: z.enum(['completed', 'failed', 'cancelled']),
+    answer: z.string().optional(),
+    error: z.string().optional(),
+    plan: PlanSnapshotSchema,
+  }),
+]);
+
+export type RunEvent = z.infer<typeof RunEventSchema>;
+export type RunEventType = RunEvent['type'];
+type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
+/** An event before the log stamps `seq` and `time`. */
+export type NewRunEvent = DistributiveOmit<RunEvent, 'seq' | 'time'>;
+export type EventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;

@@ -1,0 +1,158 @@
+import type { RunEvent } from './events';
+import type { PlanState, StepState, ToolCallRecord } from './planTypes';
+
+/** A fresh, empty plan state. */
+export function createPlanState(runId = '', task = ''): PlanState {
+  return {
+    runId,
+    task,
+    title: '',
+    status: 'running',
+    stepOrder: [],
+    steps: new Map(),
+    replacedSteps: new Map(),
+    replans: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    lastSeq: -1,
+    structureVersion: 0,
+  };
+}
+
+function findCall(step: StepState | undefined, callId: string): ToolCallRecord | undefined {
+  if (!step) return undefined;
+  for (let i = step.toolCalls.length - 1; i >= 0; i--) if (step.toolCalls[i].id === callId) return step.toolCalls[i];
+  return undefined;
+}
+
+/**
+ * Folds one event into the state, in place, and returns it. The single reducer shared by the host,
+ * the CLI and the webview. Events for unknown steps or calls are ignored (never throw) so a replayed
+ * or partial trace still renders.
+ */
+export function applyEvent(state: PlanState, event: RunEvent): PlanState {
+  state.lastSeq = event.seq;
+  switch (event.type) {
+    case 'run_started':
+      state.runId = event.runId;
+      state.task = event.task;
+      state.startedAt = event.time;
+      state.status = 'running';
+      break;
+    case 'plan_created':
+      state.title = event.title;
+      break;
+    case 'step_added':
+      if (state.steps.has(event.stepId)) break;
+      state.steps.set(event.stepId, {
+        id: event.stepId,
+        description: event.description,
+        status: 'not_started',
+        dependsOn: [...event.dependsOn],
+        lineage: event.lineage,
+        replanAttempts: event.replanAttempts,
+        origin: event.origin,
+        notes: [],
+        files: [],
+        toolCalls: [],
+        audits: [],
+      });
+      state.stepOrder.push(event.stepId);
+      state.structureVersion++;
+      break;
+    case 'step_status_changed': {
+      const step = state.steps.get(event.stepId);
+      if (!step) break;
+      step.status = event.status;
+      if (event.status === 'in_progress') step.startedAt ??= event.time;
+      if (event.status === 'completed' || event.status === 'failed' || event.status === 'blocked') step.finishedAt = event.time;
+      if (event.reason !== undefined) step.endReason = event.reason;
+      if (event.blockedBy !== undefined) step.blockedBy = event.blockedBy;
+      break;
+    }
+    case 'step_output': {
+      const step = state.steps.get(event.stepId);
+      if (step) step.output = event.output;
+      break;
+    }
+    case 'step_note': {
+      const step = state.steps.get(event.stepId);
+      if (!step) break;
+      step.notes.push(event.note);
+      if (event.file && !step.files.includes(event.file)) step.files.push(event.file);
+      break;
+    }
+    case 'step_verified': {
+      const step = state.steps.get(event.stepId);
+      if (step) step.verdict = { passed: event.passed, reason: event.reason, failedCallIds: [...event.failedCallIds] };
+      break;
+    }
+    case 'step_audit': {
+      const step = state.steps.get(event.stepId);
+      if (step) step.audits.push({ kind: event.kind, seq: event.seq, ...event.data });
+      break;
+    }
+    case 'tool_call_requested': {
+      const step = state.steps.get(event.stepId);
+      if (!step || findCall(step, event.call.id)) break;
+      step.toolCalls.push({ ...event.call, status: 'pending', requestedAt: event.time });
+      break;
+    }
+    case 'tool_call_awaiting_approval': {
+      const call = findCall(state.steps.get(event.stepId), event.callId);
+      if (!call) break;
+      call.status = 'awaiting_approval';
+      call.approval = { ...event.approval };
+      break;
+    }
+    case 'tool_call_completed': {
+      const call = findCall(state.steps.get(event.stepId), event.callId);
+      if (!call) break;
+      call.status = event.status;
+      call.result = event.result;
+      if (event.error !== undefined) call.error = event.error;
+      if (event.reason !== undefined) call.reason = event.reason;
+      call.completedAt = event.time;
+      call.durationMs = event.durationMs ?? event.time - call.requestedAt;
+      break;
+    }
+    case 'subgraph_replaced': {
+      const replan = { ...event.replan };
+      const replanIndex = state.replans.length;
+      state.replans.push(replan);
+      if (replan.action !== 'redesign') break;
+      const removed = new Set(replan.replacedStepIds);
+      for (const id of removed) {
+        const step = state.steps.get(id);
+        if (!step) continue;
+        step.replacedBy = { replanIndex, newStepIds: [...replan.newStepIds] };
+        state.steps.delete(id);
+        state.replacedSteps.set(id, step);
+      }
+      state.stepOrder = state.stepOrder.filter((id) => !removed.has(id));
+      state.structureVersion++;
+      break;
+    }
+    case 'llm_request':
+      if (event.usage) {
+        state.usage.promptTokens += event.usage.promptTokens;
+        state.usage.completionTokens += event.usage.completionTokens;
+      }
+      break;
+    case 'log':
+      break;
+    case 'run_finished':
+      state.status = event.status;
+      state.answer = event.answer;
+      state.error = event.error;
+      state.finishedAt = event.time;
+      break;
+  }
+  return state;
+}
+
+/** Folds a whole event list (a trace, a resync) into a new state. */
+export function foldEvents(events: Iterable<RunEvent>): PlanState {
+  const state = createPlanState();
+  for (const event of events) applyEvent(state, event);
+  return state;
+}
