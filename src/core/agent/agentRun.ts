@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import type { FlatConfig } from '../config/configSchema';
+import { createOpenAiClient } from '../llm/openAiClient';
+import { LlmError, type LlmClient } from '../llm/llmTypes';
+import type { PlanSnapshot } from '../plan/events';
+import type { EventLog } from '../plan/eventLog';
+import { addStepsEvents, StepIdAllocator } from '../plan/planOperations';
+import { toSnapshot } from '../plan/snapshot';
+import type { ApprovalBroker } from '../policy/approvalBroker';
+import { silentLogger, type Logger } from '../ports';
+import { createToolRegistry } from '../tools/builtinTools';
+import { aggregate } from './aggregator';
+import { isFatalLlmError } from './llmCall';
+import { planTask } from './planner';
+import { ReadyQueue } from './readyQueue';
+import { replanFailedStep } from './replanner';
+import type { RunContext } from './runContext';
+import { executeStep, type StepOutcome } from './stepExecutor';
+import { verifyStep } from './verifier';
+
+export interface AgentRunOptions {
+  task: string;
+  workspaceRoot: string;
+  config: FlatConfig;
+  apiKey?: string;
+  log: EventLog;
+  approvals: ApprovalBroker;
+  /** False in an untrusted workspace: only read-only tools are offered and allowed. */
+  trusted: boolean;
+  logger?: Logger;
+  runId?: string;
+  /** Defaults to the OpenAI-compatible client built from the settings. */
+  llm?: LlmClient;
+  /** The extension keeps a denied required gate open for Retry; the CLI ends the step. */
+  holdDeniedGates?: boolean;
+}
+
+export interface RunResult {
+  status: 'completed' | 'failed' | 'cancelled';
+  answer?: string;
+  error?: string;
+  snapshot: PlanSnapshot;
+}
+
+class RunCancelled extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'RunCancelled';
+  }
+}
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * One agent run: plan → schedule ready steps (critical path first, up to maxParallelSteps) →
+ * execute → verify → replan failed subgraphs → aggregate. Everything it does is an event in the
+ * run's EventLog, which ends with exactly one `run_finished`.
+ */
+export class AgentRun {
+  readonly runId: string;
+  private readonly abort = new AbortController();
+  private readonly retryWaiters = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
+  private readonly context: RunContext;
+  private readonly ids = new StepIdAllocator();
+  private fatalError: string | undefined;
+  private started = false;
+
+  constructor(private readonly options: AgentRunOptions) {
+    this.runId = options.runId ?? newRunId();
+    const { config } = options;
+    let batch = 0;
+    this.context = {
+      runId: this.runId,
+      task: options.task,
+      workspaceRoot: options.workspaceRoot,
+      config,
+      llm:
+        options.llm ??
+        createOpenAiClient({
+          baseUrl: config['cortex.llm.baseUrl'],
+          apiKey: options.apiKey,
+          model: config['cortex.llm.model'],
+          fallbackModels: config['cortex.llm.fallbackModels'],
+          requestTimeoutMs: config['cortex.llm.requestTimeoutSeconds'] * 1000,
+          streamIdleTimeoutMs: config['cortex.llm.streamIdleTimeoutSeconds'] * 1000,
+          maxRetries: config['cortex.llm.maxRetries'],
+          temperature: config['cortex.llm.temperature'],
+          logger: options.logger,
+        }),
+      log: options.log,
+      approvals: options.approvals,
+      registry: createToolRegistry(config, { trusted: options.trusted }),
+      trusted: options.trusted,
+      logger: options.logger ?? silentLogger,
+      signal: this.abort.signal,
+      nextBatch: () => batch++,
+      holdDeniedGates: options.holdDeniedGates ?? false,
+      waitForRetry: (stepId) =>
+        new Promise<void>((resolve, reject) => {
+          if (this.abort.signal.aborted) return reject(this.abort.signal.reason);
+          this.retryWaiters.set(stepId, { resolve, reject });
+        }),
+    };
+    this.abort.signal.addEventListener('abort', () => {
+      for (const waiter of this.retryWaiters.values()) waiter.reject(this.abort.signal.reason);
+      this.retryWaiters.clear();
+      options.approvals.cancelAll('run cancelled');
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Cancels promptly: in-flight requests aborted, running tools killed, approvals withdrawn. */
+  cancel(reason = 'cancelled by the user'): void {
+    if (!this.abort.signal.aborted) this.abort.abort(new RunCancelled(reason));
+  }
+
+  /** Asks again for a denied required approval of `stepId` (seed 004 §4). */
+  retryStep(stepId: string): { accepted: boolean; reason?: string } {
+    const waiter = this.retryWaiters.get(stepId);
+    if (!waiter) return { accepted: false, reason: `step ${stepId} is not waiting for a retry` };
+    this.retryWaiters.delete(stepId);
+    waiter.resolve();
+    return { accepted: true };
+  }
+
+  async start(): Promise<RunResult> {
+    if (this.started) throw new Error('a run can only be started once');
+    this.started = true;
+    const { log, config } = this.context;
+    log.append({ type: 'run_started', runId: this.runId, task: this.options.task, workspace: this.options.workspaceRoot, model: config['cortex.llm.model'], baseUrl: config['cortex.llm.baseUrl'] });
+    try {
+      const plan = await planTask(this.context);
+      log.append({ type: 'plan_created', title: plan.title });
+      for (const event of addStepsEvents(log.state, { descriptions: plan.steps, dependencies: plan.dependencies, anchorDeps: [], origin: 'planner', newId: () => this.ids.next() })) log.append(event);
+      await this.schedule();
+    } catch (error) {
+      if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
+    }
+    return this.finish();
+  }
+
+  private async schedule(): Promise<void> {
+    const { log, config } = this.context;
+    const queue = new ReadyQueue(log.state);
+    const running = new Map<string, Promise<void>>();
+    let replanChain: Promise<unknown> = Promise.resolve();
+    const maxParallel = config['cortex.execution.maxParallelSteps'];
+    while (!this.abort.signal.aborted && this.fatalError === undefined) {
+      for (const stepId of queue.ready(new Set(running.keys()))) {
+        if (running.size >= maxParallel) break;
+        const task = this.runStep(stepId, (failedId, reason) => {
+          // Replans change the graph: serialise them, while other steps keep running.
+          const next = replanChain.then(() => replanFailedStep(this.context, failedId, reason, this.ids));
+          replanChain = next.catch(() => undefined);
+          return next;
+        }).finally(() => running.delete(stepId));
+        running.set(stepId, task);
+      }
+      if (running.size === 0) break;
+      await Promise.race(running.values());
+    }
+    await Promise.allSettled(running.values());
+  }
+
+  private async runStep(stepId: string, replan: (stepId: string, reason: string) => Promise<unknown>): Promise<void> {
+    const { log } = this.context;
+    log.append({ type: 'step_status_changed', stepId, status: 'in_progress' });
+    let outcome: StepOutcome;
+    try {
+      outcome = await executeStep(this.context, stepId);
+    } catch (error) {
+      if (this.abort.signal.aborted) {
+        log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: 'cancelled' });
+        return;
+      }
+      if (isFatalLlmError(error)) {
+        this.fatalError ??= errorMessage(error);
+        log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: `llm_error: ${errorMessage(error)}` });
+        this.abort.abort(new RunCancelled(this.fatalError));
+        return;
+      }
+      outcome = { output: `The step stopped on an error: ${errorMessage(error)}`, endReason: 'llm_error' as StepOutcome['endReason'] };
+    }
+    log.append({ type: 'step_output', stepId, output: outcome.output });
+    const step = log.state.steps.get(stepId)!;
+    if (outcome.endReason === 'approval_denied') {
+      log.append({ type: 'step_verified', stepId, passed: false, reason: 'A required approval was denied; the step is blocked until it is retried.', failedCallIds: [] });
+      log.append({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'approval_denied' });
+      return;
+    }
+    const verdict = verifyStep(step, outcome.endReason === 'answered' ? undefined : outcome.endReason);
+    log.append({ type: 'step_verified', stepId, passed: verdict.passed, reason: verdict.reason, failedCallIds: verdict.failedCallIds });
+    if (verdict.passed) {
+      log.append({ type: 'step_status_changed', stepId, status: 'completed', reason: outcome.endReason === 'answered' ? undefined : outcome.endReason });
+      return;
+    }
+    log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: outcome.endReason === 'answered' ? 'verification_failed' : outcome.endReason });
+    try {
+      await replan(stepId, verdict.reason);
+    } catch (error) {
+      if (isFatalLlmError(error) && !this.abort.signal.aborted) {
+        this.fatalError ??= errorMessage(error);
+        this.abort.abort(new RunCancelled(this.fatalError));
+      }
+    }
+  }
+
+  private async finish(): Promise<RunResult> {
+    const { log } = this.context;
+    const state = log.state;
+    const cancelled = this.abort.signal.aborted && this.fatalError === undefined;
+    // Steps that never ran because something upstream did not complete are shown as blocked by it.
+    for (const id of state.stepOrder) {
+      const step = state.steps.get(id)!;
+      if (step.status !== 'not_started' || cancelled) continue;
+      const culprit = step.dependsOn.find((dep) => state.steps.get(dep)?.status !== 'completed');
+      if (culprit) log.append({ type: 'step_status_changed', stepId: id, status: 'blocked', reason: `blocked by ${culprit}`, blockedBy: culprit });
+    }
+    let answer: string | undefined;
+    if (!cancelled && this.fatalError === undefined && state.stepOrder.length > 0) {
+      try {
+        answer = await aggregate(this.context);
+      } catch (error) {
+        answer = `(The final summary could not be generated: ${errorMessage(error)})`;
+      }
+    }
+    const allCompleted = state.stepOrder.length > 0 && state.stepOrder.every((id) => state.steps.get(id)!.status === 'completed');
+    const status: RunResult['status'] = cancelled ? 'cancelled' : this.fatalError === undefined && allCompleted ? 'completed' : 'failed';
+    const error = this.fatalError ?? (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
+    const snapshot = { ...toSnapshot(state), status, answer, error };
+    log.append({ type: 'run_finished', status, answer, error, plan: snapshot });
+    return { status, answer, error, snapshot: toSnapshot(state) };
+  }
+}
+
+function describeIncomplete(state: EventLog['state']): string {
+  const bad = state.stepOrder.map((id) => state.steps.get(id)!).filter((s) => s.status !== 'completed');
+  return `${bad.length} step(s) did not complete: ${bad.map((s) => `${s.id} ${s.status}${s.endReason ? ` (${s.endReason})` : ''}`).join(', ')}`;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof LlmError) return error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

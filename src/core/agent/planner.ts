@@ -1,0 +1,38 @@
+import type { ChatMessage } from '../llm/llmTypes';
+import { callLlm } from './llmCall';
+import { buildPlannerMessages, parsePlannerReply } from './planParsing';
+import type { RunContext } from './runContext';
+
+export interface PlannedSteps {
+  title: string;
+  steps: string[];
+  dependencies: Record<number, number[]>;
+}
+
+export class PlanningError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanningError';
+  }
+}
+
+/**
+ * One planner call (plus one corrective retry when the reply is not a valid plan): the task
+ * becomes steps with dependencies, validated (shape, dangling indexes, cycles) before any step runs.
+ */
+export async function planTask(context: RunContext): Promise<PlannedSteps> {
+  const tools = context.registry.specs().map((t) => ({ name: t.function.name, description: t.function.description }));
+  const messages: ChatMessage[] = buildPlannerMessages(context.task, tools);
+  let lastError = '';
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const response = await callLlm(context, { purpose: 'planner', messages, stream: false, jsonResponse: true });
+    try {
+      return parsePlannerReply(response.content);
+    } catch (error) {
+      lastError = (error as Error).message;
+      context.log.append({ type: 'log', level: 'warn', message: `Planner reply rejected (attempt ${attempt} of 2): ${lastError}`, data: { reply: response.content.slice(0, 2000) } });
+      messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: `That reply is not a valid plan: ${lastError}. Answer again with only the JSON object.` });
+    }
+  }
+  throw new PlanningError(`The model did not produce a valid plan: ${lastError}`);
+}

@@ -1,0 +1,27 @@
+import type { FlatConfig } from '../config/configSchema';
+import type { LlmClient } from '../llm/llmTypes';
+import type { EventLog } from '../plan/eventLog';
+import type { ApprovalBroker } from '../policy/approvalBroker';
+import type { Logger } from '../ports';
+import type { ToolRegistry } from '../tools/toolRegistry';
+
+/** Everything one run's components share. Built once by AgentRun. */
+export interface RunContext {
+  runId: string;
+  task: string;
+  workspaceRoot: string;
+  config: FlatConfig;
+  llm: LlmClient;
+  log: EventLog;
+  approvals: ApprovalBroker;
+  registry: ToolRegistry;
+  trusted: boolean;
+  logger: Logger;
+  signal: AbortSignal;
+  /** Per-run counter of model responses with tool calls, for fallback ids `call_{batch}_{index}`. */
+  nextBatch(): number;
+  /** When true (the extension), a denied required gate waits for Retry instead of ending the step. */
+  holdDeniedGates: boolean;
+  /** Resolves when `retryStep(stepId)` is called, or rejects when the run is cancelled. */
+  waitForRetry(stepId: string): Promise<void>;
+}
