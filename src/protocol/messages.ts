@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { RunEventSchema } from '../core/plan/events';
+
+// The one postMessage protocol between the extension host and the webview, validated with
+// `safeParse` on both sides. Handshake: the webview posts `webview/ready` (with the last seq it
+// has, after a reload); the host answers with `host/reset` (all events of the run) and then streams
+// `host/events` batches whose `fromSeq` must follow the webview's last seq, else it asks `webview/resync`.
+
+export const MAX_WEBVIEW_MESSAGE_BYTES = 64 * 1024;
+
+const ApprovalRequestSchema = z.object({
+  requestId: z.string(),
+  stepId: z.string(),
+  callId: z.string(),
+  toolName: z.string(),
+  argumentsJson: z.string(),
+  argsHash: z.string(),
+  required: z.boolean(),
+  denyEffect: z.enum(['continue', 'block']),
+  reason: z.string(),
+});
+export type ApprovalRequestMessage = z.infer<typeof ApprovalRequestSchema>;
+
+export const HostToWebviewSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('host/reset'), runId: z.string(), live: z.boolean(), events: z.array(RunEventSchema) }),
+  z.object({ type: z.literal('host/events'), runId: z.string(), fromSeq: z.number().int().nonnegative(), events: z.array(RunEventSchema) }),
+  z.object({ type: z.literal('host/approvals'), runId: z.string(), pending: z.array(ApprovalRequestSchema) }),
+  z.object({ type: z.literal('host/notice'), level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+]);
+export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
+
+const Id = z.string().min(1).max(200);
+export const WebviewToHostSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('webview/ready'), runId: Id.optional(), lastSeq: z.number().int().min(-1).optional() }).strict(),
+  z.object({ type: z.literal('webview/resync'), runId: Id, fromSeq: z.number().int().nonnegative() }).strict(),
+  z
+    .object({
+      type: z.literal('approval/answer'),
+      runId: Id,
+      requestId: Id,
+      callId: Id,
+      argsHash: z.string().regex(/^[0-9a-f]{64}$/),
+      decision: z.enum(['approve', 'deny']),
+      feedback: z.string().max(4000).optional(),
+    })
+    .strict(),
+  z.object({ type: z.literal('run/cancel'), runId: Id }).strict(),
+  z.object({ type: z.literal('step/retry'), runId: Id, stepId: Id }).strict(),
+  z.object({ type: z.literal('run/openTrace') }).strict(),
+]);
+export type WebviewToHost = z.infer<typeof WebviewToHostSchema>;
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function hasForbiddenKey(value: unknown, depth = 0): boolean {
+  if (depth > 20) return true;
+  if (Array.isArray(value)) return value.some((item) => hasForbiddenKey(item, depth + 1));
+  if (value && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      if (FORBIDDEN_KEYS.has(key) || hasForbiddenKey((value as Record<string, unknown>)[key], depth + 1)) return true;
+    }
+  }
+  return false;
+}
+
+export type ParsedMessage<T> = { ok: true; message: T } | { ok: false; error: string };
+
+/** Validates a message from the webview: size, prototype-pollution keys, then the schema. Never throws. */
+export function parseWebviewMessage(raw: unknown): ParsedMessage<WebviewToHost> {
+  let size: number;
+  try {
+    size = JSON.stringify(raw)?.length ?? 0;
+  } catch {
+    return { ok: false, error: 'message is not serialisable' };
+  }
+  if (size > MAX_WEBVIEW_MESSAGE_BYTES) return { ok: false, error: `message too large (${size} bytes > ${MAX_WEBVIEW_MESSAGE_BYTES})` };
+  if (hasForbiddenKey(raw)) return { ok: false, error: 'message contains a forbidden key (__proto__/constructor/prototype)' };
+  const result = WebviewToHostSchema.safeParse(raw);
+  if (!result.success) return { ok: false, error: result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  return { ok: true, message: result.data };
+}
+
+/** Validates a message from the host inside the webview. Never throws. */
+export function parseHostMessage(raw: unknown): ParsedMessage<HostToWebview> {
+  const result = HostToWebviewSchema.safeParse(raw);
+  if (!result.success) return { ok: false, error: result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  return { ok: true, message: result.data };
+}

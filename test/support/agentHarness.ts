@@ -1,0 +1,69 @@
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentRun, type RunResult } from '../../src/core/agent/agentRun';
+import { parseConfig } from '../../src/core/config/configSchema';
+import { EventLog } from '../../src/core/plan/eventLog';
+import type { RunEvent } from '../../src/core/plan/events';
+import { ApprovalBroker, type ApprovalRequest } from '../../src/core/policy/approvalBroker';
+import type { ScriptedServer } from './scriptedServer';
+
+export function tempWorkspace(prefix = 'cortex-ws-'): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export interface HarnessOptions {
+  task?: string;
+  workspace?: string;
+  settings?: Record<string, unknown>;
+  trusted?: boolean;
+  holdDeniedGates?: boolean;
+  /** Called for each new approval request (answer through the broker, or not at all). */
+  onApproval?: (request: ApprovalRequest, broker: ApprovalBroker, run: AgentRun) => void;
+  /** Called once the run has started (e.g. to cancel it later). */
+  onStart?: (run: AgentRun, log: EventLog) => void;
+}
+
+export interface HarnessResult {
+  result: RunResult;
+  events: RunEvent[];
+  log: EventLog;
+  workspace: string;
+  run: AgentRun;
+}
+
+/** Runs the real agent (real openai client, real tools) against the scripted server. */
+export async function runAgainst(server: ScriptedServer, options: HarnessOptions = {}): Promise<HarnessResult> {
+  const workspace = options.workspace ?? tempWorkspace();
+  const config = parseConfig({
+    'cortex.llm.baseUrl': server.baseUrl,
+    'cortex.llm.model': 'test-model',
+    'cortex.llm.maxRetries': 0,
+    'cortex.llm.requestTimeoutSeconds': 20,
+    ...options.settings,
+  });
+  const log = new EventLog({
+    onListenerError: (error) => {
+      throw error;
+    },
+  });
+  const approvals = new ApprovalBroker();
+  const run = new AgentRun({ task: options.task ?? 'test task', workspaceRoot: workspace, config, apiKey: 'test-key', log, approvals, trusted: options.trusted ?? true, holdDeniedGates: options.holdDeniedGates });
+  const seen = new Set<string>();
+  if (options.onApproval) {
+    approvals.onDidChange((pending) => {
+      for (const request of pending) {
+        if (seen.has(request.requestId)) continue;
+        seen.add(request.requestId);
+        options.onApproval!(request, approvals, run);
+      }
+    });
+  }
+  options.onStart?.(run, log);
+  const result = await run.start();
+  return { result, events: log.events, log, workspace, run };
+}
+
+export function eventsOf<T extends RunEvent['type']>(events: RunEvent[], type: T): Extract<RunEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
+}
