@@ -1,0 +1,277 @@
+import type { FlatConfig } from '../config/configSchema';
+import type { AccumulatedToolCall, ArgumentParseError, LlmClient } from '../llm/llmTypes';
+import type { NameResolution } from '../plan/planTypes';
+import type { Logger } from '../ports';
+import { type ArgumentRepairAudit, type ArgumentRepairCandidate, repairToolArguments } from './argumentRepair';
+import { DEFAULT_MAX_ARGUMENT_BYTES, type ParsedArguments, parseToolArguments } from './argumentParser';
+import { validateToolArguments } from './argumentValidator';
+import { buildInvalidPayload } from './invalidPayload';
+import { type NameRepairAudit, type NameRepairCandidate, repairToolNames } from './nameRepair';
+import { executeTool, type ToolRunResult } from './toolExecutor';
+import type { ToolRegistry } from './toolRegistry';
+import type { ToolContext, ToolDefinition } from './toolTypes';
+
+export { TOOL_ERROR_GUIDANCE } from './invalidPayload';
+
+// The one path every tool call takes (seed 002: three paths that behaved differently were the
+// bug), whoever asks: name resolution → name repair → argument parsing and validation → argument
+// repair → disposition. `prepareToolCalls` decides, for a whole response, what may run;
+// `executePreparedCall` runs one prepared call. Policy (allow/deny/confirm) sits between the two
+// in the executor. The pipeline never runs anything that did not pass every stage.
+
+export type PipelineConfig = Pick<
+  FlatConfig,
+  | 'cortex.repair.toolNameAttempts'
+  | 'cortex.repair.toolCallAttempts'
+  | 'cortex.repair.maxVisibleToolNames'
+  | 'cortex.repair.maxCandidates'
+  | 'cortex.repair.maxSchemaBytes'
+  | 'cortex.repair.validateSchema'
+>;
+
+export type Disposition = 'run' | 'invalid' | 'unparseable';
+
+export interface PreparedCall {
+  /** The call exactly as the model sent it (audit). */
+  call: AccumulatedToolCall;
+  requestedName: string;
+  /** The tool that will run (or the requested name when none resolved). */
+  name: string;
+  nameResolution: NameResolution;
+  /** Validated arguments, when `disposition` is 'run'. */
+  args?: Record<string, unknown>;
+  /** Arguments as a JSON string for history and approval: the validated args, else as received. */
+  argumentsJson: string;
+  /**
+   * 'run': may run (after policy). 'invalid': never runs; its tool message is `invalidPayload`
+   * with status error. 'unparseable': never runs and is not replayed; it stays pending.
+   */
+  disposition: Disposition;
+  invalidPayload?: string;
+  parseError?: ArgumentParseError;
+  /** Why the call does not run (invalid / unparseable), for the trace. */
+  reason?: string;
+  tool?: ToolDefinition;
+  audit: Record<string, unknown>;
+}
+
+export interface PipelineAudit {
+  /** Names that did not resolve exactly (at most 20, seed 004 §2.1). */
+  resolutions: Array<{ tool_call_id: string; requestedName: string; name: string; nameResolution: NameResolution }>;
+  nameRepair?: NameRepairAudit;
+  argumentRepair?: ArgumentRepairAudit;
+  /** Calls whose arguments were cut off: the remedy is a smaller step, not a repair. */
+  truncated?: Array<{ tool_call_id: string; name: string }>;
+}
+
+export interface PrepareDeps {
+  /** The tools visible to the model this turn. */
+  registry: ToolRegistry;
+  config: PipelineConfig;
+  llm: LlmClient;
+  signal: AbortSignal;
+  stepId?: string;
+  logger?: Logger;
+  maxArgumentBytes?: number;
+}
+
+const MAX_RESOLUTION_AUDITS = 20;
+const MAX_NAMES_IN_ERROR = 60;
+
+interface WorkingCall {
+  call: AccumulatedToolCall;
+  requestedName: string;
+  name: string;
+  resolution: NameResolution;
+  hidden: boolean;
+  parsed: ParsedArguments;
+  args?: Record<string, unknown>;
+  validationError?: string;
+  audit: Record<string, unknown>;
+}
+
+const PARSE_MESSAGES: Record<ArgumentParseError, string> = {
+  invalid_json: 'the arguments are not valid JSON',
+  too_large: 'the arguments are too large',
+  truncated: 'the arguments were cut off before they were complete',
+};
+
+function parseCall(call: AccumulatedToolCall, maxBytes: number): ParsedArguments {
+  // The client knows things the text does not (a broken stream, a size cap hit while streaming):
+  // trust 'truncated' and 'too_large'. An 'invalid_json' verdict is re-read here, because JSON that
+  // parses but is not an object deserves the invalid payload (the model can fix it), and an
+  // unterminated prefix is a truncation, not something a repair should guess the rest of.
+  if (call.parseError === 'truncated' || call.parseError === 'too_large') return { ok: false, error: call.parseError, message: PARSE_MESSAGES[call.parseError] };
+  return parseToolArguments(call.rawArguments, { maxBytes, isComplete: call.parseError ? undefined : call.isComplete, finishReason: call.finishReason });
+}
+
+function availableTools(registry: ToolRegistry): string {
+  const names = registry.names();
+  const shown = names.slice(0, MAX_NAMES_IN_ERROR).join(', ');
+  return names.length > MAX_NAMES_IN_ERROR ? `${shown}, … (${names.length - MAX_NAMES_IN_ERROR} more)` : shown || '(none)';
+}
+
+function unknownToolError(work: WorkingCall, registry: ToolRegistry): string {
+  if (work.resolution === 'missing') return `The tool call has no tool name. Call one of the available tools: ${availableTools(registry)}`;
+  if (work.hidden) return `Tool '${work.requestedName}' is not available here. Available tools: ${availableTools(registry)}`;
+  return `Unknown tool '${work.requestedName}'. Available tools: ${availableTools(registry)}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Validation used for first checks and for repaired arguments alike. */
+function checkArguments(tool: ToolDefinition, value: unknown, validateSchema: boolean): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  if (!validateSchema) {
+    return isRecord(value) ? { ok: true, value } : { ok: false, error: 'Invalid arguments: the arguments must be a JSON object' };
+  }
+  const result = validateToolArguments(tool.schema, value);
+  if (!result.ok) return { ok: false, error: result.error };
+  return isRecord(result.value) ? { ok: true, value: result.value } : { ok: false, error: 'Invalid arguments: the arguments must be a JSON object' };
+}
+
+/**
+ * Prepares every call of one model response. Runs at most one name-repair and one argument-repair
+ * round (each up to its configured attempts, each one batched LLM call per attempt). The result
+ * has one PreparedCall per input call, in order.
+ */
+export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: PrepareDeps): Promise<{ calls: PreparedCall[]; audit: PipelineAudit }> {
+  const { registry, config, llm, signal, stepId, logger } = deps;
+  const maxBytes = deps.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
+  const validateSchema = config['cortex.repair.validateSchema'];
+  const audit: PipelineAudit = { resolutions: [] };
+
+  // 1. Name resolution: exact → alias → normalized.
+  const work: WorkingCall[] = calls.map((call) => {
+    const resolved = registry.resolve(call.name);
+    const callAudit: Record<string, unknown> = { nameResolution: resolved.resolution };
+    if (resolved.via !== undefined) callAudit.resolvedVia = resolved.via;
+    if (resolved.hidden) callAudit.hiddenTool = true;
+    return { call, requestedName: call.name, name: resolved.name, resolution: resolved.resolution, hidden: resolved.hidden ?? false, parsed: parseCall(call, maxBytes), audit: callAudit };
+  });
+
+  // 2. Name repair for names that resolve to no visible tool.
+  const nameCandidates: NameRepairCandidate[] = work
+    .filter((w) => w.resolution === 'unknown' || w.resolution === 'missing')
+    .map((w) => ({ tool_call_id: w.call.id, name: w.requestedName, reason: w.resolution === 'missing' ? 'missing_name' : w.hidden ? 'tool_not_in_profile' : 'tool_not_found', arguments: w.call.rawArguments }));
+  if (nameCandidates.length && config['cortex.repair.toolNameAttempts'] > 0) {
+    const { repaired, audit: repairAudit } = await repairToolNames(nameCandidates, registry.names(), {
+      llm,
+      signal,
+      stepId,
+      attempts: config['cortex.repair.toolNameAttempts'],
+      maxVisibleToolNames: config['cortex.repair.maxVisibleToolNames'],
+      maxCandidates: config['cortex.repair.maxCandidates'],
+    });
+    audit.nameRepair = repairAudit;
+    for (const w of work) {
+      const to = repaired.get(w.call.id);
+      if (to === undefined) continue;
+      w.audit.nameRepair = { from: w.requestedName, to, previousResolution: w.resolution };
+      w.name = to;
+      w.resolution = 'repaired';
+      w.audit.nameResolution = 'repaired';
+    }
+    logger?.debug('tool-name repair', { stepId, repaired: repairAudit.repaired.length, failed: repairAudit.failed.length });
+  }
+  for (const w of work) {
+    if (w.resolution !== 'exact' && audit.resolutions.length < MAX_RESOLUTION_AUDITS) {
+      audit.resolutions.push({ tool_call_id: w.call.id, requestedName: w.requestedName, name: w.name, nameResolution: w.resolution });
+    }
+  }
+
+  // 3. Argument parsing (done above) and validation, for calls to a visible tool.
+  for (const w of work) {
+    if (w.parsed.ok && w.parsed.doubleEncoded) w.audit.doubleEncoded = true;
+    if (!w.parsed.ok) {
+      w.audit.parseError = w.parsed.error;
+      w.audit.parseMessage = w.parsed.message;
+      continue;
+    }
+    const tool = registry.get(w.name);
+    if (!tool) continue;
+    const checked = checkArguments(tool, w.parsed.value, validateSchema);
+    if (checked.ok) w.args = checked.value;
+    else w.validationError = w.audit.validationError = checked.error;
+  }
+
+  // 4. Argument repair: parse errors (not truncation) and schema-invalid calls to visible tools.
+  const argumentCandidates: ArgumentRepairCandidate[] = [];
+  for (const w of work) {
+    const parameters = registry.parameters(w.name);
+    if (!parameters) continue;
+    if (!w.parsed.ok && w.parsed.error !== 'truncated') {
+      argumentCandidates.push({ tool_call_id: w.call.id, tool: w.name, problem: w.parsed.error, error: w.parsed.message, arguments: w.call.rawArguments, schema: parameters });
+    } else if (w.parsed.ok && w.validationError) {
+      argumentCandidates.push({ tool_call_id: w.call.id, tool: w.name, problem: 'schema_invalid', error: w.validationError, arguments: JSON.stringify(w.parsed.value), schema: parameters });
+    }
+  }
+  if (argumentCandidates.length && config['cortex.repair.toolCallAttempts'] > 0) {
+    const byId = new Map(work.map((w) => [w.call.id, w]));
+    const { repaired, audit: repairAudit } = await repairToolArguments(argumentCandidates, {
+      llm,
+      signal,
+      stepId,
+      attempts: config['cortex.repair.toolCallAttempts'],
+      maxCandidates: config['cortex.repair.maxCandidates'],
+      maxSchemaBytes: config['cortex.repair.maxSchemaBytes'],
+      validate: (id, value) => {
+        const tool = registry.get(byId.get(id)?.name ?? '');
+        // Repaired arguments are always checked against the schema, whatever validateSchema says.
+        return tool ? checkArguments(tool, value, true) : { ok: false, error: 'unknown tool' };
+      },
+    });
+    audit.argumentRepair = repairAudit;
+    for (const w of work) {
+      const args = repaired.get(w.call.id);
+      if (args === undefined) continue;
+      w.audit.argumentRepair = { repaired: true, before: w.parsed.ok ? { validationError: w.validationError } : { parseError: w.parsed.error } };
+      w.args = args;
+      w.parsed = { ok: true, value: args, doubleEncoded: false };
+      w.validationError = undefined;
+    }
+    for (const failed of repairAudit.failed) {
+      const w = byId.get(failed.tool_call_id);
+      if (w) w.audit.argumentRepair = { repaired: false, reason: failed.reason };
+    }
+    logger?.debug('tool-call repair', { stepId, repaired: repairAudit.repaired.length, failed: repairAudit.failed.length });
+  }
+
+  // 5. Disposition: run, invalid (structured payload), or unparseable (stays pending).
+  const prepared = work.map((w): PreparedCall => {
+    const tool = registry.get(w.name);
+    const base = { call: w.call, requestedName: w.requestedName, name: w.name, nameResolution: w.resolution, audit: w.audit, ...(tool ? { tool } : {}) };
+    if (!w.parsed.ok) {
+      const remedy = w.parsed.error === 'truncated' ? '; the output was cut off, so redo this in a smaller step' : '';
+      if (w.parsed.error === 'truncated') (audit.truncated ??= []).push({ tool_call_id: w.call.id, name: w.name });
+      return { ...base, argumentsJson: w.call.rawArguments, disposition: 'unparseable', parseError: w.parsed.error, reason: `${w.parsed.error}: ${w.parsed.message}${remedy}` };
+    }
+    const received = w.parsed.value;
+    if (!tool) {
+      const error = unknownToolError(w, registry);
+      return { ...base, argumentsJson: JSON.stringify(received), disposition: 'invalid', invalidPayload: buildInvalidPayload(w.requestedName, error, received), reason: error };
+    }
+    if (w.validationError !== undefined || w.args === undefined) {
+      const error = w.validationError ?? 'Invalid arguments';
+      return { ...base, argumentsJson: JSON.stringify(received), disposition: 'invalid', invalidPayload: buildInvalidPayload(w.requestedName, error, received), reason: error };
+    }
+    return { ...base, args: w.args, argumentsJson: JSON.stringify(w.args), disposition: 'run' };
+  });
+  return { calls: prepared, audit };
+}
+
+/**
+ * Runs one prepared call. 'invalid' calls are not run: their payload comes back as a failed
+ * result. The tool's schema is enforced here too (so validateSchema=false still never hands a
+ * tool arguments it cannot take). Throws for 'unparseable' calls, which must never run.
+ */
+export async function executePreparedCall(prepared: PreparedCall, context: ToolContext, maxOutputBytes: number): Promise<ToolRunResult> {
+  if (prepared.disposition === 'unparseable') throw new Error(`Tool call ${prepared.call.id} is unparseable (${prepared.parseError}) and must not run`);
+  if (prepared.disposition === 'invalid' || !prepared.tool) {
+    return { ok: false, output: prepared.invalidPayload ?? buildInvalidPayload(prepared.requestedName, prepared.reason ?? 'The call cannot run', prepared.args ?? {}), durationMs: 0 };
+  }
+  const checked = validateToolArguments(prepared.tool.schema, prepared.args ?? {});
+  if (!checked.ok) return { ok: false, output: buildInvalidPayload(prepared.requestedName, checked.error, prepared.args ?? {}), durationMs: 0 };
+  return executeTool(prepared.tool, checked.value, context, maxOutputBytes);
+}

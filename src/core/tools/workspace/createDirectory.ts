@@ -1,0 +1,28 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import type { ToolDefinition } from '../toolTypes';
+import { ToolError } from '../toolTypes';
+import { resolveInWorkspace } from '../workspaceJail';
+import { withFsErrors } from './fsErrors';
+
+export const CreateDirectoryArgsSchema = z.strictObject({
+  path: z.string().min(1).describe('Folder path, relative to the workspace root; missing parents are created'),
+});
+export type CreateDirectoryArgs = z.infer<typeof CreateDirectoryArgsSchema>;
+
+/** create_directory: creates a workspace folder and its missing parents (an existing folder is fine). */
+export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> = {
+  name: 'create_directory',
+  description: 'Create a folder in the workspace, including missing parent folders. Succeeds if it already exists.',
+  schema: CreateDirectoryArgsSchema,
+  kind: 'write',
+  readOnly: false,
+  async run(args, context) {
+    const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
+    const existing = await stat(real).catch(() => undefined);
+    if (existing && !existing.isDirectory()) throw new ToolError(`'${args.path}' already exists and is a file`);
+    if (existing) return `Folder '${args.path}' already exists`;
+    await withFsErrors(args.path, () => mkdir(real, { recursive: true }));
+    return `Created folder '${args.path}'`;
+  },
+};
