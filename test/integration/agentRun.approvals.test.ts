@@ -114,7 +114,7 @@ describe('agent run: policy and approvals', () => {
       assert.match(toolMessages(req)[0].content, /denied by policy|not available|untrusted/i);
       return message('could not write');
     });
-    server.setHandler(route({ planner: json({ title: 'x', steps: ['Write x.txt'], dependencies: {} }), executor, aggregator: message('done') }));
+    server.setHandler(route({ planner: json({ title: 'x', steps: ['Write x.txt'], dependencies: {} }), executor, 'tool-name-repair': json({ repairs: [{ tool_call_id: 'none', name: 'write_file' }] }), aggregator: message('done') }));
     const { workspace } = await runAgainst(server, { trusted: false });
     server.assertNoRejections();
     assert.equal(existsSync(join(workspace, 'x.txt')), false);

@@ -22,7 +22,7 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
         planner: json({ title: 'Greeting files', steps: ['Write hello.txt containing hi', 'Copy hello.txt to copy.txt'], dependencies: { '1': [0] } }),
         executor: byStep({
           'Write hello.txt': [toolCalls(call('write_file', { path: 'hello.txt', content: 'hi' })), message('wrote hello.txt')],
-          'Copy hello.txt': [toolCalls(call('read_file', { path: 'hello.txt' })), toolCalls(call('write_file', { path: 'copy.txt', content: 'hi' })), message('copied')],
+          'Copy hello.txt to copy.txt': [toolCalls(call('read_file', { path: 'hello.txt' })), toolCalls(call('write_file', { path: 'copy.txt', content: 'hi' })), message('copied')],
         }),
         aggregator: message('Both files exist.'),
       }),

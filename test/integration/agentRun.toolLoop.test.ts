@@ -34,7 +34,7 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
         return message('The note says to remember the milk.');
       },
     );
-    server.setHandler(route({ planner: onePlan('Read notes.md'), executor, aggregator: message('done') }));
+    server.setHandler(route({ planner: onePlan('Read notes.md'), executor, 'tool-call-repair': json({ repairs: [] }), aggregator: message('done') }));
     const { result } = await runAgainst(server, { workspace });
     server.assertNoRejections();
     assert.equal(result.status, 'completed', result.error);

@@ -8,7 +8,7 @@ import { addStepsEvents, StepIdAllocator } from '../plan/planOperations';
 import { toSnapshot } from '../plan/snapshot';
 import type { ApprovalBroker } from '../policy/approvalBroker';
 import { silentLogger, type Logger } from '../ports';
-import { createToolRegistry } from '../tools/builtinTools';
+import { createBuiltinRegistry } from '../tools/builtinTools';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
@@ -16,7 +16,7 @@ import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
 import type { RunContext } from './runContext';
 import { executeStep, type StepOutcome } from './stepExecutor';
-import { verifyStep } from './verifier';
+import { judgeStep } from './stepJudgement';
 
 export interface AgentRunOptions {
   task: string;
@@ -92,7 +92,7 @@ export class AgentRun {
         }),
       log: options.log,
       approvals: options.approvals,
-      registry: createToolRegistry(config, { trusted: options.trusted }),
+      registry: createBuiltinRegistry(config, { trusted: options.trusted }),
       trusted: options.trusted,
       logger: options.logger ?? silentLogger,
       signal: this.abort.signal,
@@ -194,7 +194,7 @@ export class AgentRun {
       log.append({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'approval_denied' });
       return;
     }
-    const verdict = verifyStep(step, outcome.endReason === 'answered' ? undefined : outcome.endReason);
+    const verdict = judgeStep(step, outcome.endReason === 'answered' ? undefined : outcome.endReason);
     log.append({ type: 'step_verified', stepId, passed: verdict.passed, reason: verdict.reason, failedCallIds: verdict.failedCallIds });
     if (verdict.passed) {
       log.append({ type: 'step_status_changed', stepId, status: 'completed', reason: outcome.endReason === 'answered' ? undefined : outcome.endReason });

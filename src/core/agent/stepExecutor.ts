@@ -42,7 +42,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     log.append({ type: 'step_audit', stepId, kind: 'tool_calls_per_turn', data: { turn, ...limited.audit, parallelToolCalls: config['cortex.execution.parallelToolCalls'], received: response.toolCalls.length } });
 
     const prepared = await prepareToolCalls(limited.kept, { registry: context.registry, config, llm: recordingLlm, signal: context.signal, stepId, logger: context.logger });
-    if (Object.keys(prepared.audit).length > 0) log.append({ type: 'step_audit', stepId, kind: 'tool_pipeline', data: { turn, ...prepared.audit } });
+    if (prepared.audit.resolutions.length > 0 || prepared.audit.nameRepair || prepared.audit.argumentRepair || prepared.audit.truncated) log.append({ type: 'step_audit', stepId, kind: 'tool_pipeline', data: { turn, ...prepared.audit } });
 
     for (const call of prepared.calls) {
       log.append({
@@ -94,7 +94,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
       return { output: ALL_FAILED_MESSAGE, endReason: 'all_tool_calls_failed' };
     }
     const repeated = repeats.observe(replayed.map((c) => `${c.name}:${c.argumentsJson}`).join('\n'));
-    if (repeated) return { output: `Stopped: the model repeated the same tool call ${repeats.threshold} times in a row.`, endReason: 'repeated_tool_call' };
+    if (repeated) return { output: repeated.reason, endReason: 'repeated_tool_call' };
   }
   return { output: MAX_STEPS_MESSAGE, endReason: 'max_steps_exceeded' };
 }

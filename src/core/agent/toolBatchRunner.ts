@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { decideToolPolicy, type PolicyVerdict } from '../policy/toolPolicy';
 import type { ApprovalOutcome } from '../policy/approvalBroker';
+import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall } from '../tools/toolPipeline';
 import type { RunContext } from './runContext';
 
@@ -102,7 +103,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     const verdict = decideToolPolicy({ toolName: call.name, tool: call.tool, args: call.args, config, trusted: context.trusted });
     verdicts.set(call.call.id, verdict);
     if (verdict.decision === 'deny') {
-      complete(call, { status: 'error', content: `Error: denied by policy: ${verdict.reason}. Do not retry this call; choose another way or explain that it is not allowed.`, executed: false, reason: 'policy_denied' });
+      complete(call, { status: 'error', content: policyDeniedMessage(call.name, verdict.reason), executed: false, reason: 'policy_denied' });
     } else if (verdict.decision === 'confirm') {
       requestApproval(call, verdict);
     }
@@ -118,8 +119,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
       if (outcome.decision === 'cancelled') return; // stays awaiting/pending: it never ran
       if (outcome.decision === 'deny') {
         const verdict = verdicts.get(call.call.id)!;
-        const feedback = outcome.feedback ? ` The user said: ${outcome.feedback}` : '';
-        complete(call, { status: 'rejected', content: `The user denied this ${call.name} call; it did not run.${feedback}`, executed: false, reason: 'approval_denied' });
+        complete(call, { status: 'rejected', content: userDeniedMessage(call.name, outcome.feedback), executed: false, reason: 'approval_denied' });
         if (verdict.required && verdict.denyEffect === 'block') {
           if (!context.holdDeniedGates) {
             gateDenied = { callId: call.call.id, feedback: outcome.feedback };

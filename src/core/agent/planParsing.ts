@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import type { ChatMessage } from '../llm/llmTypes';
+import { normalizeRelativeDependencies, type RelativeDependencyProblem } from '../plan/planGraph';
+
+// The planner's reply is one JSON object in the message content (issue 2). Models wrap JSON in
+// ```json fences, add a sentence before or after it, or think aloud first; all of that is
+// tolerated, but the plan itself is checked strictly (shape, dangling indexes, self-dependencies,
+// cycles) so a broken plan never reaches the executor. Errors say what is wrong in words a
+// corrective retry prompt can pass straight back to the model.
+
+/** Why a planner or replanner reply was refused. */
+export type PlanReplyErrorKind = 'not_json' | 'shape' | 'ambiguous' | 'too_many_steps' | RelativeDependencyProblem['kind'];
+
+export class PlanReplyError extends Error {
+  constructor(
+    readonly kind: PlanReplyErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PlanReplyError';
+  }
+}
+
+/** A 0-based step index; models sometimes quote it ("2"). */
+const StepIndexSchema = z.preprocess(
+  (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v.trim()) : v),
+  z.number('a step index must be a number').int('a step index must be a whole number').nonnegative('a step index cannot be negative'),
+);
+
+/** `{ "<index>": [<index>, ...] }`; a bare index stands for a one-element list, null for none. */
+export const RelativeDependenciesSchema = z.preprocess(
+  (value) => (value === null || value === undefined ? {} : value),
+  z.record(
+    z.string(),
+    z.preprocess((v) => (v === null ? [] : Array.isArray(v) ? v : [v]), z.array(StepIndexSchema)),
+    'dependencies must be an object like {"1": [0]}',
+  ),
+);
+
+export const PlannerReplySchema = z.object({
+  title: z.string().trim().optional(),
+  steps: z
+    .array(z.string('a step must be a text description').trim().min(1, 'a step description is empty'), '"steps" must be a list of step descriptions')
+    .min(1, 'the plan has no steps'),
+  dependencies: RelativeDependenciesSchema,
+});
+export type PlannerReply = z.infer<typeof PlannerReplySchema>;
+
+/** A checked plan: dependencies only for steps that have some, all indexes valid, no cycle. */
+export interface ParsedPlan {
+  title: string;
+  steps: string[];
+  dependencies: Record<number, number[]>;
+}
+
+function stripThinking(content: string): string {
+  return content.replace(/<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi, '');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** End of the balanced `{...}` starting at `start` (string-aware), or -1. */
+function matchingBrace(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * The JSON objects a reply contains: the whole reply, else each ```json fence, else each
+ * top-level `{...}` in the prose that parses. Empty when there is none.
+ */
+export function extractJsonObjects(content: string): Array<Record<string, unknown>> {
+  const text = stripThinking(content).trim();
+  const whole = tryParse(text);
+  if (isObject(whole)) return [whole];
+  const fenced: Array<Record<string, unknown>> = [];
+  for (const match of text.matchAll(/```[a-zA-Z]*[ \t]*\r?\n?([\s\S]*?)```/g)) {
+    const value = tryParse(match[1].trim());
+    if (isObject(value)) fenced.push(value);
+  }
+  if (fenced.length > 0) return fenced;
+  const found: Array<Record<string, unknown>> = [];
+  for (let i = text.indexOf('{'); i !== -1; ) {
+    const end = matchingBrace(text, i);
+    const value = end === -1 ? undefined : tryParse(text.slice(i, end + 1));
+    if (isObject(value)) {
+      found.push(value);
+      i = text.indexOf('{', end + 1);
+    } else {
+      i = text.indexOf('{', i + 1);
+    }
+  }
+  return found;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+function preview(content: string): string {
+  const flat = content.replace(/\s+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+}
+
+/**
+ * The one JSON object in `content` that matches `schema`. `what` names the expected object in
+ * errors ("plan", "replan decision"). Several different matching objects are refused as ambiguous.
+ */
+export function parseJsonReply<S extends z.ZodType>(content: string, schema: S, what: string): z.infer<S> {
+  const candidates = extractJsonObjects(content);
+  if (candidates.length === 0) {
+    throw new PlanReplyError('not_json', content.trim() ? `the reply has no JSON object (it starts: "${preview(content)}")` : 'the reply is empty');
+  }
+  const results = candidates.map((candidate) => schema.safeParse(candidate));
+  const valid = results.filter((r) => r.success).map((r) => r.data as z.infer<S>);
+  if (valid.length === 0) {
+    const first = results[0];
+    throw new PlanReplyError('shape', `the JSON is not a valid ${what}: ${first.success ? 'unknown problem' : describeIssues(first.error)}`);
+  }
+  const distinct = new Set(valid.map((v) => JSON.stringify(v)));
+  if (distinct.size > 1) throw new PlanReplyError('ambiguous', `the reply contains ${distinct.size} different ${what} objects; answer with exactly one`);
+  return valid[0];
+}
+
+/** Checks relative dependencies and returns them as `{ index: [deps] }`, only for steps with some. */
+export function checkRelativeDependencies(count: number, dependencies: Record<string, number[]>, listName = 'steps'): Record<number, number[]> {
+  const normalized = normalizeRelativeDependencies(count, dependencies);
+  if ('problem' in normalized) throw new PlanReplyError(normalized.problem.kind, `${normalized.problem.message} (indexes are 0-based positions in "${listName}")`);
+  const result: Record<number, number[]> = {};
+  normalized.deps.forEach((deps, i) => {
+    if (deps.length > 0) result[i] = deps;
+  });
+  return result;
+}
+
+/** Parses and checks the planner's reply. Throws PlanReplyError with a message fit for a retry prompt. */
+export function parsePlannerReply(content: string, options: { maxSteps?: number } = {}): ParsedPlan {
+  const reply = parseJsonReply(content, PlannerReplySchema, 'plan');
+  const maxSteps = options.maxSteps ?? 100;
+  if (reply.steps.length > maxSteps) throw new PlanReplyError('too_many_steps', `the plan has ${reply.steps.length} steps; at most ${maxSteps} are allowed`);
+  return {
+    title: reply.title || 'Plan',
+    steps: reply.steps,
+    dependencies: checkRelativeDependencies(reply.steps.length, reply.dependencies),
+  };
+}
+
+/** `- name: description` lines for the prompts. */
+export function formatToolList(tools: ReadonlyArray<{ name: string; description: string }>): string {
+  if (tools.length === 0) return '(no tools are available)';
+  return tools.map((tool) => `- ${tool.name}: ${tool.description.replace(/\s+/g, ' ').trim()}`).join('\n');
+}
+
+const PLANNER_SYSTEM = `You are the planner of a coding agent that works inside the user's workspace. Break the user's task into a plan of steps. An executor carries out each step with the tools listed below; steps that do not depend on each other may run in parallel. You do not run anything yourself.
+
+Reply with only one JSON object and nothing else:
+{"title": "<short title of the plan>", "steps": ["<step 0>", "<step 1>", ...], "dependencies": {"<step index>": [<indexes of the steps it needs first>, ...]}}
+
+Rules:
+- Each step is one concrete, self-contained instruction the executor can finish with the tools: name the files, commands and expected results.
+- Indexes are 0-based positions in "steps". List a step under "dependencies" only when it needs the result of other steps; a step never depends on itself and dependencies never form a cycle.
+- Keep the plan short (usually 2 to 8 steps). Do not add steps that need no work.
+
+Example: {"title": "Add a greeting module", "steps": ["Read package.json to learn the project layout", "Write src/greet.ts exporting greet(name)", "Write test/greet.test.ts covering greet", "Run the tests with npm test"], "dependencies": {"1": [0], "2": [1], "3": [2]}}`;
+
+/** The planner's request: the output format and tools in the system message, the task as the user's. */
+export function buildPlannerMessages(task: string, tools: ReadonlyArray<{ name: string; description: string }>): ChatMessage[] {
+  return [
+    { role: 'system', content: `${PLANNER_SYSTEM}\n\nAvailable tools:\n${formatToolList(tools)}` },
+    { role: 'user', content: `Task:\n${task}` },
+  ];
+}

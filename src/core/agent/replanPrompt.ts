@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import type { ChatMessage } from '../llm/llmTypes';
+import { subgraphAnchorDeps } from '../plan/planOperations';
+import type { PlanState, StepState } from '../plan/planTypes';
+import { formatStepHistory, formatToolHistory, type ToolHistoryFormatOptions } from '../plan/toolHistoryFormat';
+import { checkRelativeDependencies, formatToolList, parseJsonReply, PlanReplyError, RelativeDependenciesSchema } from './planParsing';
+
+// Seed 000's Replanner: one LLM call that redesigns a failed step together with everything
+// downstream of it. It reads the real record (every completed step's full tool history and the
+// failed step's calls with the unanswered ones marked), never a summary, and answers with the
+// seed's ReplanResult as JSON.
+
+/** `redesign`, `give_up`; spelling variants ("give up", "GIVE-UP") are accepted. */
+const ActionSchema = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase().replace(/[\s-]+/g, '_').replace(/^giveup$/, 'give_up') : v),
+  z.enum(['redesign', 'give_up'], 'action must be "redesign" or "give_up"'),
+);
+
+/** Seed 000's ReplanResult; dependencies are relative to `new_steps` (0-based). */
+export const ReplanResultSchema = z.object({
+  action: ActionSchema,
+  new_steps: z.preprocess((v) => v ?? [], z.array(z.string('a new step must be a text description').trim().min(1, 'a new step description is empty'), '"new_steps" must be a list of step descriptions')),
+  new_dependencies: RelativeDependenciesSchema,
+  reason: z.string().trim().optional(),
+});
+export type ReplanResult = z.infer<typeof ReplanResultSchema>;
+
+/**
+ * Parses and checks the replanner's reply: a redesign needs at least one new step and valid,
+ * acyclic relative dependencies; a give_up carries no steps. Throws PlanReplyError.
+ */
+export function parseReplanReply(content: string, options: { maxNewSteps?: number } = {}): ReplanResult {
+  const reply = parseJsonReply(content, ReplanResultSchema, 'replan decision');
+  if (reply.action === 'give_up') return { action: 'give_up', new_steps: [], new_dependencies: {}, ...(reply.reason ? { reason: reply.reason } : {}) };
+  if (reply.new_steps.length === 0) throw new PlanReplyError('shape', 'a redesign needs at least one new step in "new_steps" (or answer with "action": "give_up")');
+  const maxNewSteps = options.maxNewSteps ?? 50;
+  if (reply.new_steps.length > maxNewSteps) {
+    throw new PlanReplyError('too_many_steps', `the redesign has ${reply.new_steps.length} new steps; at most ${maxNewSteps} are allowed`);
+  }
+  const deps = checkRelativeDependencies(reply.new_steps.length, reply.new_dependencies, 'new_steps');
+  const newDependencies: Record<string, number[]> = {};
+  for (const [key, value] of Object.entries(deps)) newDependencies[key] = value;
+  return { action: 'redesign', new_steps: reply.new_steps, new_dependencies: newDependencies, ...(reply.reason ? { reason: reply.reason } : {}) };
+}
+
+const REPLANNER_SYSTEM = `You are the replanner of a coding agent. The agent runs a plan of steps; each step's tool calls are checked, and a step fails when one of its tool calls never got a result (the model claimed work that did not happen). One step failed that check. Redesign the failed step and every step downstream of it so the task can still be completed.
+
+You get the full record of the completed steps (every tool call and its real result): build on that work, do not repeat it. You may merge, split or completely rewrite the steps to redesign.
+
+Reply with only one JSON object and nothing else:
+{"action": "redesign", "new_steps": ["<new step 0>", "<new step 1>", ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}}
+
+Rules:
+- Each new step is one concrete, self-contained instruction the executor can finish with the available tools.
+- Indexes are 0-based positions in "new_steps"; a step never depends on itself and dependencies never form a cycle.
+- New steps without dependencies run after the completed steps the failed part of the plan relied on.
+- If the task cannot be finished with the available tools, reply {"action": "give_up", "new_steps": [], "new_dependencies": {}, "reason": "<why>"}.`;
+
+function dependsOnSuffix(step: StepState): string {
+  return step.dependsOn.length > 0 ? ` (depends on: ${step.dependsOn.join(', ')})` : '';
+}
+
+function earlierRedesigns(state: PlanState, failed: StepState): string[] {
+  const lineageOf = (id: string) => (state.steps.get(id) ?? state.replacedSteps.get(id))?.lineage;
+  return state.replans
+    .filter((r) => lineageOf(r.failedStepId) === failed.lineage)
+    .map((r) =>
+      r.action === 'redesign'
+        ? `- attempt ${r.attempt}: ${r.replacedStepIds.join(', ')} replaced by ${r.newStepIds.join(', ')}, because ${r.reason}`
+        : `- attempt ${r.attempt}: gave up, because ${r.reason}`,
+    );
+}
+
+/**
+ * The replanner's request (seed 000 "Replanner 輸入資訊"): completed steps with their full tool
+ * history, the failed step with its calls (unanswered ones marked ❌) and why it failed, the
+ * downstream steps to redesign, the other live steps, earlier redesigns of this lineage and the
+ * available tools. `stepsToReplan` is the failed step followed by its downstream.
+ */
+export function buildReplanMessages(
+  state: PlanState,
+  failedStepId: string,
+  stepsToReplan: readonly string[],
+  availableTools: ReadonlyArray<{ name: string; description: string }>,
+  options: { maxAttempts?: number; format?: ToolHistoryFormatOptions } = {},
+): ChatMessage[] {
+  const failed = state.steps.get(failedStepId);
+  if (!failed) throw new Error(`buildReplanMessages: "${failedStepId}" is not a live step of the plan`);
+  if (!stepsToReplan.includes(failedStepId)) throw new Error(`buildReplanMessages: the steps to redesign must include the failed step ${failedStepId}`);
+  for (const id of stepsToReplan) if (!state.steps.has(id)) throw new Error(`buildReplanMessages: "${id}" is not a live step of the plan`);
+  const format = options.format ?? {};
+  const toReplan = new Set(stepsToReplan);
+  const completed = state.stepOrder.filter((id) => state.steps.get(id)?.status === 'completed' && !toReplan.has(id));
+  const others = state.stepOrder.filter((id) => state.steps.has(id) && !toReplan.has(id) && !completed.includes(id));
+  const downstream = stepsToReplan.filter((id) => id !== failedStepId);
+  const anchors = subgraphAnchorDeps(state, [failedStepId, ...downstream]);
+
+  const sections: string[] = [`## Task\n${state.task}`];
+  if (state.title) sections[0] += `\n\nPlan: ${state.title}`;
+  sections.push(`## Completed steps (full record)\n\n${completed.length > 0 ? formatToolHistory(state, completed, format) : '(none yet)'}`);
+
+  const endReason = failed.endReason && failed.endReason !== 'verification_failed' && !failed.verdict?.reason.includes(failed.endReason) ? failed.endReason : undefined;
+  const failure = [failed.verdict?.reason, endReason && `end reason: ${endReason}`].filter(Boolean);
+  const failedBlock = formatStepHistory(failed, {
+    ...format,
+    headingSuffix: () => ' [FAILED]',
+    extraLines: () => (failure.length > 0 ? [`Why it failed: ${failure.join('; ')}`] : []),
+  });
+  const downstreamBlocks = downstream.map((id) => formatStepHistory(state.steps.get(id)!, { ...format, includeCalls: false, includeOutput: false, headingSuffix: dependsOnSuffix }));
+  sections.push(`## Failed step and its downstream (to redesign)\n\n${[failedBlock, ...downstreamBlocks].join('\n\n')}`);
+
+  if (others.length > 0) {
+    const lines = others.map((id) => {
+      const step = state.steps.get(id)!;
+      return `### Step ${id}: ${step.description} [${step.status}]${dependsOnSuffix(step)}`;
+    });
+    sections.push(`## Other steps still in the plan (not yours to change)\n\n${lines.join('\n')}`);
+  }
+  const earlier = earlierRedesigns(state, failed);
+  if (earlier.length > 0) sections.push(`## Earlier redesigns of this part of the plan\n${earlier.join('\n')}`);
+  sections.push(`## Available tools\n${formatToolList(availableTools)}`);
+
+  const attempt = failed.replanAttempts + 1;
+  const ask = [
+    `## Redesign steps ${stepsToReplan.join(', ')}`,
+    options.maxAttempts !== undefined ? `- This is rewrite ${attempt} of at most ${options.maxAttempts}.` : undefined,
+    '- You may merge, split or completely rewrite them.',
+    anchors.length > 0 ? `- New steps without dependencies will run after: ${anchors.join(', ')}.` : '- New steps without dependencies can start at once.',
+    '- Reply with the JSON object only.',
+  ].filter((line): line is string => line !== undefined);
+  sections.push(ask.join('\n'));
+
+  return [
+    { role: 'system', content: REPLANNER_SYSTEM },
+    { role: 'user', content: sections.join('\n\n---\n\n') },
+  ];
+}
