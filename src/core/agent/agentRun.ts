@@ -148,15 +148,16 @@ export class AgentRun {
   private async schedule(): Promise<void> {
     const { log, config } = this.context;
     const queue = new ReadyQueue(log.state);
+    const unsubscribe = log.subscribe((event) => queue.observe(event));
     const running = new Map<string, Promise<void>>();
     let replanChain: Promise<unknown> = Promise.resolve();
     const maxParallel = config['cortex.execution.maxParallelSteps'];
     while (!this.abort.signal.aborted && this.fatalError === undefined) {
       for (const stepId of queue.ready(new Set(running.keys()))) {
         if (running.size >= maxParallel) break;
-        const task = this.runStep(stepId, (failedId, reason) => {
+        const task = this.runStep(stepId, (failedId) => {
           // Replans change the graph: serialise them, while other steps keep running.
-          const next = replanChain.then(() => replanFailedStep(this.context, failedId, reason, this.ids));
+          const next = replanChain.then(() => replanFailedStep(this.context, failedId, this.ids));
           replanChain = next.catch(() => undefined);
           return next;
         }).finally(() => running.delete(stepId));
@@ -166,9 +167,10 @@ export class AgentRun {
       await Promise.race(running.values());
     }
     await Promise.allSettled(running.values());
+    unsubscribe();
   }
 
-  private async runStep(stepId: string, replan: (stepId: string, reason: string) => Promise<unknown>): Promise<void> {
+  private async runStep(stepId: string, replan: (stepId: string) => Promise<unknown>): Promise<void> {
     const { log } = this.context;
     log.append({ type: 'step_status_changed', stepId, status: 'in_progress' });
     let outcome: StepOutcome;
@@ -202,7 +204,7 @@ export class AgentRun {
     }
     log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: outcome.endReason === 'answered' ? 'verification_failed' : outcome.endReason });
     try {
-      await replan(stepId, verdict.reason);
+      await replan(stepId);
     } catch (error) {
       if (isFatalLlmError(error) && !this.abort.signal.aborted) {
         this.fatalError ??= errorMessage(error);

@@ -1,56 +1,65 @@
+import type { RunEvent } from '../plan/events';
+import { PlanGraph } from '../plan/planGraph';
 import type { PlanState } from '../plan/planTypes';
 
 /**
  * Which steps can start, in list-scheduler order: a step is ready when it is not_started and all
- * its dependencies completed; among ready steps the one with the longest remaining critical path
- * (steps on the longest downstream chain, itself included) goes first. Rebuilt in O(V+E) only when
- * the plan's structure changes; otherwise each status change is O(1) amortised per edge.
+ * its dependencies completed; among ready steps the longest remaining critical path (steps on the
+ * longest downstream chain, itself included) goes first. Unmet-dependency counts are rebuilt in
+ * O(V+E) only when the plan's structure changes; a completion then costs O(its dependents).
  */
 export class ReadyQueue {
   private version = -1;
-  private dependents = new Map<string, string[]>();
-  private pathLength = new Map<string, number>();
+  private graph: PlanGraph | undefined;
+  private readonly unmet = new Map<string, number>();
+  private readonly readySet = new Set<string>();
 
   constructor(private readonly state: PlanState) {}
+
+  /** Feed every appended event (subscribe it to the EventLog). */
+  observe(event: RunEvent): void {
+    if (event.type !== 'step_status_changed' || event.status !== 'completed' || !this.graph || this.version !== this.state.structureVersion) return;
+    for (const child of this.graph.dependentsOf(event.stepId)) {
+      const left = (this.unmet.get(child) ?? 1) - 1;
+      this.unmet.set(child, left);
+      if (left === 0) this.readySet.add(child);
+    }
+  }
 
   private rebuild(): void {
     const { state } = this;
     this.version = state.structureVersion;
-    this.dependents = new Map(state.stepOrder.map((id) => [id, []]));
-    for (const id of state.stepOrder) for (const dep of state.steps.get(id)!.dependsOn) this.dependents.get(dep)?.push(id);
-    this.pathLength = new Map();
-    // Reverse topological accumulation without recursion (plans can be deep).
-    const pending = new Map(state.stepOrder.map((id) => [id, this.dependents.get(id)!.length]));
-    const stack = state.stepOrder.filter((id) => pending.get(id) === 0);
-    while (stack.length) {
-      const id = stack.pop()!;
-      let best = 0;
-      for (const child of this.dependents.get(id)!) best = Math.max(best, this.pathLength.get(child) ?? 0);
-      this.pathLength.set(id, best + 1);
-      for (const dep of state.steps.get(id)!.dependsOn) {
-        const left = (pending.get(dep) ?? 1) - 1;
-        pending.set(dep, left);
-        if (left === 0) stack.push(dep);
-      }
+    this.graph = PlanGraph.forState(state);
+    this.unmet.clear();
+    this.readySet.clear();
+    for (const id of state.stepOrder) {
+      const step = state.steps.get(id)!;
+      if (step.status !== 'not_started') continue;
+      let left = 0;
+      for (const dep of step.dependsOn) if (state.steps.get(dep)?.status !== 'completed') left++;
+      this.unmet.set(id, left);
+      if (left === 0) this.readySet.add(id);
     }
   }
 
-  /** Critical-path priority of a step (for tests and the benchmark). */
+  /** Critical-path priority of a step (steps on its longest downstream chain, itself included). */
   priority(stepId: string): number {
     if (this.version !== this.state.structureVersion) this.rebuild();
-    return this.pathLength.get(stepId) ?? 0;
+    return this.graph!.criticalPathLength(stepId);
   }
 
-  /** Ready steps not in `exclude`, highest priority first. */
+  /** Ready steps not in `exclude`, highest priority first (ties in plan order). */
   ready(exclude: ReadonlySet<string>): string[] {
     if (this.version !== this.state.structureVersion) this.rebuild();
-    const { steps, stepOrder } = this.state;
     const ready: string[] = [];
-    for (const id of stepOrder) {
-      const step = steps.get(id)!;
-      if (step.status !== 'not_started' || exclude.has(id)) continue;
-      if (step.dependsOn.every((dep) => steps.get(dep)?.status === 'completed')) ready.push(id);
+    for (const id of this.readySet) {
+      if (this.state.steps.get(id)?.status !== 'not_started') {
+        this.readySet.delete(id);
+        continue;
+      }
+      if (!exclude.has(id)) ready.push(id);
     }
-    return ready.sort((a, b) => this.pathLength.get(b)! - this.pathLength.get(a)!);
+    const graph = this.graph!;
+    return ready.sort((a, b) => graph.criticalPathLength(b) - graph.criticalPathLength(a));
   }
 }

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { EventLog } from '../../../src/core/plan/eventLog';
+import { RunEventSchema, type NewRunEvent } from '../../../src/core/plan/events';
+import {
+  addStepsEvents,
+  addToolCallEvent,
+  finalizeStep,
+  startStepEvent,
+  StepIdAllocator,
+  updateToolResultEvent,
+} from '../../../src/core/plan/planOperations';
+
+// Shared helpers for the plan and agent unit tests: a log whose every event is checked against
+// RunEventSchema, and the seed 000 example DAG built through the real operations.
+
+/** An EventLog with a ticking clock that rejects any event RunEventSchema does not accept. */
+export function newLog(): EventLog {
+  let clock = 1_000;
+  const log = new EventLog({
+    now: () => clock++,
+    onListenerError: (error) => {
+      throw error;
+    },
+  });
+  log.subscribe((event) => {
+    RunEventSchema.parse(event);
+  });
+  log.append({ type: 'run_started', runId: 'run-1', task: 'Build a REST API', workspace: '/ws', model: 'm', baseUrl: 'http://127.0.0.1' });
+  return log;
+}
+
+export function appendAll(log: EventLog, events: readonly NewRunEvent[]): void {
+  for (const event of events) log.append(event);
+}
+
+/** Seed 000's example: {1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}; index i gets id s{i+1}. */
+export const SEED_DEPENDENCIES = { 1: [0], 2: [0], 3: [1], 4: [2], 5: [3, 4], 6: [5], 7: [5] };
+export const SEED_STEPS = ['Analyse requirements', 'Create project structure', 'Plan the database', 'Write data models', 'Set up the database connection', 'Write API endpoints', 'Write tests', 'Run tests'];
+/** Id of the seed's step `index`. */
+export const sid = (index: number) => `s${index + 1}`;
+
+export function seedPlan(): { log: EventLog; ids: StepIdAllocator } {
+  const log = newLog();
+  const ids = new StepIdAllocator();
+  log.append({ type: 'plan_created', title: 'REST API' });
+  appendAll(log, addStepsEvents(log.state, { descriptions: SEED_STEPS, dependencies: SEED_DEPENDENCIES, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
+  return { log, ids };
+}
+
+export interface CallSpec {
+  name: string;
+  args: Record<string, unknown>;
+  /** Omitted: the call stays pending (the model claimed it, nothing ran). */
+  result?: string;
+  status?: 'success' | 'error' | 'rejected';
+}
+
+let callCounter = 0;
+
+/** Runs a step through start → calls → results → finalize, as the executor would. */
+export function runStep(log: EventLog, stepId: string, calls: CallSpec[], options: { output?: string; endReason?: string } = {}) {
+  log.append(startStepEvent(log.state, stepId));
+  for (const call of calls) {
+    const id = `call_${++callCounter}`;
+    log.append(addToolCallEvent(log.state, stepId, { id, name: call.name, arguments: call.args }));
+    if (call.result !== undefined) log.append(updateToolResultEvent(log.state, stepId, id, { status: call.status, result: call.result }));
+  }
+  const { verdict, events } = finalizeStep(log.state, stepId, options);
+  appendAll(log, events);
+  return verdict;
+}
+
+/** Completes the seed's steps 0–4 with real tool histories and outputs. */
+export function completeSeedUpstream(log: EventLog): void {
+  runStep(log, sid(0), [{ name: 'read_file', args: { path: 'requirements.md' }, result: 'Need a REST API...' }], { output: 'requirements read' });
+  runStep(log, sid(1), [
+    { name: 'create_directory', args: { path: 'src/' }, result: 'Directory created' },
+    { name: 'create_directory', args: { path: 'tests/' }, result: 'Directory created' },
+  ], { output: 'structure ready' });
+  runStep(log, sid(2), [], { output: 'use sqlite' });
+  runStep(log, sid(3), [{ name: 'write_file', args: { path: 'src/models.py', content: 'class User: ...' }, result: 'File written' }], { output: 'models written' });
+  runStep(log, sid(4), [
+    { name: 'write_file', args: { path: 'src/database.py', content: 'engine = ...' }, result: 'File written' },
+    { name: 'run_command', args: { command: "python -c 'import sqlalchemy'" }, result: 'OK' },
+  ], { output: 'database ready' });
+}
+
+export function assertStatuses(log: EventLog, expected: Record<string, string>): void {
+  const actual = Object.fromEntries(Object.keys(expected).map((id) => [id, log.state.steps.get(id)?.status ?? 'missing']));
+  assert.deepEqual(actual, expected);
+}
