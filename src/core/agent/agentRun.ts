@@ -33,6 +33,8 @@ export interface AgentRunOptions {
   llm?: LlmClient;
   /** The extension keeps a denied required gate open for Retry; the CLI ends the step. */
   holdDeniedGates?: boolean;
+  /** Largest plan accepted from the planner (default 100; the benchmarks raise it). */
+  maxPlanSteps?: number;
 }
 
 export interface RunResult {
@@ -135,7 +137,7 @@ export class AgentRun {
     const { log, config } = this.context;
     log.append({ type: 'run_started', runId: this.runId, task: this.options.task, workspace: this.options.workspaceRoot, model: config['cortex.llm.model'], baseUrl: config['cortex.llm.baseUrl'] });
     try {
-      const plan = await planTask(this.context);
+      const plan = await planTask(this.context, this.options.maxPlanSteps);
       log.append({ type: 'plan_created', title: plan.title });
       for (const event of addStepsEvents(log.state, { descriptions: plan.steps, dependencies: plan.dependencies, anchorDeps: [], origin: 'planner', newId: () => this.ids.next() })) log.append(event);
       await this.schedule();

@@ -20,14 +20,14 @@ export class PlanningError extends Error {
  * One planner call (plus one corrective retry when the reply is not a valid plan): the task
  * becomes steps with dependencies, validated (shape, dangling indexes, cycles) before any step runs.
  */
-export async function planTask(context: RunContext): Promise<PlannedSteps> {
+export async function planTask(context: RunContext, maxSteps = 100): Promise<PlannedSteps> {
   const tools = context.registry.specs().map((t) => ({ name: t.function.name, description: t.function.description }));
   const messages: ChatMessage[] = buildPlannerMessages(context.task, tools);
   let lastError = '';
   for (let attempt = 1; attempt <= 2; attempt++) {
     const response = await callLlm(context, { purpose: 'planner', messages, stream: false, jsonResponse: true });
     try {
-      return parsePlannerReply(response.content);
+      return parsePlannerReply(response.content, { maxSteps });
     } catch (error) {
       lastError = (error as Error).message;
       context.log.append({ type: 'log', level: 'warn', message: `Planner reply rejected (attempt ${attempt} of 2): ${lastError}`, data: { reply: response.content.slice(0, 2000) } });
