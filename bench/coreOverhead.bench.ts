@@ -10,19 +10,11 @@
 import { EventLog } from '../src/core/plan/eventLog';
 import { dependencyMap, naiveDownstream, PlanGraph, ReadyTracker } from '../src/core/plan/planGraph';
 import { addStepsEvents, addToolCallEvent, finalizeStep, startStepEvent, StepIdAllocator, updateToolResultEvent } from '../src/core/plan/planOperations';
+import { seededRandom as mulberry32 } from '../test/support/seededRandom';
 
 const STEPS = 10_000;
 const DOWNSTREAM_TARGET_MS = 5;
 const PER_STEP_TARGET_US = 1_000;
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();

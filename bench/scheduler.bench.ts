@@ -16,18 +16,10 @@ import { startScriptedServer } from '../test/support/scriptedServer';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seededRandom as mulberry32 } from '../test/support/seededRandom';
 
 const LATENCY_MS = 150;
 let failures = 0;
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A layered random DAG: each step depends on 1–2 steps from the previous few layers. */
 function randomPlan(n: number, seed: number) {

@@ -11,6 +11,7 @@ import {
 } from '../../../src/core/plan/planGraph';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { completeSeedUpstream, newLog, runStep, seedPlan, sid } from './planFixtures';
+import { seededRandom as mulberry32 } from '../../support/seededRandom';
 
 /** A log with raw step_added events (no checks), to build shapes the operations refuse. */
 function rawPlan(deps: Record<string, string[]>): EventLog {
@@ -19,15 +20,6 @@ function rawPlan(deps: Record<string, string[]>): EventLog {
     log.append({ type: 'step_added', stepId: id, description: `step ${id}`, dependsOn, lineage: id, replanAttempts: 0, origin: 'planner' });
   }
   return log;
-}
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('planGraph', () => {

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { parseWebviewMessage } from '../../../src/protocol/messages';
+import { DEMO_RUN_ID, demoPlan } from '../../../bench/panelHarness/demoPlan';
+import { EventStamper, syntheticPlanEvents } from '../../../bench/panelHarness/syntheticPlan';
+import { answerAll, approvalAnswer, cancelRun, MAX_FEEDBACK_CHARS, retryStep } from '../../../webview/actions';
+import { handleHostMessage } from '../../../webview/messageHandler';
+import { readSavedState, readyMessage } from '../../../webview/savedState';
+import { PlanStore } from '../../../webview/store';
+
+function demoStore(): PlanStore {
+  const store = new PlanStore();
+  const { events, approvals } = demoPlan();
+  handleHostMessage(store, { type: 'host/reset', runId: DEMO_RUN_ID, live: true, events });
+  handleHostMessage(store, { type: 'host/approvals', runId: DEMO_RUN_ID, pending: approvals });
+  return store;
+}
+
+describe('webview message handling', () => {
+  it('drops invalid host messages with a reason and changes nothing', () => {
+    const store = new PlanStore();
+    for (const raw of [null, 'host/reset', { type: 'host/nope' }, { type: 'host/events', runId: 'r', fromSeq: -1, events: [] }, { type: 'host/reset', runId: 'r', live: true, events: [{ type: 'step_added' }] }]) {
+      const result = handleHostMessage(store, raw);
+      assert.ok(result.error, JSON.stringify(raw));
+      assert.equal(result.render, false);
+      assert.deepEqual(result.outgoing, []);
+    }
+    assert.equal(store.runId, undefined);
+  });
+
+  it('resets, then applies contiguous batches, and asks for a resync on a gap', () => {
+    const store = new PlanStore();
+    const stamper = new EventStamper();
+    const events = syntheticPlanEvents(3, stamper, 'run-a');
+    const reset = handleHostMessage(store, { type: 'host/reset', runId: 'run-a', live: true, events });
+    assert.deepEqual(reset.reset, { runId: 'run-a', sameRunAsBefore: false });
+    assert.equal(reset.render, true);
+    const next = stamper.stamp({ type: 'step_status_changed', stepId: 's1', status: 'in_progress' });
+    assert.deepEqual(handleHostMessage(store, { type: 'host/events', runId: 'run-a', fromSeq: next.seq, events: [next] }), { outgoing: [], render: true });
+    stamper.stamp({ type: 'step_note', stepId: 's1', note: 'lost' });
+    const after = stamper.stamp({ type: 'step_note', stepId: 's1', note: 'after' });
+    const gap = handleHostMessage(store, { type: 'host/events', runId: 'run-a', fromSeq: after.seq, events: [after] });
+    assert.deepEqual(gap.outgoing, [{ type: 'webview/resync', runId: 'run-a', fromSeq: next.seq + 1 }]);
+    assert.ok(parseWebviewMessage(gap.outgoing[0]).ok);
+    assert.deepEqual(handleHostMessage(store, { type: 'host/events', runId: 'run-a', fromSeq: after.seq, events: [after] }).outgoing, [], 'one resync per gap');
+  });
+
+  it('passes notices through and ignores approvals of another run', () => {
+    const store = demoStore();
+    const notice = handleHostMessage(store, { type: 'host/notice', level: 'warning', message: 'Trace file is read-only' });
+    assert.deepEqual(notice.notice, { type: 'host/notice', level: 'warning', message: 'Trace file is read-only' });
+    assert.equal(handleHostMessage(store, { type: 'host/approvals', runId: 'other', pending: [] }).render, false);
+    assert.equal(store.openApprovals().length, 2);
+  });
+});
+
+describe('webview actions', () => {
+  it('answers an approval once, with the exact argsHash, and deny feedback trimmed and capped', () => {
+    const store = demoStore();
+    const [run, write] = store.approvals;
+    const approve = approvalAnswer(store, run, 'approve');
+    assert.deepEqual(approve, { type: 'approval/answer', runId: DEMO_RUN_ID, requestId: run.requestId, callId: run.callId, argsHash: run.argsHash, decision: 'approve' });
+    assert.ok(parseWebviewMessage(approve).ok);
+    assert.equal(approvalAnswer(store, run, 'approve'), undefined, 'a second click sends nothing');
+    assert.equal(approvalAnswer(store, run, 'deny'), undefined);
+    const deny = approvalAnswer(store, write, 'deny', `  ${'x'.repeat(MAX_FEEDBACK_CHARS + 10)}  `);
+    assert.equal(deny?.type === 'approval/answer' && deny.feedback?.length, MAX_FEEDBACK_CHARS);
+    assert.ok(parseWebviewMessage(deny).ok);
+  });
+
+  it('omits empty deny feedback and never sends feedback with approve', () => {
+    const store = demoStore();
+    const [run, write] = store.approvals;
+    assert.equal((approvalAnswer(store, run, 'deny', '   ') as { feedback?: string }).feedback, undefined);
+    assert.equal((approvalAnswer(store, write, 'approve', 'ignored') as { feedback?: string }).feedback, undefined);
+  });
+
+  it('"Approve all" answers every open approval exactly once', () => {
+    const store = demoStore();
+    approvalAnswer(store, store.approvals[0], 'deny');
+    const all = answerAll(store, 'approve');
+    assert.deepEqual(all.map((m) => m.type === 'approval/answer' && m.requestId), ['apr_f2']);
+    assert.deepEqual(answerAll(store, 'approve'), []);
+  });
+
+  it('cancels a running run once and retries a step once per attempt', () => {
+    const store = demoStore();
+    assert.deepEqual(cancelRun(store), { type: 'run/cancel', runId: DEMO_RUN_ID });
+    assert.equal(cancelRun(store), undefined);
+    assert.deepEqual(retryStep(store, 's8'), { type: 'step/retry', runId: DEMO_RUN_ID, stepId: 's8' });
+    assert.equal(retryStep(store, 's8'), undefined);
+    const idle = new PlanStore();
+    assert.equal(cancelRun(idle), undefined, 'nothing to cancel before a run');
+  });
+});
+
+describe('webview saved state', () => {
+  it('restores a valid state and ignores a malformed one', () => {
+    assert.deepEqual(readSavedState({ runId: 'r', lastSeq: 4, selectedStepId: 's1', view: { k: 0.5, x: 1, y: 2 }, autoFit: false }), { runId: 'r', lastSeq: 4, selectedStepId: 's1', view: { k: 0.5, x: 1, y: 2 }, autoFit: false });
+    assert.deepEqual(readSavedState({ runId: 7 }), {});
+    assert.deepEqual(readSavedState(undefined), {});
+    assert.deepEqual(readSavedState({ view: { k: null, x: 0, y: 0 } }), {});
+  });
+
+  it('says hello with the run and seq a reloaded panel had', () => {
+    assert.deepEqual(readyMessage({}), { type: 'webview/ready' });
+    const ready = readyMessage({ runId: 'r', lastSeq: 12 });
+    assert.deepEqual(ready, { type: 'webview/ready', runId: 'r', lastSeq: 12 });
+    assert.ok(parseWebviewMessage(ready).ok);
+  });
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import type { ToolCallRecord } from '../../../src/core/plan/planTypes';
+import { foldEvents } from '../../../src/core/plan/reducer';
+import { demoPlan } from '../../../bench/panelHarness/demoPlan';
+import { blockedLabel, canRetry, chipView, lineageReplans, pickChips, replacedLabel, replanSummary, stepView } from '../../../webview/stepView';
+
+function call(id: string, status: ToolCallRecord['status'], name = 'read_file'): ToolCallRecord {
+  return { id, index: 0, turn: 1, name, requestedName: name, nameResolution: 'exact', arguments: '{}', rawArguments: '{}', isComplete: true, finishReason: 'tool_calls', status, requestedAt: 0 };
+}
+
+describe('webview step view', () => {
+  const { events, approvals } = demoPlan();
+  const state = foldEvents(events);
+
+  it('labels replaced steps with their replan and what replaced them', () => {
+    const s2 = state.replacedSteps.get('s2')!;
+    assert.equal(replacedLabel(state, s2), 'replaced by replan 1 of 2');
+    const view = stepView(state, s2, true);
+    assert.equal(view.replaced, true);
+    assert.equal(view.meta, 'replaced by replan 1 of 2 → s5, s6, s7');
+    assert.deepEqual(view.tags.map((t) => t.text), ['replaced']);
+    assert.match(view.ariaLabel, /^Step s2: Add zod validation .*\. Failed, replaced by replan 1 of 2\. 2 tool calls$/);
+    assert.deepEqual(view.approvals, [], 'a replaced step offers no actions');
+  });
+
+  it('marks steps added by a replan as new', () => {
+    const view = stepView(state, state.steps.get('s5')!, false);
+    assert.equal(view.isNew, true);
+    assert.deepEqual(view.tags, [{ text: 'new', title: 'added by replan 1 of 2', kind: 'new' }]);
+    assert.equal(stepView(state, state.steps.get('s1')!, false).isNew, false);
+  });
+
+  it('says which failure or denial blocked a step', () => {
+    assert.equal(blockedLabel(state, state.steps.get('s9')!), 'blocked by s8 (approval denied)');
+    assert.equal(blockedLabel(state, state.steps.get('s8')!), 'blocked: approval denied');
+    assert.equal(blockedLabel(state, state.steps.get('s1')!), '', 'only blocked steps');
+    assert.equal(stepView(state, state.steps.get('s9')!, false).meta, 'blocked by s8 (approval denied)');
+  });
+
+  it('offers Retry only for a step that ended on a denied required approval', () => {
+    assert.equal(canRetry(state.steps.get('s8')!, false), true);
+    assert.equal(canRetry(state.steps.get('s9')!, false), false);
+    assert.equal(stepView(state, state.steps.get('s8')!, false, { retryPending: () => true }).retry, 'sent');
+    assert.equal(stepView(state, state.steps.get('s8')!, false).retry, 'available');
+  });
+
+  it('attaches the host approvals of the step, with what this panel already sent', () => {
+    const view = stepView(state, state.steps.get('s7')!, false, { approvals, answered: new Map([['apr_e2', 'approve' as const]]) });
+    assert.equal(view.approvals.length, 1);
+    assert.equal(view.approvals[0].approval.callId, 'call_e2');
+    assert.equal(view.approvals[0].sent, 'approve');
+    assert.equal(view.meta, 'awaiting approval: run_command');
+    assert.match(view.ariaLabel, /1 approval pending$/);
+  });
+
+  it('builds chips with glyphs and requested-vs-resolved names', () => {
+    const s1 = state.steps.get('s1')!;
+    const chips = stepView(state, s1, false).chips;
+    assert.deepEqual(chips.map((c) => `${c.glyph} ${c.label}`), ['✓ read_file', '✓ search_files']);
+    assert.equal(chips[1].title, 'search_files (requested as “grep”, alias): success');
+    assert.deepEqual(['pending', 'success', 'error', 'awaiting_approval', 'rejected'].map((s) => chipView(call('c', s as ToolCallRecord['status'])).glyph), ['⏳', '✓', '✕', '⚑', '⊘']);
+  });
+
+  it('keeps approvals, errors and pending calls when there are more calls than chips', () => {
+    const calls = [call('a', 'success'), call('b', 'error'), call('c', 'success'), call('d', 'success'), call('e', 'awaiting_approval'), call('f', 'pending'), call('g', 'success')];
+    const { chips, more } = pickChips(calls, 4);
+    assert.equal(more, 3);
+    assert.deepEqual(chips.map((c) => c.callId), ['b', 'e', 'f', 'g'], 'kept in call order');
+    assert.deepEqual(pickChips(calls.slice(0, 2), 4).more, 0);
+  });
+
+  it('collects the replan history of a lineage', () => {
+    const s5 = state.steps.get('s5')!;
+    const records = lineageReplans(state, s5);
+    assert.equal(records.length, 1);
+    assert.equal(replanSummary(records[0]), 'Replan 1 of 2 (redesign) after s2 failed · reason: The edit did not match the file; split the work: schema first, then wire it in. · replaced s2, s4 · new s5, s6, s7');
+    assert.deepEqual(lineageReplans(state, state.steps.get('s1')!), []);
+  });
+});

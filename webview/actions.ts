@@ -1,0 +1,37 @@
+import type { ApprovalRequestMessage, WebviewToHost } from '../src/protocol/messages';
+import type { PlanStore } from './store';
+
+// Builds the webview → host messages for user actions. Each returns undefined when the action was
+// already sent (double click, second "Approve all"), so one click never posts twice.
+
+export const MAX_FEEDBACK_CHARS = 4000;
+
+/** approval/answer for one pending request. */
+export function approvalAnswer(store: PlanStore, approval: ApprovalRequestMessage, decision: 'approve' | 'deny', feedback?: string): WebviewToHost | undefined {
+  if (!store.runId) return undefined;
+  if (!store.markAnswered(approval.requestId, decision)) return undefined;
+  const message: WebviewToHost = { type: 'approval/answer', runId: store.runId, requestId: approval.requestId, callId: approval.callId, argsHash: approval.argsHash, decision };
+  const text = feedback?.trim();
+  if (decision === 'deny' && text) message.feedback = text.slice(0, MAX_FEEDBACK_CHARS);
+  return message;
+}
+
+/** One answer per approval that is still open ("Approve all (N)" / "Deny all"). */
+export function answerAll(store: PlanStore, decision: 'approve' | 'deny'): WebviewToHost[] {
+  const out: WebviewToHost[] = [];
+  for (const approval of store.openApprovals()) {
+    const message = approvalAnswer(store, approval, decision);
+    if (message) out.push(message);
+  }
+  return out;
+}
+
+export function cancelRun(store: PlanStore): WebviewToHost | undefined {
+  if (!store.runId || store.state.status !== 'running' || !store.markCancelRequested()) return undefined;
+  return { type: 'run/cancel', runId: store.runId };
+}
+
+export function retryStep(store: PlanStore, stepId: string): WebviewToHost | undefined {
+  if (!store.runId || !store.markRetried(stepId)) return undefined;
+  return { type: 'step/retry', runId: store.runId, stepId };
+}

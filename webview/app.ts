@@ -1,0 +1,309 @@
+import type { PlanState, StepState } from '../src/core/plan/planTypes';
+import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
+import { answerAll, approvalAnswer, cancelRun, retryStep } from './actions';
+import { DetailsPane } from './details';
+import { button, el } from './dom';
+import { createFrameScheduler, type FrameScheduler } from './frameScheduler';
+import { GraphView } from './graphView';
+import { RunHeader } from './header';
+import { layoutPlan, planLayoutInput, warmUpLayout } from './layout';
+import { handleHostMessage } from './messageHandler';
+import { Notices } from './notices';
+import { ResultArea } from './resultArea';
+import { readSavedState, readyMessage, type PanelSavedState } from './savedState';
+import { stepView, type StepViewContext } from './stepView';
+import { PlanStore } from './store';
+import { ViewportControl } from './viewportControl';
+
+// The panel: builds its whole DOM inside an empty <body>, folds host messages into the store, and
+// renders at most once per animation frame: layout only on structural changes, otherwise a restyle
+// of the touched nodes.
+
+/** How long an answered approval's buttons stay disabled while the host still lists it. */
+const ANSWER_TTL_MS = 15_000;
+
+export interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+/** One timing record (see perfSink). */
+interface PerfEntry {
+  kind: 'render' | 'message';
+  ms: number;
+  layoutMs?: number;
+  nodes?: number;
+  events?: number;
+  structure?: boolean;
+  lastSeq: number;
+  operators?: string;
+  domMs?: number;
+  fitMs?: number;
+}
+
+/**
+ * Optional timing sink for the bench harness, which sets `globalThis.cortexPanelPerf = []` before
+ * the script loads. In VS Code it is absent and nothing is recorded.
+ */
+function perfSink(): PerfEntry[] | undefined {
+  const sink = (globalThis as { cortexPanelPerf?: unknown }).cortexPanelPerf;
+  return Array.isArray(sink) ? (sink as PerfEntry[]) : undefined;
+}
+
+export class PanelApp {
+  private readonly store = new PlanStore();
+  private readonly scheduler: FrameScheduler;
+  private readonly header: RunHeader;
+  private readonly notices = new Notices();
+  private readonly result = new ResultArea();
+  private readonly graph: GraphView;
+  private readonly viewport: ViewportControl;
+  private readonly details: DetailsPane;
+  private readonly emptyGraph: HTMLElement;
+  private saved: PanelSavedState;
+  private selected: string | undefined;
+  private selectionChanged = false;
+  private stateDirty = false;
+  private autoOpenedFor: string | undefined;
+  private restorePending: PanelSavedState | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly doc: Document,
+    private readonly vscode: VsCodeApi,
+  ) {
+    this.saved = readSavedState(vscode.getState());
+    this.restorePending = this.saved.runId ? this.saved : undefined;
+    this.scheduler = createFrameScheduler(() => this.render(), (cb) => requestAnimationFrame(cb));
+    this.header = new RunHeader({
+      cancel: (b) => this.send(cancelRun(this.store), b),
+      approveAll: (b) => this.sendAll(answerAll(this.store, 'approve'), b),
+      denyAll: (b) => this.sendAll(answerAll(this.store, 'deny'), b),
+      openTrace: () => this.send({ type: 'run/openTrace' }),
+    });
+    const app = el('div', 'app');
+    const main = el('div', 'main');
+    const graphPane = el('section', 'graph-pane');
+    graphPane.setAttribute('aria-label', 'Plan graph');
+    const viewportEl = el('div', 'viewport');
+    this.graph = new GraphView(viewportEl, {
+      select: (id) => this.select(id, false),
+      clearSelection: () => this.select(undefined, false),
+      approve: (a, b) => this.answer(a, 'approve', undefined, b),
+      deny: (a, b) => this.answer(a, 'deny', undefined, b),
+      retry: (id, b) => this.send(retryStep(this.store, id), b),
+      focused: (id) => this.reveal(id),
+    });
+    this.viewport = new ViewportControl(viewportEl, this.graph.world, () => {
+      this.stateDirty = true;
+      this.scheduler.request();
+    });
+    if (this.saved.view && this.saved.autoFit === false) this.viewport.autoFit = false;
+    this.emptyGraph = el('div', 'graph-empty', 'Waiting for the run…');
+    graphPane.append(viewportEl, this.toolbar(), this.emptyGraph);
+    this.details = new DetailsPane({
+      approve: (a, b) => this.answer(a, 'approve', undefined, b),
+      deny: (a, feedback, b) => this.answer(a, 'deny', feedback, b),
+      retry: (id, b) => this.send(retryStep(this.store, id), b),
+      select: (id) => this.select(id, true),
+      close: () => this.select(undefined, true),
+    });
+    this.details.root.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape' && !(ev.target as HTMLElement).closest('vscode-textarea, textarea')) this.select(undefined, true);
+    });
+    main.append(graphPane, this.details.root);
+    app.append(this.header.root, this.notices.root, this.result.root, main);
+    doc.body.replaceChildren(app);
+  }
+
+  /** Listens for host messages and says hello (with the run and seq a reloaded panel already had). */
+  start(win: Window): void {
+    win.addEventListener('message', (ev: MessageEvent) => this.onMessage(ev.data));
+    this.send(readyMessage(this.saved));
+    this.scheduler.flush();
+    // Compile d3-dag while the host's reset is on its way, so the first real layout runs warm.
+    setTimeout(() => warmUpLayout(), 0);
+  }
+
+  onMessage(raw: unknown): void {
+    const t0 = performance.now();
+    const result = handleHostMessage(this.store, raw);
+    if (result.error) {
+      console.warn(`[cortex panel] dropped an invalid host message: ${result.error}`);
+      return;
+    }
+    for (const message of result.outgoing) this.send(message);
+    if (result.notice) this.notices.show(result.notice.level, result.notice.message);
+    if (result.reset) this.onReset(result.reset.runId);
+    if (result.render) this.scheduler.request();
+    perfSink()?.push({ kind: 'message', ms: performance.now() - t0, lastSeq: this.store.lastSeq });
+  }
+
+  private onReset(runId: string): void {
+    const restore = this.restorePending;
+    this.restorePending = undefined;
+    if (restore && restore.runId === runId) {
+      this.selected = restore.selectedStepId;
+      if (restore.view && restore.autoFit === false) this.viewport.set(restore.view, true);
+      // A run that had already failed keeps the restored selection instead of jumping to the failure.
+      if (this.store.state.status === 'failed') this.autoOpenedFor = runId;
+    } else if (this.saved.runId !== runId) {
+      this.selected = undefined;
+      this.viewport.autoFit = true;
+      this.autoOpenedFor = undefined;
+    }
+    this.selectionChanged = true;
+  }
+
+  private render(): void {
+    const t0 = performance.now();
+    const changes = this.store.takeChanges();
+    const state = this.store.state;
+    const ctx: StepViewContext = { approvals: this.store.visibleApprovals(), answered: this.store.answered, retryPending: (id) => this.store.retryPending(id) };
+    let layoutMs: number | undefined;
+    let operators: string | undefined;
+    let domMs: number | undefined;
+    let fitMs: number | undefined;
+    if (changes.reset || changes.structure) {
+      const l0 = performance.now();
+      const layout = layoutPlan(planLayoutInput(state));
+      layoutMs = performance.now() - l0;
+      operators = layout.operators;
+      const views = [];
+      for (const step of state.replacedSteps.values()) views.push(stepView(state, step, true, ctx));
+      for (const id of state.stepOrder) {
+        const step = state.steps.get(id);
+        if (step) views.push(stepView(state, step, false, ctx));
+      }
+      const d0 = performance.now();
+      this.graph.setLayout(layout, views);
+      domMs = performance.now() - d0;
+      // Room under the last layer for a node's approval bar, which hangs below the node.
+      this.viewport.setContent({ width: layout.width, height: layout.height + 44 });
+      fitMs = performance.now() - d0 - domMs;
+      this.emptyGraph.hidden = this.graph.nodeCount > 0;
+      this.emptyGraph.textContent = this.store.runId ? 'Planning…' : 'Waiting for the run…';
+    } else {
+      for (const id of changes.steps) {
+        const found = findStep(state, id);
+        if (found) this.graph.updateNode(stepView(state, found.step, found.replaced, ctx));
+      }
+    }
+    if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
+    if (changes.reset || changes.run) this.result.update(state);
+    if (changes.reset || changes.run) this.autoOpenFailure(state);
+    if (this.selectionChanged) this.graph.setSelected(this.selected);
+    const detailsStale = changes.reset || changes.structure || changes.approvals || changes.run || this.selectionChanged || (this.selected !== undefined && changes.steps.has(this.selected));
+    if (detailsStale) this.details.render(this.store, this.selected);
+    this.selectionChanged = false;
+    this.updateTimer(state);
+    if (changes.events > 0 || detailsStale || this.stateDirty) this.saveState();
+    perfSink()?.push({ kind: 'render', ms: performance.now() - t0, layoutMs, nodes: this.graph.nodeCount, events: changes.events, structure: changes.structure || changes.reset, lastSeq: state.lastSeq, operators, domMs, fitMs });
+  }
+
+  /** When the run fails, open the failed step (once per run). */
+  private autoOpenFailure(state: PlanState): void {
+    if (state.status !== 'failed' || this.autoOpenedFor === this.store.runId) return;
+    this.autoOpenedFor = this.store.runId;
+    const steps = state.stepOrder.map((id) => state.steps.get(id)!).filter(Boolean);
+    const target = steps.find((s) => s.status === 'failed') ?? steps.find((s) => s.status === 'blocked');
+    if (target) {
+      this.selected = target.id;
+      this.selectionChanged = true;
+    }
+  }
+
+  private select(stepId: string | undefined, focusNode: boolean): void {
+    const previous = this.selected;
+    this.selected = stepId;
+    this.selectionChanged = true;
+    this.stateDirty = true;
+    this.scheduler.request();
+    // A click selects what is already on screen; keyboard and links may select something off screen.
+    if (stepId !== undefined && focusNode) this.reveal(stepId);
+    const back = stepId ?? previous;
+    if (focusNode && back !== undefined && this.graph.hasNode(back)) this.graph.focusNode(back);
+  }
+
+  private reveal(stepId: string): void {
+    const pos = this.graph.layout?.nodes.get(stepId);
+    if (pos) this.viewport.reveal({ x: pos.x, y: pos.y, width: pos.width, height: pos.height + 40 });
+  }
+
+  private answer(approval: ApprovalRequestMessage, decision: 'approve' | 'deny', feedback: string | undefined, source: HTMLButtonElement): void {
+    this.send(approvalAnswer(this.store, approval, decision, feedback), source);
+    this.expireAnswersLater();
+  }
+
+  /** If the host still lists an answered request after a while, it refused the answer: re-enable it. */
+  private expireAnswersLater(): void {
+    setTimeout(() => {
+      if (this.store.expireAnswers(Date.now(), ANSWER_TTL_MS)) this.scheduler.request();
+    }, ANSWER_TTL_MS + 50);
+  }
+
+  private sendAll(messages: WebviewToHost[], source: HTMLButtonElement): void {
+    source.disabled = true;
+    for (const message of messages) this.send(message);
+    this.expireAnswersLater();
+    this.scheduler.request();
+  }
+
+  /** Validates and posts a message; disables the button that sent it. */
+  private send(message: WebviewToHost | undefined, source?: HTMLButtonElement): void {
+    if (source) source.disabled = true;
+    if (!message) return;
+    const checked = parseWebviewMessage(message);
+    if (!checked.ok) {
+      console.warn(`[cortex panel] not sending an invalid message: ${checked.error}`);
+      this.notices.show('error', `Could not send ${message.type}: ${checked.error}`);
+      return;
+    }
+    this.vscode.postMessage(checked.message);
+    this.scheduler.request();
+  }
+
+  private saveState(): void {
+    // Until the host's reset arrives there is nothing newer than what a reload restored.
+    if (!this.store.runId) return;
+    this.stateDirty = false;
+    const t = this.viewport.transform;
+    this.saved = {
+      runId: this.store.runId,
+      lastSeq: this.store.lastSeq,
+      selectedStepId: this.selected,
+      view: { k: t.k, x: t.x, y: t.y },
+      autoFit: this.viewport.autoFit,
+    };
+    this.vscode.setState(this.saved);
+  }
+
+  private updateTimer(state: PlanState): void {
+    const running = state.status === 'running' && state.startedAt !== undefined && this.store.live;
+    if (running && !this.timer) this.timer = setInterval(() => this.header.tick(this.store, Date.now()), 1000);
+    else if (!running && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private toolbar(): HTMLElement {
+    const bar = el('div', 'toolbar');
+    bar.setAttribute('role', 'toolbar');
+    bar.setAttribute('aria-label', 'Zoom');
+    bar.append(
+      button('−', 'btn-icon', 'Zoom out', () => this.viewport.zoomBy(1 / 1.2)),
+      button('+', 'btn-icon', 'Zoom in', () => this.viewport.zoomBy(1.2)),
+      button('Fit', 'btn-icon btn-text', 'Fit the graph to the view', () => this.viewport.fit()),
+    );
+    return bar;
+  }
+}
+
+function findStep(state: PlanState, id: string): { step: StepState; replaced: boolean } | undefined {
+  const live = state.steps.get(id);
+  if (live) return { step: live, replaced: false };
+  const old = state.replacedSteps.get(id);
+  return old ? { step: old, replaced: true } : undefined;
+}

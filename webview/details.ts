@@ -1,0 +1,343 @@
+import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/planTypes';
+import type { ApprovalRequestMessage } from '../src/protocol/messages';
+import { badge, button, custom, el, pre, setText } from './dom';
+import { formatDuration, formatOffset, humanize, prettyJson, prettyValue, truncate } from './format';
+import type { PlanStore } from './store';
+import {
+  blockedLabel,
+  CALL_GLYPH,
+  CALL_STATUS_LABEL,
+  creatingReplan,
+  endLabel,
+  lineageReplans,
+  replacedLabel,
+  replanSummary,
+  stepView,
+  type StepView,
+} from './stepView';
+
+// The details pane of the selected step: description, status, verdict, pending approvals (with a
+// feedback field for Deny), the complete tool history, audits, the lineage's replans and the output.
+// Each section is rebuilt only when its content changed, so typing feedback or an expanded call
+// survives the live event stream. All text goes through textContent.
+
+export interface DetailsHandlers {
+  approve(approval: ApprovalRequestMessage, source: HTMLButtonElement): void;
+  deny(approval: ApprovalRequestMessage, feedback: string | undefined, source: HTMLButtonElement): void;
+  retry(stepId: string, source: HTMLButtonElement): void;
+  select(stepId: string): void;
+  close(): void;
+}
+
+/** Characters of a result, argument or output shown before "Show all". */
+export const DETAIL_TEXT_LIMIT = 4000;
+
+type SectionName = 'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'calls' | 'audits' | 'replans' | 'output' | 'notes';
+const SECTION_ORDER: SectionName[] = ['head', 'description', 'state', 'approvals', 'verdict', 'calls', 'output', 'audits', 'replans', 'notes'];
+
+interface Section {
+  el: HTMLElement;
+  sig: string;
+}
+
+export class DetailsPane {
+  readonly root: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly empty: HTMLElement;
+  private readonly sections = new Map<SectionName, Section>();
+  private readonly callCache = new Map<string, { sig: string; el: HTMLElement }>();
+  private readonly feedbackDrafts = new Map<string, string>();
+  private currentStep: string | undefined;
+
+  constructor(private readonly handlers: DetailsHandlers) {
+    this.root = el('aside', 'details');
+    this.root.setAttribute('aria-label', 'Step details');
+    this.empty = el('div', 'details-empty');
+    this.body = el('div', 'details-body');
+    for (const name of SECTION_ORDER) {
+      const section = el('section', `details-section details-${name}`);
+      section.hidden = true;
+      this.sections.set(name, { el: section, sig: '' });
+      this.body.append(section);
+    }
+    this.root.append(this.empty, this.body);
+  }
+
+  /** Shows the step (live or replaced) or, with no selection, the run's task and a hint. */
+  render(store: PlanStore, stepId: string | undefined): void {
+    const state = store.state;
+    const live = stepId !== undefined ? state.steps.get(stepId) : undefined;
+    const step = live ?? (stepId !== undefined ? state.replacedSteps.get(stepId) : undefined);
+    if (!step) {
+      this.currentStep = undefined;
+      this.body.hidden = true;
+      this.empty.hidden = false;
+      const hint = 'Select a step (click it, or focus the graph and use the arrow keys and Enter) to see its description, status, verdict, tool history, audits, replans and output.';
+      this.empty.replaceChildren(el('h2', 'details-title details-empty-title', 'Details'), el('p', 'muted', hint), ...(state.task ? [el('h3', 'details-label', 'Task'), el('p', 'details-text', state.task)] : []));
+      return;
+    }
+    if (this.currentStep !== step.id) {
+      this.currentStep = step.id;
+      this.callCache.clear();
+      for (const section of this.sections.values()) section.sig = '\u0000';
+      this.body.scrollTop = 0;
+    }
+    this.empty.hidden = true;
+    this.body.hidden = false;
+    const replaced = !live;
+    const view = stepView(state, step, replaced, { approvals: store.visibleApprovals(), answered: store.answered, retryPending: (id) => store.retryPending(id) });
+    this.update('head', `${view.status}|${view.tags.map((t) => t.text).join(',')}|${step.id}`, (s) => this.head(s, view));
+    this.update('description', step.description, (s) => {
+      s.append(el('p', 'details-text', step.description));
+    });
+    this.update('state', JSON.stringify([step.status, step.endReason, step.blockedBy, step.replacedBy, step.startedAt, step.finishedAt, view.retry, state.replans.length]), (s) => this.stateSection(s, state, step, view));
+    this.update('approvals', view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|'), (s) => this.approvalsSection(s, view));
+    this.update('verdict', JSON.stringify(step.verdict ?? null), (s) => this.verdictSection(s, step));
+    this.updateCalls(state, step);
+    this.update('output', step.output ?? '', (s) => {
+      if (step.output === undefined) return;
+      s.append(el('h3', 'details-label', 'Output'), this.longText(step.output, 'pre'));
+    });
+    this.update('audits', String(step.audits.length), (s) => this.auditsSection(s, step));
+    this.update('replans', String(state.replans.length), (s) => this.replansSection(s, state, step));
+    this.update('notes', `${step.notes.length}|${step.files.length}`, (s) => this.notesSection(s, step));
+  }
+
+  private update(name: SectionName, sig: string, build: (section: HTMLElement) => void): void {
+    const section = this.sections.get(name)!;
+    if (section.sig === sig) return;
+    section.sig = sig;
+    section.el.replaceChildren();
+    build(section.el);
+    section.el.hidden = section.el.childElementCount === 0;
+  }
+
+  private head(s: HTMLElement, view: StepView): void {
+    const row = el('div', 'details-head');
+    const glyph = el('span', `details-glyph status-${view.status}`, view.glyph);
+    glyph.setAttribute('aria-hidden', 'true');
+    const title = el('h2', 'details-title', `Step ${view.id}`);
+    const status = el('span', `status-pill status-${view.status}`, view.statusLabel);
+    row.append(glyph, title, status);
+    for (const t of view.tags) {
+      const tag = el('span', `tag tag-${t.kind}`, t.text);
+      tag.title = t.title;
+      row.append(tag);
+    }
+    const close = button('✕', 'btn-icon details-close', 'Close details', () => this.handlers.close());
+    close.title = 'Close details (Escape)';
+    row.append(close);
+    s.append(row);
+  }
+
+  private stateSection(s: HTMLElement, state: PlanState, step: StepState, view: StepView): void {
+    const dl = el('dl', 'details-grid');
+    const add = (term: string, value: string | HTMLElement): void => {
+      dl.append(el('dt', '', term));
+      const dd = el('dd');
+      if (typeof value === 'string') dd.textContent = value;
+      else dd.append(value);
+      dl.append(dd);
+    };
+    const reason = endLabel(step);
+    add('Status', `${view.statusLabel}${reason ? ` — ${reason}` : ''}`);
+    if (step.status === 'blocked') add('Blocked', this.withStepLinks(blockedLabel(state, step), step.blockedBy ? [step.blockedBy] : []));
+    if (step.replacedBy) add('Replaced', this.withStepLinks(`${replacedLabel(state, step)} →`, step.replacedBy.newStepIds));
+    if (step.origin === 'replan') {
+      const record = creatingReplan(state, step.id);
+      add('Origin', record ? `new: added by replan ${record.attempt} of ${record.maxAttempts} after ${record.failedStepId} failed` : 'new: added by a replan');
+    }
+    if (step.dependsOn.length) add('Depends on', this.withStepLinks('', step.dependsOn));
+    if (step.startedAt !== undefined) add('Started', formatOffset(step.startedAt, state.startedAt));
+    if (step.finishedAt !== undefined) add('Finished', `${formatOffset(step.finishedAt, state.startedAt)}${step.startedAt !== undefined ? ` (took ${formatDuration(step.finishedAt - step.startedAt)})` : ''}`);
+    s.append(dl);
+    if (view.retry !== 'none') {
+      const row = el('div', 'details-actions');
+      const retry = button(view.retry === 'sent' ? 'Retrying…' : 'Retry step', 'btn btn-primary', `Retry step ${step.id}`, (_ev, self) => this.handlers.retry(step.id, self));
+      retry.disabled = view.retry === 'sent';
+      row.append(retry, el('span', 'muted', 'The required approval was denied. Retry asks again.'));
+      s.append(row);
+    }
+  }
+
+  private withStepLinks(text: string, ids: readonly string[]): HTMLElement {
+    const span = el('span', 'step-links');
+    if (text) span.append(document.createTextNode(`${text} `));
+    for (const id of ids) {
+      const link = button(id, 'link', `Show step ${id}`, () => this.handlers.select(id));
+      span.append(link, document.createTextNode(' '));
+    }
+    return span;
+  }
+
+  private approvalsSection(s: HTMLElement, view: StepView): void {
+    if (view.approvals.length === 0) return;
+    s.append(el('h3', 'details-label', view.approvals.length === 1 ? 'Approval needed' : `Approvals needed (${view.approvals.length})`));
+    for (const { approval: a, sent } of view.approvals) {
+      const card = el('div', 'approval-card');
+      const head = el('div', 'approval-head');
+      head.append(el('span', 'approval-tool', a.toolName), el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required gate' : 'optional gate'));
+      card.append(head);
+      if (a.reason) card.append(el('p', 'details-text', a.reason));
+      card.append(el('p', 'muted', `If denied: ${a.denyEffect === 'block' ? 'the step is blocked' : 'the model is told and continues'}. Arguments hash ${a.argsHash.slice(0, 12)}…`));
+      card.append(el('h4', 'details-sublabel', 'Exact arguments'), this.longText(prettyJson(a.argumentsJson), 'pre code'));
+      const field = custom('vscode-textarea', 'feedback') as HTMLElement & { value: string; placeholder: string; label: string };
+      field.placeholder = 'Optional feedback for the model (sent with Deny)';
+      // The attribute (not only the property) makes the component size itself by rows.
+      field.setAttribute('rows', '3');
+      // `label` becomes the inner <textarea>'s aria-label.
+      field.label = `Feedback for the model if you deny ${a.toolName}`;
+      field.value = this.feedbackDrafts.get(a.requestId) ?? '';
+      field.addEventListener('input', () => this.feedbackDrafts.set(a.requestId, field.value));
+      const row = el('div', 'details-actions');
+      const approve = button(sent === 'approve' ? 'Approving…' : 'Approve', 'btn btn-primary', `Approve ${a.toolName} for step ${a.stepId}`, (_ev, self) => this.handlers.approve(a, self));
+      const deny = button(sent === 'deny' ? 'Denying…' : 'Deny', 'btn btn-secondary', `Deny ${a.toolName} for step ${a.stepId}`, (_ev, self) => {
+        const feedback = field.value.trim();
+        this.handlers.deny(a, feedback || undefined, self);
+      });
+      approve.disabled = deny.disabled = sent !== undefined;
+      field.toggleAttribute('disabled', sent !== undefined);
+      row.append(approve, deny);
+      card.append(field, row);
+      s.append(card);
+    }
+  }
+
+  private verdictSection(s: HTMLElement, step: StepState): void {
+    if (!step.verdict) return;
+    const v = step.verdict;
+    s.append(el('h3', 'details-label', 'Verifier'));
+    const p = el('p', `verdict ${v.passed ? 'verdict-pass' : 'verdict-fail'}`);
+    p.append(el('span', 'verdict-glyph', v.passed ? '✓ passed' : '✕ failed'), document.createTextNode(v.reason ? ` — ${v.reason}` : ''));
+    s.append(p);
+    if (v.failedCallIds.length) s.append(el('p', 'muted', `Calls that failed verification: ${v.failedCallIds.join(', ')}`));
+  }
+
+  /** The tool history, reconciled call by call: unchanged calls keep their element (and open state). */
+  private updateCalls(state: PlanState, step: StepState): void {
+    const section = this.sections.get('calls')!;
+    const calls = step.toolCalls;
+    if (calls.length === 0) {
+      section.el.replaceChildren();
+      section.el.hidden = true;
+      section.sig = '';
+      return;
+    }
+    if (section.sig !== 'built') {
+      section.sig = 'built';
+      const head = el('h3', 'details-label', 'Tool history ');
+      head.append(badge(''));
+      section.el.replaceChildren(head, el('div', 'call-list'));
+      section.el.hidden = false;
+    }
+    setText(section.el.querySelector('.badge')!, String(calls.length));
+    const list = section.el.querySelector('.call-list')!;
+    calls.forEach((call, i) => {
+      const sig = callSignature(call);
+      const cached = this.callCache.get(call.id);
+      if (cached && cached.sig === sig) {
+        if (list.children[i] !== cached.el) list.insertBefore(cached.el, list.children[i] ?? null);
+        return;
+      }
+      const open = cached ? ((cached.el as HTMLElement & { open?: boolean }).open ?? false) : call.status !== 'success' || i === calls.length - 1;
+      const fresh = this.callEntry(state, call, i, open);
+      this.callCache.set(call.id, { sig, el: fresh });
+      if (cached?.el.parentElement === list) cached.el.replaceWith(fresh);
+      else list.insertBefore(fresh, list.children[i] ?? null);
+    });
+    while (list.children.length > calls.length) list.lastElementChild!.remove();
+  }
+
+  private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean): HTMLElement {
+    const c = custom('vscode-collapsible', `call call-${call.status}`) as HTMLElement & { heading: string; open: boolean };
+    c.heading = `${i + 1}. ${call.name || call.requestedName} — ${CALL_STATUS_LABEL[call.status]}`;
+    c.open = open;
+    const deco = el('span', `chip chip-${call.status}`, CALL_GLYPH[call.status]);
+    deco.slot = 'decorations';
+    deco.setAttribute('aria-hidden', 'true');
+    c.append(deco);
+    const body = el('div', 'call-body');
+    const dl = el('dl', 'details-grid');
+    const add = (term: string, value: string): void => {
+      dl.append(el('dt', '', term), el('dd', '', value));
+    };
+    add('Tool', call.requestedName && call.requestedName !== call.name ? `${call.name} (requested “${call.requestedName}”, resolved by ${call.nameResolution})` : `${call.name} (${call.nameResolution})`);
+    add('Status', `${CALL_STATUS_LABEL[call.status]}${call.reason ? ` — ${call.reason}` : ''}`);
+    add('Call', `id ${call.id} · turn ${call.turn} · index ${call.index}${call.finishReason ? ` · finish ${call.finishReason}` : ''}${call.isComplete ? '' : ' · incomplete arguments'}`);
+    const timing = [`requested ${formatOffset(call.requestedAt, state.startedAt)}`];
+    if (call.completedAt !== undefined) timing.push(`completed ${formatOffset(call.completedAt, state.startedAt)}`);
+    if (call.durationMs !== undefined) timing.push(`took ${formatDuration(call.durationMs)}`);
+    add('Timing', timing.join(' · '));
+    if (call.approval) {
+      const a = call.approval;
+      add('Approval', `${a.required ? 'required' : 'optional'} gate, deny ${a.denyEffect === 'block' ? 'blocks the step' : 'lets the model continue'}${a.reason ? ` — ${a.reason}` : ''}${a.feedback ? ` · feedback: ${a.feedback}` : ''}`);
+    }
+    body.append(dl, el('h4', 'details-sublabel', 'Arguments'), this.longText(prettyJson(call.arguments), 'pre code'));
+    if (call.rawArguments && call.rawArguments !== call.arguments) body.append(el('h4', 'details-sublabel', 'Raw arguments (as streamed)'), this.longText(call.rawArguments, 'pre code'));
+    if (call.result !== undefined) {
+      const isError = call.status === 'error' || call.error === true;
+      body.append(el('h4', 'details-sublabel', isError ? 'Error' : call.status === 'rejected' ? 'Rejection' : 'Result'), this.longText(call.result, `pre ${isError ? 'pre-error' : ''}`));
+    }
+    if (call.audit && Object.keys(call.audit).length) body.append(el('h4', 'details-sublabel', 'Repair audit'), this.longText(prettyValue(call.audit), 'pre code'));
+    c.append(body);
+    return c;
+  }
+
+  private auditsSection(s: HTMLElement, step: StepState): void {
+    if (step.audits.length === 0) return;
+    const head = el('h3', 'details-label', 'Repair and failover audits ');
+    head.append(badge(String(step.audits.length)));
+    s.append(head);
+    for (const audit of step.audits) {
+      const kind = typeof audit.kind === 'string' ? humanize(audit.kind) : 'audit';
+      const c = custom('vscode-collapsible', 'audit') as HTMLElement & { heading: string };
+      c.heading = kind;
+      c.append(this.longText(prettyValue(audit), 'pre code'));
+      s.append(c);
+    }
+  }
+
+  private replansSection(s: HTMLElement, state: PlanState, step: StepState): void {
+    const records = lineageReplans(state, step);
+    if (records.length === 0) return;
+    s.append(el('h3', 'details-label', 'Replan history of this lineage'));
+    const ol = el('ol', 'replan-list');
+    for (const record of records) ol.append(el('li', '', replanSummary(record)));
+    s.append(ol);
+  }
+
+  private notesSection(s: HTMLElement, step: StepState): void {
+    if (step.notes.length) {
+      s.append(el('h3', 'details-label', 'Notes'));
+      const ul = el('ul', 'note-list');
+      for (const note of step.notes) ul.append(el('li', '', note));
+      s.append(ul);
+    }
+    if (step.files.length) {
+      s.append(el('h3', 'details-label', 'Files'));
+      const ul = el('ul', 'note-list');
+      for (const file of step.files) ul.append(el('li', 'mono', file));
+      s.append(ul);
+    }
+  }
+
+  /** A <pre> cut at DETAIL_TEXT_LIMIT characters with a "Show all" button for the rest. */
+  private longText(text: string, className: string): HTMLElement {
+    const cut = truncate(text, DETAIL_TEXT_LIMIT);
+    const block = pre(cut.text, className);
+    block.tabIndex = 0;
+    if (!cut.truncated) return block;
+    const wrap = el('div', 'long-text');
+    const more = button(`Show all (${cut.omitted.toLocaleString('en-US')} more characters)`, 'link', 'Show the full text', () => {
+      block.textContent = text;
+      more.remove();
+    });
+    wrap.append(block, more);
+    return wrap;
+  }
+}
+
+/** Changes whenever anything shown for the call changes. */
+export function callSignature(call: ToolCallRecord): string {
+  return `${call.status}|${call.result?.length ?? -1}|${call.reason ?? ''}|${call.approval?.requestId ?? ''}|${call.approval?.feedback ?? ''}|${call.durationMs ?? ''}|${call.arguments.length}|${call.isComplete}`;
+}

@@ -1,0 +1,132 @@
+import type { RunStatus } from '../src/core/plan/planTypes';
+import { button, el, setAttr, setText } from './dom';
+import { formatElapsed, formatTokens, oneLine } from './format';
+import type { PlanStore } from './store';
+
+// The run header: title, run status, elapsed time, tokens (when the provider reported usage),
+// Cancel while running, and, when two or more approvals are pending, "Approve all (N)" / "Deny all"
+// with the list of every call they would answer.
+
+export interface HeaderHandlers {
+  cancel(source: HTMLButtonElement): void;
+  approveAll(source: HTMLButtonElement): void;
+  denyAll(source: HTMLButtonElement): void;
+  openTrace(): void;
+}
+
+const RUN_STATUS_LABEL: Record<RunStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
+const RUN_STATUS_GLYPH: Record<RunStatus, string> = { running: '◐', completed: '✓', failed: '✕', cancelled: '⊘' };
+
+export function runStatusLabel(status: RunStatus, live: boolean): string {
+  return `${RUN_STATUS_LABEL[status]}${!live && status === 'running' ? ' (not live)' : ''}`;
+}
+
+export class RunHeader {
+  readonly root: HTMLElement;
+  private readonly title = el('h1', 'run-title');
+  private readonly status = el('span', 'run-status');
+  private readonly statusGlyph = el('span', 'run-status-glyph');
+  private readonly statusText = el('span', 'run-status-text');
+  private readonly announcer = el('span', 'sr-only');
+  private readonly elapsed = el('span', 'run-elapsed');
+  private readonly tokens = el('span', 'run-tokens');
+  private readonly steps = el('span', 'run-steps');
+  private readonly cancel: HTMLButtonElement;
+  private readonly bulk = el('section', 'approvals-bar');
+  private readonly bulkTitle = el('h2', 'approvals-title');
+  private readonly bulkList = el('ul', 'approvals-list');
+  private readonly approveAll: HTMLButtonElement;
+  private readonly denyAll: HTMLButtonElement;
+  private bulkSig = '';
+  private lastStatus = '';
+
+  constructor(private readonly handlers: HeaderHandlers) {
+    this.root = el('header', 'run-header');
+    const row = el('div', 'run-row');
+    this.statusGlyph.setAttribute('aria-hidden', 'true');
+    this.status.append(this.statusGlyph, this.statusText);
+    this.announcer.setAttribute('role', 'status');
+    this.elapsed.title = 'Elapsed time';
+    this.tokens.title = 'Tokens used (prompt + completion)';
+    const meta = el('div', 'run-meta');
+    meta.append(this.status, this.elapsed, this.steps, this.tokens);
+    const titleBox = el('div', 'run-title-box');
+    titleBox.append(this.title, meta);
+    this.cancel = button('Cancel', 'btn btn-secondary', 'Cancel the run', (_ev, self) => this.handlers.cancel(self));
+    const trace = button('Open trace', 'btn btn-secondary', 'Open the run trace file', () => this.handlers.openTrace());
+    const actions = el('div', 'run-actions');
+    actions.append(this.cancel, trace);
+    row.append(titleBox, actions);
+    this.approveAll = button('Approve all', 'btn btn-primary', 'Approve all pending tool calls', (_ev, self) => this.handlers.approveAll(self));
+    this.denyAll = button('Deny all', 'btn btn-secondary', 'Deny all pending tool calls', (_ev, self) => this.handlers.denyAll(self));
+    const bulkHead = el('div', 'approvals-head');
+    const bulkButtons = el('div', 'approvals-buttons');
+    bulkButtons.append(this.approveAll, this.denyAll);
+    bulkHead.append(this.bulkTitle, bulkButtons);
+    this.bulk.setAttribute('aria-label', 'Pending approvals');
+    this.bulk.append(bulkHead, this.bulkList);
+    this.bulk.hidden = true;
+    this.root.append(row, this.bulk, this.announcer);
+  }
+
+  update(store: PlanStore, now: number): void {
+    const s = store.state;
+    setText(this.title, s.title || oneLine(s.task, 120) || (store.runId ? 'Planning…' : 'Waiting for a run…'));
+    setAttr(this.title, 'title', s.task || undefined);
+    const label = store.runId ? runStatusLabel(s.status, store.live) : 'No run';
+    setText(this.statusText, label);
+    setText(this.statusGlyph, RUN_STATUS_GLYPH[s.status]);
+    this.status.className = `run-status run-${store.runId ? s.status : 'idle'}`;
+    if (label !== this.lastStatus) {
+      this.lastStatus = label;
+      setText(this.announcer, `Run ${label.toLowerCase()}`);
+    }
+    let done = 0;
+    for (const step of s.steps.values()) if (step.status === 'completed') done++;
+    setText(this.steps, s.steps.size ? `${done}/${s.steps.size} steps` : '');
+    const total = s.usage.promptTokens + s.usage.completionTokens;
+    setText(this.tokens, total > 0 ? `${formatTokens(total)} tokens` : '');
+    this.tokens.hidden = total === 0;
+    setAttr(this.tokens, 'title', total > 0 ? `Tokens: ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion` : undefined);
+    const running = s.status === 'running' && store.live && !!store.runId;
+    this.cancel.hidden = !running;
+    this.cancel.disabled = store.cancelRequested;
+    setText(this.cancel, store.cancelRequested ? 'Cancelling…' : 'Cancel');
+    this.tick(store, now);
+    this.updateBulk(store);
+  }
+
+  /** Elapsed time only (called every second while running). */
+  tick(store: PlanStore, now: number): void {
+    const s = store.state;
+    if (s.startedAt === undefined) {
+      setText(this.elapsed, '');
+      return;
+    }
+    // A live run ticks with the clock; a finished one, or a trace that stopped mid-run, stops at its last event.
+    const end = s.status === 'running' && store.live ? Math.max(now, s.startedAt) : (s.finishedAt ?? store.lastEventTime ?? s.startedAt);
+    setText(this.elapsed, `⏱ ${formatElapsed(end - s.startedAt)}`);
+  }
+
+  private updateBulk(store: PlanStore): void {
+    const open = store.openApprovals();
+    const sig = open.map((a) => a.requestId).join('|');
+    if (sig === this.bulkSig) return;
+    this.bulkSig = sig;
+    this.bulk.hidden = open.length < 2;
+    if (open.length < 2) return;
+    setText(this.bulkTitle, `${open.length} tool calls await approval`);
+    setText(this.approveAll, `Approve all (${open.length})`);
+    this.approveAll.setAttribute('aria-label', `Approve all ${open.length} pending tool calls`);
+    this.approveAll.disabled = this.denyAll.disabled = false;
+    this.bulkList.replaceChildren(
+      ...open.map((a) => {
+        const li = el('li', 'approvals-item');
+        const args = el('code', 'approvals-args', oneLine(a.argumentsJson, 140));
+        args.title = a.argumentsJson;
+        li.append(el('span', 'approvals-step', a.stepId), el('span', 'approvals-tool', a.toolName), args, el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required' : 'optional'));
+        return li;
+      }),
+    );
+  }
+}
