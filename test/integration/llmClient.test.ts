@@ -286,6 +286,19 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       assert.match(response.attempts[0].error ?? '', /upstream overloaded/);
     });
 
+    it('refuses a non-streamed body that is not a chat completion, and a stream answered with plain JSON', async () => {
+      server = await startScriptedServer(() => ({ kind: 'raw', headers: { 'content-type': 'text/html' }, body: '<html>Welcome to nginx</html>' }));
+      const html = await rejection(clientFor(server).chat({ ...base, purpose: 'planner', stream: false }));
+      assert.equal(html.kind, 'bad_response');
+      assert.match(html.message, /not an OpenAI chat completion.*nginx/);
+      await server.close();
+      server = await startScriptedServer(() => ({ kind: 'raw', body: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' } }] }) }));
+      const json = await rejection(clientFor(server).chat({ ...base, purpose: 'executor' }));
+      assert.equal(json.kind, 'bad_response');
+      assert.match(json.message, /instead of an event stream/);
+      assert.equal(json.attempts.length, 1);
+    });
+
     it('does not retry a response that is not a chat completion', async () => {
       server = await startScriptedServer(() => ({ kind: 'chunks', chunks: ['this is not json'] }));
       const err = await rejection(clientFor(server).chat({ ...base, purpose: 'executor' }));

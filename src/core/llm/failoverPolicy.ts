@@ -1,0 +1,161 @@
+import type { LlmErrorKind } from './llmTypes';
+
+// What to do when one attempt of an LLM request fails (seed 004 §5.1 and issue 3):
+// - fail over to the next of cortex.llm.fallbackModels only before any token streamed, and only on
+//   a 404 about the model or a 400/422 about tools, functions or schema;
+// - never fail over on 401/403 or on other 400s;
+// - retry the same model, within the retry budget, on transient failures: 429, 5xx, connection
+//   resets, a stream that broke off, timeouts;
+// - an endpoint that refuses `stream_options` or `response_format` is asked again without it.
+// Pure: the client turns SDK errors into FailureFacts and acts on the decision.
+
+export type FailureCause =
+  /** The endpoint answered with an HTTP error (or an error event inside the stream). */
+  | 'http'
+  /** The connection failed (refused, DNS, reset...). */
+  | 'network'
+  | 'request_timeout'
+  | 'idle_timeout'
+  | 'cancelled'
+  /** The stream ended without [DONE] and without a finish_reason. */
+  | 'no_done'
+  /** The body was not an OpenAI chat completion (bad JSON, bad SSE). */
+  | 'malformed';
+
+export interface FailureFacts {
+  cause: FailureCause;
+  /** 'request' until the first chunk arrived, then 'stream'. */
+  phase: 'request' | 'stream';
+  status?: number;
+  /** The endpoint's or the transport's own words. */
+  message: string;
+  /** OpenAI error `code` and `param`, e.g. 'model_not_found', 'tools'. */
+  code?: string;
+  param?: string;
+  /** Network error code from the cause chain: ECONNREFUSED, ENOTFOUND, ECONNRESET, UND_ERR_SOCKET... */
+  networkCode?: string;
+  /** The `x-should-retry` response header, when present. */
+  shouldRetry?: boolean;
+  /** From `retry-after-ms` / `retry-after`. */
+  retryAfterMs?: number;
+}
+
+export interface FailureContext {
+  baseUrl: string;
+  model: string;
+  /** Whether this attempt sent stream_options / response_format (only those can be dropped). */
+  sentStreamOptions: boolean;
+  sentResponseFormat: boolean;
+  requestTimeoutMs: number;
+  streamIdleTimeoutMs: number;
+}
+
+export interface FailureDecision {
+  kind: LlmErrorKind;
+  /** Worth retrying the same model (counts against cortex.llm.maxRetries). */
+  transient: boolean;
+  /** Worth trying the next fallback model. */
+  failover: boolean;
+  /** Ask again at once without this parameter (does not count as a retry). */
+  drop?: 'stream_options' | 'response_format';
+  retryAfterMs?: number;
+  /** For a person: what happened and what to check. */
+  message: string;
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+const ABOUT_TOOLS = /\b(tools?|tool_choice|tool[ _-]?calls?|tool[ _-]?calling|tool[ _-]?use|functions?|function[ _-]?call(s|ing)?|schema)\b/i;
+const ABOUT_MODEL = /\bmodels?\b/i;
+const ABOUT_STREAM_OPTIONS = /stream_options|include_usage/i;
+const ABOUT_RESPONSE_FORMAT = /response_format|json_object|json[ _]mode/i;
+
+export function classifyLlmFailure(facts: FailureFacts, ctx: FailureContext): FailureDecision {
+  const d = classify(facts, ctx);
+  // Once the stream started, the model is not switched and parameters are not dropped.
+  return facts.phase === 'stream' && (d.failover || d.drop) ? { kind: d.kind, transient: d.transient, failover: false, message: d.message, ...(d.retryAfterMs !== undefined ? { retryAfterMs: d.retryAfterMs } : {}) } : d;
+}
+
+function classify(facts: FailureFacts, ctx: FailureContext): FailureDecision {
+  const said = facts.message.trim() ? `: ${clip(facts.message.trim())}` : '';
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  switch (facts.cause) {
+    case 'cancelled':
+      return decision('cancelled', false, 'The LLM request was cancelled.');
+    case 'request_timeout':
+      return decision('timeout', true, `The LLM endpoint ${ctx.baseUrl} did not answer within ${seconds(ctx.requestTimeoutMs)} (cortex.llm.requestTimeoutSeconds).`);
+    case 'idle_timeout':
+      return decision('timeout', true, `The response stream from ${ctx.baseUrl} sent nothing for ${seconds(ctx.streamIdleTimeoutMs)} and was stopped (cortex.llm.streamIdleTimeoutSeconds).`);
+    case 'no_done':
+      return decision('stream_broken', true, `The response stream from ${ctx.baseUrl} ended before the model finished (no [DONE], no finish_reason).`);
+    case 'malformed':
+      return decision('bad_response', false, `The endpoint ${ctx.baseUrl} sent something that is not an OpenAI chat completion${said}. Check that cortex.llm.baseUrl points at an OpenAI-compatible API (usually ending in /v1).`);
+    case 'network':
+      return classifyNetwork(facts, ctx, said);
+    case 'http':
+      return classifyHttp(facts, ctx, said);
+  }
+}
+
+function classifyNetwork(facts: FailureFacts, ctx: FailureContext, said: string): FailureDecision {
+  const code = facts.networkCode;
+  if (facts.phase === 'request' && code && UNREACHABLE_CODES.has(code)) {
+    return decision('unreachable', false, `Cannot reach the LLM endpoint ${ctx.baseUrl} (${code}). Check cortex.llm.baseUrl and that the server is running.`);
+  }
+  if (facts.phase === 'stream') {
+    return decision('stream_broken', true, `The connection to ${ctx.baseUrl} broke off in the middle of the model's response (${code ?? clip(facts.message)}).`);
+  }
+  return decision('stream_broken', true, `The connection to ${ctx.baseUrl} failed (${code ?? 'no error code'})${said}.`);
+}
+
+function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): FailureDecision {
+  const status = facts.status;
+  const text = `${facts.message} ${facts.code ?? ''} ${facts.param ?? ''}`;
+  const override = (d: FailureDecision): FailureDecision => (facts.shouldRetry === undefined || d.kind === 'auth' ? d : { ...d, transient: facts.shouldRetry });
+
+  if (status === 401) {
+    return decision('auth', false, `The endpoint rejected the API key (401). Run 'Cortex: Set API key' or set OPENAI_API_KEY.`);
+  }
+  if (status === 403) {
+    return decision('auth', false, `The endpoint refused access (403)${said}. Check that the API key may use model '${ctx.model}'.`);
+  }
+  if (status === 404) {
+    if (facts.code === 'model_not_found' || ABOUT_MODEL.test(facts.message)) {
+      return { ...decision('not_found', false, `Model '${ctx.model}' is not available at ${ctx.baseUrl} (404)${said}. Check cortex.llm.model, or list other models in cortex.llm.fallbackModels.`), failover: true };
+    }
+    return decision('not_found', false, `${ctx.baseUrl}/chat/completions was not found (404)${said}. Check that cortex.llm.baseUrl is the API root, usually ending in /v1.`);
+  }
+  if (status === 400 || status === 422) {
+    if (ctx.sentStreamOptions && ABOUT_STREAM_OPTIONS.test(text)) {
+      return { ...decision('bad_request', false, `The endpoint refused stream_options (${status})${said}.`), drop: 'stream_options' };
+    }
+    if (ctx.sentResponseFormat && ABOUT_RESPONSE_FORMAT.test(text)) {
+      return { ...decision('bad_request', false, `The endpoint refused response_format (${status})${said}.`), drop: 'response_format' };
+    }
+    const aboutHistory = (facts.param ?? '').startsWith('messages') || /messages\[\d+\]/.test(facts.message);
+    if (!aboutHistory && ABOUT_TOOLS.test(text)) {
+      return { ...decision('bad_request', false, `Model '${ctx.model}' refused the request's tools (${status})${said}. Use a model that supports tool calling, or list one in cortex.llm.fallbackModels.`), failover: true };
+    }
+    return override(decision('bad_request', false, `The endpoint rejected the request (${status})${said}.`));
+  }
+  if (status === 408) return override(decision('timeout', true, `The endpoint timed out the request (408)${said}.`));
+  if (status === 409) return override(decision('server', true, `The endpoint reported a conflict (409)${said}.`));
+  if (status === 429) {
+    const d = override(decision('rate_limit', true, `The endpoint is rate limiting requests (429)${said}.`));
+    return facts.retryAfterMs !== undefined ? { ...d, retryAfterMs: facts.retryAfterMs } : d;
+  }
+  if (status !== undefined && status >= 500) return override(decision('server', true, `The endpoint failed with ${status}${said}.`));
+  if (status === undefined) {
+    // An error event inside a 200 stream, without a status.
+    return override(decision('server', true, `The endpoint reported an error in the middle of its response${said}.`));
+  }
+  return override(decision('bad_request', false, `The endpoint rejected the request (${status})${said}.`));
+}
+
+function decision(kind: LlmErrorKind, transient: boolean, message: string): FailureDecision {
+  return { kind, transient, failover: false, message };
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ');
+  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine;
+}

@@ -1,0 +1,262 @@
+import OpenAI from 'openai';
+import { silentLogger, type Logger } from '../ports';
+import { classifyLlmFailure, type FailureDecision, type FailureFacts } from './failoverPolicy';
+import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient } from './llmTypes';
+import { describeSdkFailure } from './sdkFailure';
+import { createProbingFetch, newSseProbe, sseProbeFetchOptions } from './sseProbe';
+import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type AccumulatorResult } from './toolCallAccumulator';
+
+// The LlmClient for any OpenAI-compatible endpoint (OpenAI, Azure, DeepSeek, Qwen, Mistral, Gemini,
+// Ollama, vLLM, LM Studio, LiteLLM...), through the `openai` SDK. Streams are read as raw chunks
+// (not the SDK's stream helper, which throws on index-less tool calls) into the pure accumulator.
+// The SDK's own retries are off: this client retries transient failures itself, fails over to
+// cortex.llm.fallbackModels only before anything streamed, and records every attempt.
+
+export interface OpenAiClientOptions {
+  /** API root, e.g. http://127.0.0.1:11434/v1. Always used as given: OPENAI_BASE_URL never wins. */
+  baseUrl: string;
+  /** Missing or empty: a placeholder is sent (local endpoints need no key). */
+  apiKey?: string;
+  model: string;
+  /** Tried in order when a request for the current model fails before anything streamed. */
+  fallbackModels?: string[];
+  /** Until the response headers (streams) or the whole body (non-streamed). */
+  requestTimeoutMs: number;
+  /** A stream that sends no bytes for this long is stopped (retryable 'timeout'). */
+  streamIdleTimeoutMs: number;
+  /** Retries of transient failures (429, 5xx, resets, broken streams, timeouts) per request. */
+  maxRetries: number;
+  temperature?: number | null;
+  logger?: Logger;
+  fetch?: typeof fetch;
+  /** First backoff delay; doubles per retry, capped at 8 s. Default 250 ms. */
+  retryBaseDelayMs?: number;
+  /** Argument byte cap per tool call (larger calls are not executed: 'too_large'). Default 4 MiB. */
+  maxArgumentBytes?: number;
+}
+
+const MAX_BACKOFF_MS = 8_000;
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
+  return new OpenAiClient(options);
+}
+
+type AttemptOutcome = { ok: true; result: AccumulatorResult } | { ok: false; facts: FailureFacts };
+
+interface Sent {
+  streamOptions: boolean;
+  responseFormat: boolean;
+}
+
+class OpenAiClient implements LlmClient {
+  private readonly sdk: OpenAI;
+  private readonly logger: Logger;
+  /** Learned per endpoint: once refused, not sent again by this client. */
+  private streamOptionsRefused = false;
+  private responseFormatRefused = false;
+  /** Batch counter for callers that pass none (the executor passes its per-run counter). */
+  private nextBatch = 0;
+
+  constructor(private readonly options: OpenAiClientOptions) {
+    this.logger = options.logger ?? silentLogger;
+    const apiKey = options.apiKey?.trim() ? options.apiKey : 'not-needed';
+    this.sdk = new OpenAI({
+      apiKey,
+      baseURL: options.baseUrl,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      // A backstop only: this client's own timers abort first.
+      timeout: options.requestTimeoutMs + 5_000,
+      fetch: createProbingFetch(options.fetch ?? globalThis.fetch),
+      logLevel: 'off',
+    });
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    const models = [...new Set([this.options.model, ...(this.options.fallbackModels ?? [])])];
+    const requestedModel = models[0];
+    const attempts: LlmAttempt[] = [];
+    const notes: string[] = [];
+    const batch = request.batch ?? this.nextBatch++;
+    const stream = request.stream ?? true;
+    let retries = 0;
+
+    for (let m = 0; m < models.length; m++) {
+      const model = models[m];
+      for (;;) {
+        if (request.signal?.aborted) throw new LlmError('cancelled', 'The LLM request was cancelled.', undefined, attempts);
+        const sent: Sent = { streamOptions: stream && !this.streamOptionsRefused, responseFormat: request.jsonResponse === true && !this.responseFormatRefused };
+        const started = Date.now();
+        this.logger.debug('llm request', { purpose: request.purpose, stepId: request.stepId, model, stream, retry: retries });
+        const outcome = await this.attempt(request, model, stream, sent, batch);
+        const durationMs = Date.now() - started;
+
+        if (outcome.ok) {
+          attempts.push(attempt(model, true, durationMs, retries));
+          const result = outcome.result;
+          for (const note of result.notes) (note.includes('double-encoded') ? this.logger.info : this.logger.debug).call(this.logger, note, { model });
+          return {
+            content: result.content,
+            toolCalls: result.toolCalls,
+            droppedToolNames: result.droppedToolNames,
+            finishReason: result.finishReason,
+            requestedModel,
+            usedModel: model,
+            attempts,
+            ...(result.usage ? { usage: result.usage } : {}),
+            notes: [...notes, ...result.notes],
+          };
+        }
+
+        const d = classifyLlmFailure(outcome.facts, {
+          baseUrl: this.options.baseUrl,
+          model,
+          sentStreamOptions: sent.streamOptions,
+          sentResponseFormat: sent.responseFormat,
+          requestTimeoutMs: this.options.requestTimeoutMs,
+          streamIdleTimeoutMs: this.options.streamIdleTimeoutMs,
+        });
+        attempts.push({ ...attempt(model, false, durationMs, retries), ...(outcome.facts.status !== undefined ? { status: outcome.facts.status } : {}), error: d.message });
+        if (d.kind === 'cancelled') throw new LlmError('cancelled', d.message, undefined, attempts);
+
+        if (d.drop === 'stream_options') {
+          this.streamOptionsRefused = true;
+          notes.push(`${d.message} Asked again without it.`);
+          this.logger.info('endpoint refused stream_options; sending without it from now on', { model });
+          continue;
+        }
+        if (d.drop === 'response_format') {
+          this.responseFormatRefused = true;
+          notes.push(`${d.message} Asked again without it.`);
+          this.logger.info('endpoint refused response_format; sending without it from now on', { model });
+          continue;
+        }
+        if (d.failover && m < models.length - 1) {
+          notes.push(`Model '${model}' failed before answering (${outcome.facts.status ?? d.kind}); failing over to '${models[m + 1]}'.`);
+          this.logger.warn('llm failover', { from: model, to: models[m + 1], status: outcome.facts.status, error: d.message });
+          break;
+        }
+        if (d.transient && retries < this.options.maxRetries) {
+          retries++;
+          const delay = this.backoff(retries, d);
+          this.logger.warn('llm request failed; retrying', { model, retry: retries, of: this.options.maxRetries, delayMs: delay, error: d.message });
+          await sleep(delay, request.signal);
+          continue;
+        }
+        throw new LlmError(d.kind, finalMessage(d, attempts, models, retries), outcome.facts.status, attempts);
+      }
+    }
+    // Unreachable: the last model either returns or throws.
+    throw new LlmError('bad_response', 'No model was tried.', undefined, attempts);
+  }
+
+  /** One HTTP request and, for streams, the reading of its body. Never throws. */
+  private async attempt(request: ChatRequest, model: string, stream: boolean, sent: Sent, batch: number): Promise<AttemptOutcome> {
+    const controller = new AbortController();
+    let abortCause: 'cancelled' | 'request_timeout' | 'idle_timeout' | undefined;
+    const abort = (cause: NonNullable<typeof abortCause>): void => {
+      if (abortCause) return;
+      abortCause = cause;
+      controller.abort();
+    };
+    const onCallerAbort = (): void => abort('cancelled');
+    if (request.signal?.aborted) abort('cancelled');
+    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort('request_timeout'), this.options.requestTimeoutMs);
+    const probe = newSseProbe();
+    const accumulator = createToolCallAccumulator({ batch, maxArgumentBytes: this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES });
+    const phase = (): 'request' | 'stream' => (accumulator.chunkCount > 0 ? 'stream' : 'request');
+    const aborted = (): AttemptOutcome => ({ ok: false, facts: { cause: abortCause!, phase: phase(), message: abortCause! } });
+
+    const headers: Record<string, string> = { 'x-cortex-purpose': request.purpose };
+    if (request.stepId) headers['x-cortex-step'] = request.stepId;
+    const body: Record<string, unknown> = { model, messages: request.messages };
+    if (request.tools && request.tools.length > 0) body.tools = request.tools;
+    const temperature = request.temperature ?? this.options.temperature;
+    if (typeof temperature === 'number') body.temperature = temperature;
+    if (sent.responseFormat) body.response_format = { type: 'json_object' };
+    const requestOptions = { signal: controller.signal, headers, fetchOptions: sseProbeFetchOptions(probe), timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
+
+    try {
+      if (!stream) {
+        const completion = await this.sdk.chat.completions.create({ ...body, stream: false } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, requestOptions);
+        if (abortCause) return aborted();
+        if (!isCompletion(completion)) {
+          return { ok: false, facts: { cause: 'malformed', phase: 'request', message: `expected a chat completion, got ${describeBody(completion)}` } };
+        }
+        accumulator.push(completion);
+        return { ok: true, result: accumulator.finish() };
+      }
+
+      const streamBody = { ...body, stream: true, ...(sent.streamOptions ? { stream_options: { include_usage: true } } : {}) };
+      const chunks = await this.sdk.chat.completions.create(streamBody as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, requestOptions);
+      const idleMs = this.options.streamIdleTimeoutMs;
+      const armIdle = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(() => abort('idle_timeout'), idleMs);
+      };
+      armIdle();
+      probe.onActivity = armIdle;
+      for await (const chunk of chunks) accumulator.push(chunk);
+      // The SDK ends the loop quietly when it is aborted or the body ends without [DONE].
+      if (abortCause) return aborted();
+      if (accumulator.chunkCount === 0 && probe.contentType !== undefined && !probe.contentType.includes('text/event-stream')) {
+        return { ok: false, facts: { cause: 'malformed', phase: 'request', message: `a streaming request was answered with '${probe.contentType || 'no content type'}' instead of an event stream` } };
+      }
+      if (!probe.sawDone && accumulator.finishReason === null) {
+        return { ok: false, facts: { cause: 'no_done', phase: phase(), message: `stream ended after ${accumulator.chunkCount} chunks without [DONE] or finish_reason` } };
+      }
+      return { ok: true, result: accumulator.finish() };
+    } catch (error) {
+      if (abortCause) return aborted();
+      return { ok: false, facts: describeSdkFailure(error, phase()) };
+    } finally {
+      probe.onActivity = undefined;
+      clearTimeout(timer);
+      timer = undefined;
+      request.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  private backoff(retry: number, d: FailureDecision): number {
+    if (d.retryAfterMs !== undefined) return Math.min(d.retryAfterMs, MAX_RETRY_AFTER_MS);
+    const base = this.options.retryBaseDelayMs ?? 250;
+    return Math.min(base * 2 ** (retry - 1), MAX_BACKOFF_MS);
+  }
+}
+
+function isCompletion(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { choices?: unknown }).choices);
+}
+
+function describeBody(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object without choices' : typeof value;
+}
+
+function attempt(model: string, ok: boolean, durationMs: number, retries: number): LlmAttempt {
+  return retries > 0 ? { model, ok, durationMs, retry: retries } : { model, ok, durationMs };
+}
+
+function finalMessage(d: FailureDecision, attempts: LlmAttempt[], models: string[], retries: number): string {
+  let message = d.message;
+  if (d.failover && models.length > 1) message += ` Tried ${models.map((m) => `'${m}'`).join(', ')}.`;
+  if (d.transient && retries > 0) message += ` Gave up after ${attempts.length} attempts.`;
+  return message;
+}
+
+/** Waits `ms`, or less if the signal aborts (the caller then sees the abort). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { classifyLlmFailure, type FailureContext, type FailureFacts } from '../../../src/core/llm/failoverPolicy';
+import { describeSdkFailure } from '../../../src/core/llm/sdkFailure';
+
+const ctx: FailureContext = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5', sentStreamOptions: true, sentResponseFormat: true, requestTimeoutMs: 120_000, streamIdleTimeoutMs: 60_000 };
+const http = (status: number | undefined, message: string, more: Partial<FailureFacts> = {}): FailureFacts => ({ cause: 'http', phase: 'request', status, message, ...more });
+const decide = (facts: FailureFacts, c: Partial<FailureContext> = {}) => classifyLlmFailure(facts, { ...ctx, ...c });
+
+describe('failoverPolicy', () => {
+  describe('failover only where seed 004 §5.1 allows it', () => {
+    it('fails over on a 404 for an unknown or unsupported model', () => {
+      for (const facts of [http(404, 'The model `x` does not exist or you do not have access to it.', { code: 'model_not_found' }), http(404, "model 'llama9' not found, try pulling it first")]) {
+        const d = decide(facts);
+        assert.equal(d.kind, 'not_found');
+        assert.equal(d.failover, true, facts.message);
+        assert.equal(d.transient, false);
+      }
+    });
+
+    it('does not fail over on a 404 that is about the URL, and says to check the base URL', () => {
+      const d = decide(http(404, 'Unknown request URL: POST /chat/completions.'));
+      assert.equal(d.failover, false);
+      assert.match(d.message, /cortex\.llm\.baseUrl/);
+    });
+
+    it('fails over on a 400 or 422 about tools, functions or schema', () => {
+      for (const [status, text] of [
+        [400, 'registry.ollama.ai/library/gemma:2b does not support tools'],
+        [400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'],
+        [400, 'Function calling is not enabled for models/gemini-1.0-pro'],
+        [422, 'Invalid schema for function read_file'],
+        [400, 'tools is not supported by this model'],
+      ] as const) {
+        const d = decide(http(status, text));
+        assert.equal(d.failover, true, text);
+        assert.equal(d.kind, 'bad_request');
+      }
+    });
+
+    it('never fails over on 401, 403 or other 400s (a history problem naming tool_calls included)', () => {
+      for (const facts of [
+        http(401, 'Incorrect API key provided'),
+        http(403, 'Project does not have access to model'),
+        http(400, 'max_tokens is too large'),
+        http(400, "Invalid 'messages[3].tool_calls': duplicate id", { param: 'messages[3].tool_calls' }),
+        http(400, 'Invalid parameter: messages[2] with role tool must follow tool_calls'),
+      ]) {
+        const d = decide(facts);
+        assert.equal(d.failover, false, facts.message);
+        assert.equal(d.transient, false, facts.message);
+      }
+    });
+
+    it('never fails over or drops parameters once the stream started', () => {
+      const d = decide(http(404, 'The model `x` does not exist', { phase: 'stream', code: 'model_not_found' }));
+      assert.equal(d.failover, false);
+      assert.equal(decide(http(400, 'stream_options not supported', { phase: 'stream' })).drop, undefined);
+    });
+
+    it('words 401 for a person', () => {
+      assert.equal(decide(http(401, 'bad key')).message, "The endpoint rejected the API key (401). Run 'Cortex: Set API key' or set OPENAI_API_KEY.");
+    });
+  });
+
+  describe('parameters the endpoint refuses', () => {
+    it('drops stream_options or response_format only when this attempt sent them', () => {
+      assert.equal(decide(http(400, 'Unrecognized request argument supplied: stream_options')).drop, 'stream_options');
+      assert.equal(decide(http(400, 'Unrecognized request argument supplied: stream_options'), { sentStreamOptions: false }).drop, undefined);
+      assert.equal(decide(http(400, 'response_format is not supported', { param: 'response_format' })).drop, 'response_format');
+      assert.equal(decide(http(400, 'response_format is not supported'), { sentResponseFormat: false }).drop, undefined);
+    });
+  });
+
+  describe('transient failures are retried on the same model', () => {
+    it('429 with its retry-after, 5xx, 408, 409', () => {
+      const limited = decide(http(429, 'Rate limit reached', { retryAfterMs: 1500 }));
+      assert.deepEqual([limited.kind, limited.transient, limited.failover, limited.retryAfterMs], ['rate_limit', true, false, 1500]);
+      for (const status of [500, 502, 503, 504, 408, 409]) assert.equal(decide(http(status, 'x')).transient, true, String(status));
+    });
+
+    it('obeys x-should-retry either way, except for auth', () => {
+      assert.equal(decide(http(500, 'x', { shouldRetry: false })).transient, false);
+      assert.equal(decide(http(400, 'x', { shouldRetry: true })).transient, true);
+      assert.equal(decide(http(401, 'x', { shouldRetry: true })).transient, false);
+    });
+
+    it('network: refused/DNS is unreachable and final; a reset is retried', () => {
+      const refused = decide({ cause: 'network', phase: 'request', message: 'connect ECONNREFUSED', networkCode: 'ECONNREFUSED' });
+      assert.deepEqual([refused.kind, refused.transient, refused.failover], ['unreachable', false, false]);
+      assert.equal(refused.message, 'Cannot reach the LLM endpoint http://127.0.0.1:11434/v1 (ECONNREFUSED). Check cortex.llm.baseUrl and that the server is running.');
+      const reset = decide({ cause: 'network', phase: 'request', message: 'socket hang up', networkCode: 'ECONNRESET' });
+      assert.deepEqual([reset.kind, reset.transient], ['stream_broken', true]);
+      const midStream = decide({ cause: 'network', phase: 'stream', message: 'terminated', networkCode: 'UND_ERR_SOCKET' });
+      assert.deepEqual([midStream.kind, midStream.transient, midStream.failover], ['stream_broken', true, false]);
+    });
+
+    it('timeouts, streams without [DONE], in-stream error events', () => {
+      const idle = decide({ cause: 'idle_timeout', phase: 'stream', message: '' });
+      assert.deepEqual([idle.kind, idle.transient], ['timeout', true]);
+      assert.match(idle.message, /60 s .*streamIdleTimeoutSeconds/);
+      assert.deepEqual([decide({ cause: 'request_timeout', phase: 'request', message: '' }).kind, decide({ cause: 'no_done', phase: 'stream', message: '' }).kind], ['timeout', 'stream_broken']);
+      const event = decide(http(undefined, 'upstream overloaded', { phase: 'stream' }));
+      assert.deepEqual([event.kind, event.transient, event.failover], ['server', true, false]);
+    });
+
+    it('malformed responses and cancels are final', () => {
+      assert.deepEqual([decide({ cause: 'malformed', phase: 'stream', message: 'bad json' }).transient, decide({ cause: 'cancelled', phase: 'stream', message: '' }).kind], [false, 'cancelled']);
+    });
+  });
+
+  describe('describeSdkFailure (real SDK error classes)', () => {
+    it('reads status, code, param and retry headers of an APIError', () => {
+      const headers = new Headers({ 'retry-after-ms': '250', 'x-should-retry': 'true' });
+      const err = OpenAI.APIError.generate(429, { error: { message: 'slow down', code: 'rate_limit_exceeded', param: null, type: 'requests' } }, undefined, headers);
+      const facts = describeSdkFailure(err, 'request');
+      assert.deepEqual(facts, { cause: 'http', phase: 'request', status: 429, message: 'slow down', code: 'rate_limit_exceeded', shouldRetry: true, retryAfterMs: 250 });
+      const seconds = describeSdkFailure(OpenAI.APIError.generate(503, { error: { message: 'x' } }, undefined, new Headers({ 'retry-after': '2' })), 'request');
+      assert.equal(seconds.retryAfterMs, 2000);
+    });
+
+    it('finds the network code along the cause chain', () => {
+      const cause = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+      const facts = describeSdkFailure(new OpenAI.APIConnectionError({ cause }), 'request');
+      assert.equal(facts.cause, 'network');
+      assert.equal(facts.networkCode, 'ECONNREFUSED');
+    });
+
+    it('maps timeouts, aborts, bad JSON and in-stream error events', () => {
+      assert.equal(describeSdkFailure(new OpenAI.APIConnectionTimeoutError(), 'request').cause, 'request_timeout');
+      assert.equal(describeSdkFailure(new OpenAI.APIUserAbortError(), 'stream').cause, 'cancelled');
+      assert.equal(describeSdkFailure(new SyntaxError('Unexpected token'), 'stream').cause, 'malformed');
+      const inStream = describeSdkFailure(new OpenAI.APIError(undefined, { message: 'quota', code: 429 }, undefined, undefined), 'stream');
+      assert.deepEqual([inStream.cause, inStream.status, inStream.message], ['http', 429, 'quota']);
+    });
+  });
+});
