@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 
 const stages = [
   ['type-check', ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']],
-  ['unit + integration (mocha)', ['node_modules/mocha/bin/mocha.js']],
+  ['unit + integration (mocha)', ['node_modules/mocha/bin/mocha.js', 'test/unit/**/*.test.ts', 'test/integration/**/*.test.ts']],
   ['end-to-end in code-server', ['test/e2e/runE2e.mjs']],
 ];
 const only = process.env.CORTEX_TEST_STAGES?.split(',');

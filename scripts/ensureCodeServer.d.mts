@@ -1,0 +1,7 @@
+// Types for scripts/ensureCodeServer.mjs (used by the TypeScript e2e support code).
+export const CODE_SERVER_VERSION: string;
+export function node24Path(): string;
+export function cacheRoot(): string;
+export function codeServerDir(): string;
+export function codeServerEntry(dir?: string): string;
+export function ensureCodeServer(options?: { log?: (line: string) => void }): string;

@@ -1,0 +1,59 @@
+import type { AgentRun, RunResult } from '../core/agent/agentRun';
+import type { EventLog } from '../core/plan/eventLog';
+import type { RunEvent } from '../core/plan/events';
+import type { ApprovalBroker } from '../core/policy/approvalBroker';
+import type { ApprovalRequestMessage } from '../protocol/messages';
+import type { PanelApprovalAnswer, RunSource } from '../panel/runSource';
+
+/** A run started in this extension host: its log, approvals and agent, kept while the window lives. */
+export interface LiveRun {
+  readonly runId: string;
+  readonly task: string;
+  readonly log: EventLog;
+  readonly broker: ApprovalBroker;
+  readonly agent: AgentRun;
+  readonly traceFile: string;
+  result?: Pick<RunResult, 'status' | 'answer' | 'error'>;
+}
+
+/** The broker's pending requests in the wire shape of `host/approvals`. */
+export function pendingApprovalMessages(broker: ApprovalBroker): ApprovalRequestMessage[] {
+  return broker.pending().map((request) => ({
+    requestId: request.requestId,
+    stepId: request.stepId,
+    callId: request.callId,
+    toolName: request.toolName,
+    argumentsJson: request.argumentsJson,
+    argsHash: request.argsHash,
+    required: request.required,
+    denyEffect: request.denyEffect,
+    reason: request.reason,
+  }));
+}
+
+/** Answers through the one broker, whichever channel (panel or notification) the answer came from. */
+export function answerApproval(broker: ApprovalBroker, answer: PanelApprovalAnswer, source: 'panel' | 'notification'): { ok: boolean; reason?: string } {
+  const result = broker.answer({ ...answer, source });
+  return result.accepted ? { ok: true } : { ok: false, reason: result.reason };
+}
+
+/** A RunSource over a live run (the panel's view of it). */
+export function liveRunSource(run: LiveRun): RunSource {
+  return {
+    runId: run.runId,
+    title: run.task,
+    traceFile: run.traceFile,
+    isLive: () => run.result === undefined,
+    events: () => run.log.events,
+    subscribe: (listener: (event: RunEvent) => void) => run.log.subscribe((event) => listener(event)),
+    pendingApprovals: () => pendingApprovalMessages(run.broker),
+    onApprovalsChanged: (listener) => run.broker.onDidChange(listener),
+    answer: (answer) => answerApproval(run.broker, answer, 'panel'),
+    cancel: (reason) => {
+      if (run.result) return { ok: false, reason: `the run has already ${run.result.status === 'cancelled' ? 'been cancelled' : 'finished'}` };
+      run.agent.cancel(reason);
+      return { ok: true };
+    },
+    retryStep: (stepId) => (run.result ? { accepted: false, reason: 'the run has already finished' } : run.agent.retryStep(stepId)),
+  };
+}

@@ -1,0 +1,216 @@
+import * as vscode from 'vscode';
+import { AgentRun, newRunId, type RunResult } from '../core/agent/agentRun';
+import type { FlatConfig } from '../core/config/configSchema';
+import { EventLog } from '../core/plan/eventLog';
+import type { PlanState } from '../core/plan/planTypes';
+import { ApprovalBroker } from '../core/policy/approvalBroker';
+import type { Logger } from '../core/ports';
+import { createTraceWriter } from '../core/trace/traceWriter';
+import type { ApiKeyStore } from './apiKeyStore';
+import { watchApprovals } from './approvalNotifier';
+import { liveRunSource, type LiveRun } from './liveRun';
+import type { PanelManager } from './panelManager';
+import type { RunIndex } from './runIndex';
+import type { RunRegistry } from './runRegistry';
+import { isLocalEndpoint } from './settingsMapping';
+import type { SettingsReader } from './settingsReader';
+
+const PROGRESS_INTERVAL_MS = 250;
+
+type Outcome = Pick<RunResult, 'status' | 'answer' | 'error'>;
+
+/** One line for the progress notification and the status bar. */
+export function progressText(state: PlanState): string {
+  const steps = state.stepOrder.map((id) => state.steps.get(id)!);
+  if (steps.length === 0) return 'planning…';
+  const done = steps.filter((step) => step.status === 'completed').length;
+  const running = steps.filter((step) => step.status === 'in_progress');
+  const current = running.length > 0 ? ` — ${running.map((s) => s.description).join(' | ')}` : '';
+  return `${done}/${steps.length} steps done${current}`.slice(0, 200);
+}
+
+/**
+ * `Cortex: Run agent task`: asks for the task, starts an AgentRun with its own event log, trace
+ * file, approval broker and panel, shows progress with Cancel, and reports the result.
+ */
+export class RunController implements vscode.Disposable {
+  private readonly statusBar: vscode.StatusBarItem;
+
+  constructor(
+    private readonly settings: SettingsReader,
+    private readonly keys: ApiKeyStore,
+    private readonly registry: RunRegistry,
+    private readonly index: RunIndex,
+    private readonly panels: PanelManager,
+    private readonly logger: Logger,
+  ) {
+    this.statusBar = vscode.window.createStatusBarItem('cortex.run', vscode.StatusBarAlignment.Left, 100);
+    this.statusBar.name = 'Cortex run';
+    this.statusBar.command = 'cortex.showPanel';
+  }
+
+  async runTask(presetTask?: string): Promise<void> {
+    const folder = await this.pickFolder();
+    if (!folder) return;
+    const config = await this.settings.readOrReport();
+    if (!config) return;
+    const baseUrl = config['cortex.llm.baseUrl'];
+    const { key: apiKey, source: keySource } = await this.keys.get();
+    if (!apiKey && !isLocalEndpoint(baseUrl)) {
+      const choice = await vscode.window.showErrorMessage(
+        `Cortex has no API key for ${baseUrl}. Set one with "Cortex: Set API key" (stored in VS Code's secret storage) or the OPENAI_API_KEY environment variable, or point cortex.llm.baseUrl at a local endpoint.`,
+        'Set API key',
+        'Open Settings',
+      );
+      if (choice === 'Set API key') await vscode.commands.executeCommand('cortex.setApiKey');
+      if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'cortex.llm');
+      return;
+    }
+    const task =
+      presetTask ??
+      (await vscode.window.showInputBox({
+        title: 'Cortex: Run agent task',
+        prompt: `What should the agent do in ${folder.name}?${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: read-only)'}`,
+        placeHolder: 'e.g. Add a unit test for the date parser and make it pass',
+        ignoreFocusOut: true,
+        validateInput: (value) => (value.trim() === '' ? 'Describe the task for the agent.' : value.length > 20_000 ? 'The task is too long (over 20,000 characters).' : undefined),
+      }));
+    if (task === undefined || task.trim() === '') return;
+    await this.start(task.trim(), folder, config, apiKey, keySource);
+  }
+
+  private async pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (folders.length === 0) {
+      const choice = await vscode.window.showErrorMessage('Cortex works inside a folder: open a folder first.', 'Open Folder');
+      if (choice === 'Open Folder') await vscode.commands.executeCommand('workbench.action.files.openFolder');
+      return undefined;
+    }
+    if (folders.length === 1) return folders[0];
+    return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder the agent works in' });
+  }
+
+  private async start(task: string, folder: vscode.WorkspaceFolder, config: FlatConfig, apiKey: string | undefined, keySource: string): Promise<void> {
+    const runId = newRunId();
+    const traceFile = this.registry.traceFileFor(runId);
+    const trusted = vscode.workspace.isTrusted;
+    const log = new EventLog({ onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
+    const broker = new ApprovalBroker({ logger: this.logger });
+    let agent: AgentRun;
+    try {
+      agent = new AgentRun({ task, workspaceRoot: folder.uri.fsPath, config, apiKey, log, approvals: broker, trusted, logger: this.logger, runId, holdDeniedGates: true });
+    } catch (error) {
+      this.logger.error(`Could not start a run: ${(error as Error).stack ?? String(error)}`);
+      void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
+      return;
+    }
+    const writer = createTraceWriter(traceFile);
+    log.subscribe(writer.listener);
+    const run: LiveRun = { runId, task, log, broker, agent, traceFile };
+    this.registry.add(run);
+    await this.index.upsert({ runId, task, startedAt: Date.now(), status: 'running', traceFile, workspace: folder.uri.fsPath });
+    this.logger.info(`run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`);
+    if (!trusted) void vscode.window.showInformationMessage('Cortex runs read-only in Restricted Mode: it can read and search files but not write files or run commands.');
+
+    this.panels.open(liveRunSource(run));
+    const stopWatching = watchApprovals(runId, broker, this.logger, () => this.showPanel(runId));
+    this.updateRunning();
+
+    let result: Outcome;
+    try {
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Cortex: ${task.length > 60 ? `${task.slice(0, 59)}…` : task}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => agent.cancel('cancelled by the user'));
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const report = () => {
+            timer = undefined;
+            const text = progressText(log.state);
+            progress.report({ message: text });
+            this.statusBar.tooltip = `Cortex: ${task}\n${text}`;
+          };
+          const unsubscribe = log.subscribe(() => {
+            timer ??= setTimeout(report, PROGRESS_INTERVAL_MS);
+          });
+          try {
+            return await agent.start();
+          } finally {
+            unsubscribe();
+            if (timer) clearTimeout(timer);
+          }
+        },
+      );
+    } catch (error) {
+      // AgentRun reports its failures as a result; reaching here is a bug worth a stack in the log.
+      this.logger.error(`run ${runId} crashed: ${(error as Error).stack ?? String(error)}`);
+      result = { status: 'failed', error: `the run crashed: ${(error as Error).message} (details in the Cortex output channel)` };
+    } finally {
+      stopWatching();
+      await writer.close();
+    }
+    run.result = result;
+    const traceError = writer.error();
+    if (traceError) this.logger.error(`run ${runId}: the trace file ${traceFile} could not be written: ${traceError.message}`);
+    await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
+    this.updateRunning();
+    this.logger.info(`run ${runId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
+    await this.reportResult(run, result);
+  }
+
+  private async reportResult(run: LiveRun, result: Outcome): Promise<void> {
+    const buttons = ['Show panel', 'Open trace'];
+    const short = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
+    let choice: string | undefined;
+    if (result.status === 'completed') choice = await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...buttons);
+    else if (result.status === 'cancelled') choice = await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...buttons);
+    else choice = await vscode.window.showErrorMessage(`Cortex run failed: ${short(result.error ?? 'see the panel')}`, ...buttons);
+    if (choice === 'Show panel') this.showPanel(run.runId);
+    if (choice === 'Open trace') await openTraceDocument(run.traceFile);
+  }
+
+  private updateRunning(): void {
+    const running = this.registry.running();
+    void vscode.commands.executeCommand('setContext', 'cortex.running', running.length > 0);
+    if (running.length === 0) {
+      this.statusBar.hide();
+      return;
+    }
+    this.statusBar.text = `$(loading~spin) Cortex${running.length > 1 ? ` (${running.length} runs)` : ''}`;
+    this.statusBar.tooltip ??= `Cortex: ${running[0].task}`;
+    this.statusBar.show();
+  }
+
+  /** Shows the panel of `runId`, or of the latest run. */
+  showPanel(runId?: string): void {
+    const run = runId ? this.registry.get(runId) : this.registry.latest();
+    if (!run) {
+      void vscode.window.showInformationMessage('No Cortex run in this window yet. Run "Cortex: Run agent task", or "Cortex: Open run trace…" for an earlier run.');
+      return;
+    }
+    this.panels.open(liveRunSource(run), { preserveFocus: false });
+  }
+
+  async cancelRun(): Promise<void> {
+    const running = this.registry.running();
+    if (running.length === 0) {
+      void vscode.window.showInformationMessage('No Cortex run is in progress.');
+      return;
+    }
+    const target =
+      running.length === 1
+        ? running[0]
+        : (await vscode.window.showQuickPick(running.map((run) => ({ label: run.task, description: run.runId, run })), { placeHolder: 'Run to cancel' }))?.run;
+    target?.agent.cancel('cancelled by the user');
+  }
+
+  dispose(): void {
+    for (const run of this.registry.running()) run.agent.cancel('VS Code is closing the extension');
+    this.statusBar.dispose();
+  }
+}
+
+/** Opens the raw JSONL trace in an editor. */
+export async function openTraceDocument(file: string): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  await vscode.window.showTextDocument(document, { preview: true });
+}

@@ -1,0 +1,53 @@
+import { CONFIG_KEYS, SECURITY_KEYS, type ConfigKey } from '../core/config/configSchema';
+
+// Pure half of the settings reader (no `vscode` import, so it is unit-tested in plain Node):
+// turns VS Code's per-scope `inspect()` results into the flat input of `parseConfig`.
+
+/** The scopes of one setting as `WorkspaceConfiguration.inspect` reports them. */
+export interface SettingInspection {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+export interface MappedSettings {
+  /** Flat `cortex.*` values chosen by the user; `undefined` means "schema default". */
+  input: Record<string, unknown>;
+  /** Security keys set in workspace/folder settings, which were ignored. */
+  ignoredWorkspaceKeys: ConfigKey[];
+}
+
+const security = new Set<string>(SECURITY_KEYS);
+
+/**
+ * Picks each key's effective value (folder > workspace > user). Security keys only ever take the
+ * user value: a cloned repository's .vscode/settings.json must not be able to loosen the policy.
+ * Defaults are left to `parseConfig`, so the schema stays the one source of truth for them.
+ */
+export function mapSettings(inspect: (key: ConfigKey) => SettingInspection | undefined): MappedSettings {
+  const input: Record<string, unknown> = {};
+  const ignoredWorkspaceKeys: ConfigKey[] = [];
+  for (const key of CONFIG_KEYS) {
+    const scopes = inspect(key);
+    if (!scopes) continue;
+    if (security.has(key)) {
+      if (scopes.workspaceValue !== undefined || scopes.workspaceFolderValue !== undefined) ignoredWorkspaceKeys.push(key);
+      input[key] = scopes.globalValue;
+    } else {
+      input[key] = scopes.workspaceFolderValue ?? scopes.workspaceValue ?? scopes.globalValue;
+    }
+  }
+  return { input, ignoredWorkspaceKeys };
+}
+
+/** True for endpoints on this machine, which need no API key (Ollama, LM Studio, llama.cpp, tests). */
+export function isLocalEndpoint(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}

@@ -1,0 +1,207 @@
+import * as vscode from 'vscode';
+import type { RunEvent } from '../core/plan/events';
+import type { Logger } from '../core/ports';
+import { parseWebviewMessage, type HostToWebview, type WebviewToHost } from '../protocol/messages';
+import { EventBatcher } from './eventBatcher';
+import { createNonce, renderPanelHtml } from './panelHtml';
+import type { RunSource } from './runSource';
+
+/** What the panel asks of the rest of the extension. */
+export interface PanelActions {
+  openTrace(source: RunSource): Promise<void>;
+}
+
+/** The state the webview persists with `vscode.setState` (read back by the serializer). */
+export interface PanelState {
+  runId?: string;
+}
+
+const TITLE_MAX = 40;
+
+/**
+ * The live DAG webview of one run. It speaks only the typed protocol: waits for `webview/ready`,
+ * sends `host/reset` (every event so far), then `host/events` batches per frame and `host/approvals`
+ * whenever the approval queue changes. Messages from the webview are validated and invalid ones are
+ * logged and dropped; nothing the webview sends can throw here.
+ */
+export class DagPanel implements vscode.Disposable {
+  static readonly viewType = 'cortex.dag';
+
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly batcher: EventBatcher;
+  private unsubscribeEvents: () => void = () => undefined;
+  private unsubscribeApprovals: () => void = () => undefined;
+  /** Events with seq below this went out in a reset or batch already. */
+  private nextSeq = 0;
+  private ready = false;
+  private disposed = false;
+  private readonly disposeListeners: Array<() => void> = [];
+
+  /** Opens a new panel for `source`. */
+  static create(extensionUri: vscode.Uri, source: RunSource, logger: Logger, actions: PanelActions, column = vscode.ViewColumn.Beside, preserveFocus = true): DagPanel {
+    const panel = vscode.window.createWebviewPanel(DagPanel.viewType, DagPanel.titleFor(source), { viewColumn: column, preserveFocus }, DagPanel.webviewOptions(extensionUri));
+    return new DagPanel(panel, extensionUri, source, logger, actions);
+  }
+
+  /** Adopts a panel VS Code restored after a reload (see DagPanelSerializer). */
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, source: RunSource, logger: Logger, actions: PanelActions): DagPanel {
+    panel.webview.options = DagPanel.webviewOptions(extensionUri);
+    panel.title = DagPanel.titleFor(source);
+    return new DagPanel(panel, extensionUri, source, logger, actions);
+  }
+
+  static webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
+    };
+  }
+
+  private static titleFor(source: RunSource): string {
+    const title = source.title.replace(/\s+/g, ' ').trim();
+    return `Cortex: ${title.length > TITLE_MAX ? `${title.slice(0, TITLE_MAX - 1)}…` : title || source.runId}`;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly extensionUri: vscode.Uri,
+    private readonly source: RunSource,
+    private readonly logger: Logger,
+    private readonly actions: PanelActions,
+  ) {
+    const iconFile = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');
+    panel.iconPath = iconFile;
+    this.batcher = new EventBatcher((fromSeq, events) => this.post({ type: 'host/events', runId: source.runId, fromSeq, events }));
+    this.disposables.push(
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((raw) => this.onMessage(raw)),
+    );
+    this.unsubscribeEvents = source.subscribe((event) => this.onEvent(event));
+    this.unsubscribeApprovals = source.onApprovalsChanged(() => this.postApprovals());
+    panel.webview.html = this.html();
+  }
+
+  get runId(): string {
+    return this.source.runId;
+  }
+
+  reveal(preserveFocus = false): void {
+    this.panel.reveal(undefined, preserveFocus);
+  }
+
+  onDidDispose(listener: () => void): void {
+    this.disposeListeners.push(listener);
+  }
+
+  private html(): string {
+    const webview = this.panel.webview;
+    const asset = (...parts: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...parts)).toString();
+    return renderPanelHtml({
+      cspSource: webview.cspSource,
+      nonce: createNonce(),
+      scriptUri: asset('dist', 'webview.js'),
+      styleUris: [asset('media', 'panel.css')],
+      title: DagPanel.titleFor(this.source),
+    });
+  }
+
+  private onEvent(event: RunEvent): void {
+    // Before the handshake the reset will carry it; after, only events past the last sent seq.
+    if (!this.ready || event.seq < this.nextSeq) return;
+    this.nextSeq = event.seq + 1;
+    this.batcher.push(event);
+  }
+
+  private sendReset(): void {
+    this.batcher.clear();
+    const events = [...this.source.events()];
+    this.nextSeq = events.length === 0 ? 0 : events[events.length - 1].seq + 1;
+    this.ready = true;
+    this.post({ type: 'host/reset', runId: this.source.runId, live: this.source.isLive(), events });
+    this.postApprovals();
+  }
+
+  private postApprovals(): void {
+    if (!this.ready) return;
+    this.post({ type: 'host/approvals', runId: this.source.runId, pending: this.source.pendingApprovals() });
+  }
+
+  private notice(level: 'info' | 'warning' | 'error', message: string): void {
+    this.post({ type: 'host/notice', level, message });
+  }
+
+  private post(message: HostToWebview): void {
+    if (this.disposed) return;
+    this.panel.webview.postMessage(message).then(
+      (delivered) => {
+        if (!delivered && !this.disposed) this.logger.debug(`panel ${this.runId}: ${message.type} not delivered (webview hidden or reloading)`);
+      },
+      (error: unknown) => this.logger.warn(`panel ${this.runId}: posting ${message.type} failed: ${String(error)}`),
+    );
+  }
+
+  private onMessage(raw: unknown): void {
+    const parsed = parseWebviewMessage(raw);
+    if (!parsed.ok) {
+      this.logger.warn(`panel ${this.runId}: dropped an invalid message from the webview: ${parsed.error}`);
+      return;
+    }
+    try {
+      this.dispatch(parsed.message);
+    } catch (error) {
+      // A bug in a handler must not take down the extension host's message loop.
+      this.logger.error(`panel ${this.runId}: handling ${parsed.message.type} failed: ${(error as Error).stack ?? String(error)}`);
+      this.notice('error', `Cortex could not handle that: ${(error as Error).message}`);
+    }
+  }
+
+  private dispatch(message: WebviewToHost): void {
+    if ('runId' in message && message.runId !== undefined && message.runId !== this.source.runId && message.type !== 'webview/ready') {
+      this.logger.warn(`panel ${this.runId}: dropped ${message.type} for another run (${message.runId})`);
+      return;
+    }
+    switch (message.type) {
+      case 'webview/ready':
+        this.sendReset();
+        return;
+      case 'webview/resync': {
+        this.batcher.flush();
+        const missing = this.source.events().filter((event) => event.seq >= message.fromSeq && event.seq < this.nextSeq);
+        if (missing.length > 0 && missing[0].seq === message.fromSeq) this.post({ type: 'host/events', runId: this.source.runId, fromSeq: message.fromSeq, events: missing });
+        else this.sendReset();
+        return;
+      }
+      case 'approval/answer': {
+        const result = this.source.answer({ requestId: message.requestId, callId: message.callId, argsHash: message.argsHash, decision: message.decision, feedback: message.feedback });
+        if (!result.ok) this.notice('warning', `That approval was not applied: ${result.reason ?? 'unknown reason'}`);
+        else this.logger.info(`panel ${this.runId}: ${message.decision} ${message.callId} (request ${message.requestId})`);
+        return;
+      }
+      case 'run/cancel': {
+        const result = this.source.cancel('cancelled from the panel');
+        if (!result.ok) this.notice('info', `Nothing to cancel: ${result.reason ?? 'the run is not running'}`);
+        return;
+      }
+      case 'step/retry': {
+        const result = this.source.retryStep(message.stepId);
+        if (!result.accepted) this.notice('warning', `Retry of ${message.stepId} was not accepted: ${result.reason ?? 'unknown reason'}`);
+        return;
+      }
+      case 'run/openTrace':
+        void this.actions.openTrace(this.source).catch((error: unknown) => this.notice('error', `Could not open the trace: ${(error as Error).message}`));
+        return;
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.batcher.dispose();
+    this.unsubscribeEvents();
+    this.unsubscribeApprovals();
+    this.panel.dispose();
+    for (const disposable of this.disposables.splice(0)) disposable.dispose();
+    for (const listener of this.disposeListeners.splice(0)) listener();
+  }
+}

@@ -1,0 +1,53 @@
+import type { RunEvent } from '../core/plan/events';
+import type { ApprovalRequestMessage } from '../protocol/messages';
+
+/** An approval answer as the panel forwards it (the broker checks callId and argsHash). */
+export interface PanelApprovalAnswer {
+  requestId: string;
+  callId: string;
+  argsHash: string;
+  decision: 'approve' | 'deny';
+  feedback?: string;
+}
+
+/**
+ * What a panel shows and controls: a live run (events keep coming, approvals and cancel work) or a
+ * finished run read back from its trace file (everything read-only).
+ */
+export interface RunSource {
+  readonly runId: string;
+  readonly title: string;
+  /** True while the run is in progress. */
+  isLive(): boolean;
+  /** All events so far, seq-ordered from 0. */
+  events(): readonly RunEvent[];
+  /** New events as they are appended; returns an unsubscribe function. */
+  subscribe(listener: (event: RunEvent) => void): () => void;
+  pendingApprovals(): ApprovalRequestMessage[];
+  onApprovalsChanged(listener: () => void): () => void;
+  answer(answer: PanelApprovalAnswer): { ok: boolean; reason?: string };
+  cancel(reason: string): { ok: boolean; reason?: string };
+  retryStep(stepId: string): { accepted: boolean; reason?: string };
+  /** The JSONL trace on disk, when there is one. */
+  readonly traceFile?: string;
+}
+
+/** A finished run replayed from its events (a trace file): nothing to answer or cancel. */
+export function traceRunSource(runId: string, events: readonly RunEvent[], traceFile?: string): RunSource {
+  const started = events.find((event) => event.type === 'run_started');
+  const finished = events.some((event) => event.type === 'run_finished');
+  const notLive = { ok: false, reason: 'this run is not running in this window (it was loaded from its trace)' };
+  return {
+    runId,
+    title: started?.type === 'run_started' ? started.task : runId,
+    traceFile,
+    isLive: () => false,
+    events: () => events,
+    subscribe: () => () => undefined,
+    pendingApprovals: () => [],
+    onApprovalsChanged: () => () => undefined,
+    answer: () => notLive,
+    cancel: () => (finished ? { ok: false, reason: 'the run has already finished' } : notLive),
+    retryStep: () => ({ accepted: false, reason: notLive.reason }),
+  };
+}

@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
+import type { ScriptedRequest } from '../support/scriptedServer';
+import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment, type PanelHandle } from './support/e2eEnvironment';
+import { currentPage } from './support/hooks';
+import { eventually, startTask, stepOf } from './support/scenario';
+import { clickNotificationButton, waitForNotification } from './support/workbench';
+
+// Issue 6 in the real workbench: approvals on the DAG node (and the notification as a second
+// channel), a step that fails verification and is replanned until it is blocked, the details of the
+// blocked step, the Deny path and the required gate with Retry.
+
+/** A write whose arguments are cut off by the token limit: the call stays pending, so the step fails verification. */
+const cutOffReport = { kind: 'message' as const, toolCalls: [{ name: 'write_file', arguments: '{"path":"report.md","content":"# Build report\\n\\nThe build produ' }], finishReason: 'length' };
+const answered = (req: ScriptedRequest) => toolMessages(req).length > 0;
+
+async function approvalButton(panel: PanelHandle, step: string, decision: 'Approve' | 'Deny') {
+  const buttonOnNode = panel.node(step).getByRole('button', { name: new RegExp(`^${decision} run_command`) });
+  await buttonOnNode.waitFor({ state: 'visible', timeout: 60_000 });
+  return buttonOnNode;
+}
+
+describe('e2e: approvals, replanning and blocked steps (issue 6)', function () {
+  let env: E2eEnvironment;
+  before(async () => {
+    env = await e2eEnvironment();
+  });
+
+  it('approve on the node runs the command; a later step is replanned until blocked; its details show the pending call', async () => {
+    let replans = 0;
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Build and report', steps: ['Run the build command', 'Write the build report', 'Publish the build report'], dependencies: { '1': [0], '2': [1] } }),
+        executor: (req) => {
+          const step = stepOf(req);
+          if (step === 'Run the build command') return answered(req) ? message('The build ran and wrote build.txt.') : toolCalls(call('run_command', { command: 'echo built > build.txt' }));
+          if (step.startsWith('Write the build report')) return { ...cutOffReport, delayMs: 300 };
+          if (step.startsWith('Publish')) return message('published');
+          throw new Error(`unexpected step ${step}`);
+        },
+        replanner: () => {
+          replans++;
+          return json({ action: 'redesign', new_steps: [`Write the build report (attempt ${replans})`, `Publish the build report (attempt ${replans})`], new_dependencies: { '1': [0] } });
+        },
+        aggregator: message('The build ran; the report could not be written.'),
+      }),
+    );
+    const workspace = newWorkspace(env, 'approve-replan');
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { run_command: 'confirm' } }));
+    await startTask(page, 'Build the project and write a report');
+    const panel = await cortexPanel(page);
+
+    // The approval is on the node, and also offered as a notification.
+    const approve = await approvalButton(panel, 'Run the build command', 'Approve');
+    await waitForNotification(page, /Cortex wants to run .*echo built > build\.txt/);
+    assert.match((await panel.node('Run the build command').getAttribute('class')) ?? '', /\bawaiting\b/);
+    assert.equal(existsSync(join(workspace, 'build.txt')), false, 'nothing runs before approval');
+    await screenshot(page, 'e2e-approval-pending');
+    await approve.click();
+
+    await panel.waitForStatus('Run the build command', 'completed');
+    assert.equal(readFileSync(join(workspace, 'build.txt'), 'utf8').trim(), 'built');
+
+    // The cut-off write fails verification; the step and its downstream are replaced (and stay visible).
+    const original = panel.node(/^Write the build report$/);
+    await eventually(page, async () => /\breplaced\b/.test((await original.getAttribute('class').catch(() => '')) ?? ''), async () => `the original report step was not shown as replaced: ${await original.getAttribute('class').catch(() => '(missing)')}`, 60_000);
+    await panel.waitForStatus('Write the build report (attempt 2)', 'blocked', 90_000);
+    await panel.waitForStatus('Publish the build report (attempt 2)', 'blocked');
+    await waitForNotification(page, /Cortex run failed/, 60_000);
+    assert.equal(replans, 2, 'two rewrites, then blocked');
+    await screenshot(page, 'e2e-replanned-blocked');
+
+    // Clicking the blocked step shows its pending call with the arguments the model sent.
+    await panel.node('Write the build report (attempt 2)').locator('.node-desc').click();
+    const details = panel.frame.locator('aside.details');
+    await details.getByText('Write the build report (attempt 2)').first().waitFor({ state: 'visible' });
+    const pendingCall = details.locator('.call-pending').first();
+    await pendingCall.waitFor({ state: 'attached' });
+    const callText = (await pendingCall.textContent()) ?? '';
+    assert.match(callText, /write_file/);
+    assert.match(callText, /report\.md/);
+    assert.match(callText, /incomplete arguments|finish length/);
+    assert.equal(existsSync(join(workspace, 'report.md')), false, 'a cut-off write never runs');
+    await screenshot(page, 'e2e-blocked-details');
+    env.server.assertNoRejections();
+  });
+
+  it('deny on the node: the command does not run, the model is told and the step goes on (a workspace cannot allow it)', async () => {
+    let toldDenied = false;
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Clean', steps: ['Clean the build output'], dependencies: {} }),
+        executor: (req) => {
+          if (!answered(req)) return toolCalls(call('run_command', { command: 'rm -rf build' }));
+          toldDenied = /denied/i.test(JSON.stringify(toolMessages(req)));
+          return message('Left the build folder alone, as the user denied the command.');
+        },
+        aggregator: message('Nothing was deleted.'),
+      }),
+    );
+    // A cloned repository trying to allow every command: security settings are read from user/machine scope only.
+    const hostile = { 'cortex.policy.tools': { run_command: 'allow' }, 'cortex.policy.commands': { allow: ['.*'], deny: [] } };
+    const workspace = newWorkspace(env, 'deny', { 'build/keep.txt': 'keep me\n', '.vscode/settings.json': JSON.stringify(hostile) });
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { run_command: 'confirm' } }));
+    await startTask(page, 'Clean the build output');
+    const panel = await cortexPanel(page);
+    await (await approvalButton(panel, 'Clean the build output', 'Deny')).click();
+    await panel.waitForStatus('Clean the build output', 'completed');
+    assert.equal(toldDenied, true, 'the model got a tool message saying the call was denied');
+    assert.equal(readFileSync(join(workspace, 'build', 'keep.txt'), 'utf8'), 'keep me\n', 'the denied command did not run');
+    await panel.node('Clean the build output').locator('.node-desc').click();
+    await panel.frame.locator('aside.details .call-rejected').first().waitFor({ state: 'attached' });
+    await screenshot(page, 'e2e-denied');
+  });
+
+  it('a denied required gate blocks the step until Retry; approving then lets the run finish', async () => {
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Deploy', steps: ['Deploy the site', 'Report the deployment'], dependencies: { '1': [0] } }),
+        executor: (req) => {
+          const step = stepOf(req);
+          if (step === 'Deploy the site') return answered(req) ? message('Deployed.') : toolCalls(call('run_command', { command: 'echo deployed > deploy.txt' }));
+          return message('Reported the deployment.');
+        },
+        aggregator: message('Deployed after a retry.'),
+      }),
+    );
+    const workspace = newWorkspace(env, 'gate');
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { run_command: 'confirm-required' } }));
+    await startTask(page, 'Deploy the site');
+    const panel = await cortexPanel(page);
+    await (await approvalButton(panel, 'Deploy the site', 'Deny')).click();
+    await panel.waitForStatus('Deploy the site', 'blocked');
+    const retry = panel.node('Deploy the site').getByRole('button', { name: /^Retry step/ });
+    await retry.waitFor({ state: 'visible' });
+    assert.equal(existsSync(join(workspace, 'deploy.txt')), false);
+    assert.match((await panel.node('Report the deployment').getAttribute('class')) ?? '', /status-not_started/, 'the dependent step waits');
+    await screenshot(page, 'e2e-gate-denied');
+
+    await retry.click();
+    await (await approvalButton(panel, 'Deploy the site', 'Approve')).click();
+    await panel.waitForStatus('Deploy the site', 'completed');
+    await panel.waitForStatus('Report the deployment', 'completed');
+    await waitForNotification(page, /Cortex finished: Deployed after a retry\./, 60_000);
+    assert.equal(readFileSync(join(workspace, 'deploy.txt'), 'utf8').trim(), 'deployed');
+    await screenshot(page, 'e2e-gate-retried');
+  });
+
+  it('approving from the notification goes through the same broker', async () => {
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Dist', steps: ['Create the dist folder'], dependencies: {} }),
+        executor: (req) => (answered(req) ? message('Created dist.') : toolCalls(call('run_command', { command: 'mkdir dist' }))),
+        aggregator: message('dist exists.'),
+      }),
+    );
+    const workspace = newWorkspace(env, 'notify');
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { run_command: 'confirm' } }));
+    await startTask(page, 'Create the dist folder');
+    const panel = await cortexPanel(page);
+    await approvalButton(panel, 'Create the dist folder', 'Approve');
+    await waitForNotification(page, /Cortex wants to run .*mkdir dist/);
+    await clickNotificationButton(page, /Cortex wants to run .*mkdir dist/, 'Approve');
+    await panel.waitForStatus('Create the dist folder', 'completed');
+    assert.equal(existsSync(join(workspace, 'dist')), true);
+    // The panel's buttons went away with the answer (host/approvals after broker.onDidChange).
+    await eventually(page, async () => (await panel.node('Create the dist folder').getByRole('button', { name: /^Approve/ }).count()) === 0, () => 'the node still offers Approve');
+  });
+});

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { CONFIG_KEYS, FlatConfigSchema, parseConfig, SECURITY_KEYS } from '../../../src/core/config/configSchema';
+
+// package.json's contributes.configuration is what VS Code's settings UI validates and shows; the
+// schema is what the agent enforces. They must describe the same settings.
+
+const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
+const contributed: Record<string, any> = pkg.contributes.configuration.properties;
+const schema = z.toJSONSchema(FlatConfigSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, any> };
+
+/** JSON types a property accepts, sorted; `anyOf` of single types flattened. */
+function typesOf(property: any): string[] {
+  if (property.anyOf) return property.anyOf.flatMap(typesOf).sort();
+  return [property.type].flat().filter(Boolean).sort();
+}
+
+/** The non-null branch of a nullable schema property (where min/max/enum live). */
+function valueBranch(property: any): any {
+  return property.anyOf ? property.anyOf.find((branch: any) => branch.type !== 'null') : property;
+}
+
+describe('package.json contributes.configuration', () => {
+  it('declares exactly the keys of FlatConfigSchema', () => {
+    assert.deepEqual(Object.keys(contributed).sort(), [...CONFIG_KEYS].sort());
+  });
+
+  for (const key of CONFIG_KEYS) {
+    describe(key, () => {
+      const declared = contributed[key] ?? {};
+      const expected = schema.properties[key];
+
+      it('has the same JSON type(s)', () => {
+        assert.deepEqual(typesOf(declared), typesOf(expected));
+      });
+
+      it('has the schema default', () => {
+        assert.deepEqual(declared.default, (parseConfig({}) as Record<string, unknown>)[key]);
+      });
+
+      it('has a description', () => {
+        assert.ok(typeof declared.description === 'string' && declared.description.length > 10, 'missing or too short description');
+      });
+
+      it('has the same minimum, maximum and enum', () => {
+        const want = valueBranch(expected);
+        for (const field of ['minimum', 'maximum', 'enum', 'maxItems', 'minLength'] as const) {
+          assert.deepEqual(declared[field], want[field], `${field} differs`);
+        }
+        assert.deepEqual(declared.items?.type, want.items?.type, 'items.type differs');
+        assert.deepEqual(declared.additionalProperties?.enum, want.additionalProperties?.enum, 'additionalProperties.enum differs');
+      });
+
+      it('accepts its own default and rejects a value of the wrong type', () => {
+        assert.doesNotThrow(() => parseConfig({ [key]: declared.default }));
+        assert.throws(() => parseConfig({ [key]: Symbol.for('not a setting value') }), /Invalid Cortex settings/);
+      });
+    });
+  }
+
+  it('scopes security settings to the user/machine and restricts them in untrusted workspaces', () => {
+    const restricted: string[] = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+    for (const key of SECURITY_KEYS) {
+      assert.ok(['machine', 'application'].includes(contributed[key].scope), `${key} scope is ${contributed[key].scope}`);
+      assert.ok(restricted.includes(key), `${key} missing from restrictedConfigurations`);
+    }
+    for (const key of Object.keys(contributed)) {
+      if (!SECURITY_KEYS.includes(key as never)) assert.ok(!['machine', 'application'].includes(contributed[key].scope), `${key} should be settable per workspace`);
+    }
+  });
+});
+
+describe('package.json commands and activation', () => {
+  const commands: Array<{ command: string; title: string; category?: string }> = pkg.contributes.commands;
+
+  it('contributes the Cortex commands under the Cortex category', () => {
+    const ids = commands.map((c) => c.command).sort();
+    assert.deepEqual(ids, ['cortex.cancelRun', 'cortex.clearApiKey', 'cortex.openTrace', 'cortex.runTask', 'cortex.setApiKey', 'cortex.showPanel']);
+    for (const command of commands) assert.equal(command.category, 'Cortex', command.command);
+    assert.equal(commands.find((c) => c.command === 'cortex.runTask')?.title, 'Run agent task');
+    assert.equal(commands.find((c) => c.command === 'cortex.openTrace')?.title, 'Open run trace…');
+  });
+
+  it('activates for a restored panel and runs on the supported engine', () => {
+    assert.ok(pkg.activationEvents.includes('onWebviewPanel:cortex.dag'));
+    assert.equal(pkg.engines.vscode, '^1.100.0');
+    assert.equal(pkg.main, './dist/extension.js');
+  });
+
+  it('registers every contributed command in the extension code', () => {
+    const source = readFileSync(join(__dirname, '..', '..', '..', 'src', 'host', 'activate.ts'), 'utf8');
+    for (const command of commands) assert.match(source, new RegExp(`register\\('${command.command.replace('.', '\\.')}'`), `${command.command} is contributed but not registered`);
+  });
+});
