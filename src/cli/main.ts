@@ -1,11 +1,11 @@
 import { EventLog } from '../core/plan/eventLog';
 import { AgentRun } from '../core/agent/agentRun';
 import { ApprovalBroker } from '../core/policy/approvalBroker';
+import { formatEvent } from '../core/trace/eventText';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import { parseCliArgs, USAGE, UsageError } from './cliArgs';
 import { attachCliApprovals } from './cliApprovals';
 import { loadCliConfig } from './cliConfig';
-import { formatEventForCli } from './cliReporter';
 
 /** `cortex run …`: the headless agent for CI. Returns the process exit code (0, 1 or 2). */
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
@@ -26,7 +26,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   const trace = args.trace ? createTraceWriter(args.trace) : undefined;
   if (trace) log.subscribe(trace.listener);
   log.subscribe((event, state) => {
-    const line = formatEventForCli(event, state);
+    const line = formatEvent(event, state);
     if (line) io.stderr.write(`${line}\n`);
   });
   const approvals = new ApprovalBroker();

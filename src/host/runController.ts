@@ -14,6 +14,7 @@ import type { RunIndex } from './runIndex';
 import type { RunRegistry } from './runRegistry';
 import { isLocalEndpoint } from './settingsMapping';
 import type { SettingsReader } from './settingsReader';
+import { eventTextLevel, formatEvent } from '../core/trace/eventText';
 
 const PROGRESS_INTERVAL_MS = 250;
 
@@ -106,6 +107,10 @@ export class RunController implements vscode.Disposable {
     }
     const writer = createTraceWriter(traceFile);
     log.subscribe(writer.listener);
+    log.subscribe((event, state) => {
+      const line = formatEvent(event, state, true);
+      if (line) this.logger[eventTextLevel(event)](`[${runId}] ${line.trim()}`);
+    });
     const run: LiveRun = { runId, task, log, broker, agent, traceFile };
     this.registry.add(run);
     await this.index.upsert({ runId, task, startedAt: Date.now(), status: 'running', traceFile, workspace: folder.uri.fsPath });

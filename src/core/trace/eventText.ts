@@ -1,0 +1,60 @@
+import type { RunEvent } from '../plan/events';
+import type { PlanState } from '../plan/planTypes';
+
+export type EventTextLevel = 'info' | 'warn' | 'debug';
+
+/** The log level a line about this event deserves (warnings for failures, debug for detail). */
+export function eventTextLevel(event: RunEvent): EventTextLevel {
+  if (event.type === 'log') return event.level === 'warn' || event.level === 'error' ? 'warn' : 'debug';
+  if (event.type === 'llm_request') return event.ok ? 'debug' : 'warn';
+  if (event.type === 'step_verified') return event.passed ? 'debug' : 'warn';
+  if (event.type === 'step_audit' || event.type === 'tool_call_requested' || event.type === 'tool_call_completed') return 'debug';
+  return 'info';
+}
+
+/**
+ * One human-readable line per event (or none), shared by the CLI's progress output and the
+ * extension's log channel, fed from the same events as the trace.
+ */
+export function formatEvent(event: RunEvent, state: PlanState, verbose = false): string | undefined {
+  switch (event.type) {
+    case 'run_started':
+      return `cortex: run ${event.runId} with ${event.model} at ${event.baseUrl}`;
+    case 'plan_created':
+      return `plan: ${event.title}`;
+    case 'step_added':
+      return `  + ${event.stepId}${event.dependsOn.length ? ` (after ${event.dependsOn.join(', ')})` : ''}: ${event.description}${event.origin === 'replan' ? ' [replan]' : ''}`;
+    case 'step_status_changed':
+      return `  ${event.stepId} → ${event.status}${event.reason ? ` (${event.reason})` : ''}`;
+    case 'tool_call_requested':
+      return `    ${event.stepId} ⏳ ${event.call.name || event.call.requestedName}(${truncate(event.call.arguments, 120)})`;
+    case 'tool_call_completed': {
+      const call = state.steps.get(event.stepId)?.toolCalls.find((c) => c.id === event.callId);
+      const mark = event.status === 'success' ? '✓' : event.status === 'rejected' ? '⊘' : '✗';
+      return `    ${event.stepId} ${mark} ${call?.name ?? event.callId}: ${truncate(event.result.replace(/\s+/g, ' '), 120)}`;
+    }
+    case 'tool_call_awaiting_approval':
+      return `    ${event.stepId} ⏸ awaiting approval: ${event.approval.reason}`;
+    case 'step_verified':
+      return event.passed ? (verbose ? `  ${event.stepId} verified: ${event.reason}` : undefined) : `  ${event.stepId} verification failed: ${event.reason}`;
+    case 'step_audit':
+      return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
+    case 'subgraph_replaced':
+      return `  replan ${event.replan.attempt} of ${event.replan.maxAttempts} for ${event.replan.failedStepId}: ${event.replan.action}${event.replan.action === 'redesign' ? ` (${event.replan.replacedStepIds.join(', ')} → ${event.replan.newStepIds.join(', ')})` : ''}`;
+    case 'log':
+      return verbose || event.level === 'warn' || event.level === 'error' ? `  ${event.level}: ${event.message}` : undefined;
+    case 'llm_request':
+      if (!event.ok) return `  ${event.purpose} request failed: ${event.error}`;
+      return verbose
+        ? `  ${event.purpose}${event.stepId ? ` ${event.stepId}` : ''}: ${event.usedModel ?? event.requestedModel}${event.usedModel && event.usedModel !== event.requestedModel ? ` (failover from ${event.requestedModel})` : ''}, ${event.durationMs} ms, ${event.attempts.length} attempt(s)${event.finishReason ? `, finish ${event.finishReason}` : ''}`
+        : undefined;
+    case 'run_finished':
+      return `run ${event.status}${event.error ? `: ${event.error}` : ''}`;
+    default:
+      return undefined;
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
