@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventLog } from '../../../src/core/plan/eventLog';
+import { toSnapshot } from '../../../src/core/plan/snapshot';
+import { createTraceWriter } from '../../../src/core/trace/traceWriter';
+import { parseTrace, readTrace, TraceError } from '../../../src/core/trace/traceReader';
+
+function sampleRun(): EventLog {
+  const log = new EventLog();
+  log.append({ type: 'run_started', runId: 'r1', task: 't', workspace: '/ws', model: 'm', baseUrl: 'http://127.0.0.1:1/v1' });
+  log.append({ type: 'step_added', stepId: 's1', description: 'd', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' });
+  log.append({ type: 'run_finished', status: 'completed', plan: toSnapshot(log.state) });
+  return log;
+}
+
+describe('trace files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cortex-trace-test-'));
+
+  it('writes one event per line and reads the same events back', async () => {
+    const log = new EventLog();
+    const file = join(dir, 'nested', 'run.jsonl');
+    const writer = createTraceWriter(file);
+    log.subscribe(writer.listener);
+    for (const event of sampleRun().events) log.append(event);
+    await writer.close();
+    const { events, warnings } = readTrace(file);
+    assert.deepEqual(events, JSON.parse(JSON.stringify(log.events)));
+    assert.deepEqual(warnings, []);
+  });
+
+  it('drops a cut-off last line with a warning, and says when the run did not finish', () => {
+    const lines = sampleRun().events.slice(0, 2).map((e) => JSON.stringify(e));
+    const { events, warnings } = parseTrace(`${lines.join('\n')}\n{"seq":2,"ty`);
+    assert.equal(events.length, 2);
+    assert.match(warnings[0], /line 3 is cut off/);
+    assert.match(warnings[1], /did not finish/);
+  });
+
+  it('names the line of a broken or foreign line, and refuses events out of order', () => {
+    const [a, b, c] = sampleRun().events.map((e) => JSON.stringify(e));
+    assert.throws(() => parseTrace(`${a}\nnot json\n${c}`), (e: Error) => e instanceof TraceError && /line 2 is not valid JSON/.test(e.message));
+    assert.throws(() => parseTrace(`${a}\n{"seq":1,"time":1,"type":"alien"}\n${c}`), /line 2 is not a Cortex event/);
+    assert.throws(() => parseTrace(`${b}\n${a}`), /seq 0 after 1/);
+    assert.throws(() => parseTrace('\n\n'), /empty/);
+  });
+
+  it('a missing file is a clear error', () => {
+    assert.throws(() => readTrace(join(dir, 'missing.jsonl')), /Cannot read trace .*ENOENT/);
+    writeFileSync(join(dir, 'x.jsonl'), '');
+    assert.throws(() => readTrace(join(dir, 'x.jsonl')), /empty/);
+  });
+});
