@@ -159,7 +159,8 @@ export class RunController implements vscode.Disposable {
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
     this.updateRunning();
     this.logger.info(`run ${runId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
-    await this.reportResult(run, result);
+    // Not awaited: the command resolves when the run ends, not when the notification is dismissed.
+    void this.reportResult(run, result);
   }
 
   private async reportResult(run: LiveRun, result: Outcome): Promise<void> {
