@@ -11,8 +11,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, process.env.CORTEX_VSIX ?? 'cortex.vsix');
 const MAX_BYTES = 5 * 1024 * 1024;
 const started = Date.now();
-// --dev: a development build (unminified, missing pieces stubbed) for trying things out while the
-// project is incomplete; it is never what CI or `npm start` ship.
+// --dev: an unminified development build, for debugging the packaged extension; never what CI or
+// `npm start` ship.
 const dev = process.argv.includes('--dev');
 
 function run(label, args) {
@@ -69,9 +69,7 @@ const problems = [];
 if (buffer.length >= MAX_BYTES) problems.push(`it is ${buffer.length} bytes, over the 5 MiB limit`);
 for (const bad of ['extension/node_modules/', 'extension/src/']) if (names.some((name) => name.startsWith(bad))) problems.push(`it contains ${bad}`);
 for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/webview.js', 'extension/dist/cli.js']) {
-  if (names.includes(needed)) continue;
-  if (dev) console.warn(`package: WARNING (--dev) it lacks ${needed}`);
-  else problems.push(`it lacks ${needed}`);
+  if (!names.includes(needed)) problems.push(`it lacks ${needed}`);
 }
 if (names.some((name) => name.endsWith('.map') || name.endsWith('.ts'))) problems.push('it contains source maps or TypeScript sources');
 if (problems.length) {

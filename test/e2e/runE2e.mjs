@@ -5,7 +5,7 @@
 //
 // Offline machines cannot download desktop VS Code for @vscode/test-electron, hence code-server.
 // A missing prerequisite is a failure with its reason, never a silent skip.
-// CORTEX_E2E_DEV=1 packages a development build (for trying the suite while pieces are missing).
+// CORTEX_E2E_DEV=1 packages an unminified development build (easier stacks when debugging).
 // CORTEX_E2E_GREP=<pattern> runs only matching scenarios. CORTEX_E2E_KEEP=1 keeps the temp folders.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
