@@ -1,5 +1,5 @@
 import type { ChatMessage, LlmClient } from '../llm/llmTypes';
-import { LlmError } from '../llm/llmTypes';
+import { runRepairLoop } from './repairLoop';
 import { excerpt, readRepairsArray } from './repairReply';
 import { schemaExcerpt } from './schemaExcerpt';
 
@@ -137,7 +137,7 @@ export interface ArgumentRepairDeps extends ArgumentRepairLimits {
  * error in the audit; cancellation is rethrown.
  */
 export async function repairToolArguments(candidates: ArgumentRepairCandidate[], deps: ArgumentRepairDeps): Promise<{ repaired: Map<string, Record<string, unknown>>; audit: ArgumentRepairAudit }> {
-  const repaired = new Map<string, Record<string, unknown>>();
+  const byId = new Map(candidates.map((c) => [c.tool_call_id, c]));
   const audit: ArgumentRepairAudit = {
     attempts: 0,
     candidates: candidates.map(({ tool_call_id, tool, problem, error }) => ({ tool_call_id, tool, problem, error })),
@@ -147,32 +147,28 @@ export async function repairToolArguments(candidates: ArgumentRepairCandidate[],
     schemasShortened: [],
     replies: [],
   };
-  let failures = new Map<string, string>();
-  for (let attempt = 0; attempt < deps.attempts; attempt++) {
-    const remaining = candidates.filter((c) => !repaired.has(c.tool_call_id));
-    if (remaining.length === 0) break;
-    const prompt = buildArgumentRepairPrompt(remaining, deps);
-    audit.attempts++;
-    audit.candidatesNotSent = prompt.notSent.length;
-    audit.schemasShortened = [...new Set([...audit.schemasShortened, ...prompt.schemasShortened])];
-    let content: string;
-    try {
-      const response = await deps.llm.chat({ purpose: 'tool-call-repair', stepId: deps.stepId, messages: prompt.messages, stream: false, temperature: 0, jsonResponse: true, signal: deps.signal });
-      content = response.content;
-    } catch (error) {
-      if (deps.signal?.aborted || (error instanceof LlmError && error.kind === 'cancelled')) throw error;
-      audit.error = (error as Error).message;
-      break;
-    }
-    audit.replies.push(content);
-    const result = parseArgumentRepairReply(content, prompt.sent.map((c) => c.tool_call_id), deps.validate);
-    for (const [id, args] of result.repaired) repaired.set(id, args);
-    failures = new Map(result.failed.map((f) => [f.tool_call_id, f.reason]));
-    for (const c of prompt.notSent) failures.set(c.tool_call_id, `not sent: over the limit of ${deps.maxCandidates} candidates per repair call`);
-  }
+  const loop = await runRepairLoop<Record<string, unknown>>({
+    purpose: 'tool-call-repair',
+    ids: candidates.map((c) => c.tool_call_id),
+    attempts: deps.attempts,
+    maxCandidates: deps.maxCandidates,
+    llm: deps.llm,
+    signal: deps.signal,
+    stepId: deps.stepId,
+    buildRound: (remainingIds) => {
+      const prompt = buildArgumentRepairPrompt(remainingIds.map((id) => byId.get(id)!), deps);
+      audit.candidatesNotSent = prompt.notSent.length;
+      audit.schemasShortened = [...new Set([...audit.schemasShortened, ...prompt.schemasShortened])];
+      return { messages: prompt.messages, sentIds: prompt.sent.map((c) => c.tool_call_id), notSentIds: prompt.notSent.map((c) => c.tool_call_id) };
+    },
+    parseReply: (content, sentIds) => parseArgumentRepairReply(content, sentIds, deps.validate),
+  });
+  audit.attempts = loop.attempts;
+  audit.replies = loop.replies;
+  if (loop.error !== undefined) audit.error = loop.error;
   for (const c of candidates) {
-    if (repaired.has(c.tool_call_id)) audit.repaired.push({ tool_call_id: c.tool_call_id, tool: c.tool });
-    else audit.failed.push({ tool_call_id: c.tool_call_id, reason: audit.error ?? failures.get(c.tool_call_id) ?? 'not repaired' });
+    if (loop.repaired.has(c.tool_call_id)) audit.repaired.push({ tool_call_id: c.tool_call_id, tool: c.tool });
+    else audit.failed.push({ tool_call_id: c.tool_call_id, reason: audit.error ?? loop.failures.get(c.tool_call_id) ?? 'not repaired' });
   }
-  return { repaired, audit };
+  return { repaired: loop.repaired, audit };
 }

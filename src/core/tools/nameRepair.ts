@@ -1,6 +1,6 @@
 import type { ChatMessage, LlmClient } from '../llm/llmTypes';
-import { LlmError } from '../llm/llmTypes';
 import { normalizeToolName } from './nameNormalizer';
+import { runRepairLoop } from './repairLoop';
 import { excerpt, readRepairsArray } from './repairReply';
 
 // Tool-name repair (seed 004 §2.2): calls whose name resolves to no visible tool are sent, in one
@@ -126,7 +126,7 @@ export interface NameRepairDeps extends NameRepairLimits {
  * the error in the audit; cancellation is rethrown.
  */
 export async function repairToolNames(candidates: NameRepairCandidate[], visibleNames: string[], deps: NameRepairDeps): Promise<{ repaired: Map<string, string>; audit: NameRepairAudit }> {
-  const repaired = new Map<string, string>();
+  const byId = new Map(candidates.map((c) => [c.tool_call_id, c]));
   const audit: NameRepairAudit = {
     attempts: 0,
     candidates: candidates.map(({ tool_call_id, name, reason }) => ({ tool_call_id, name, reason })),
@@ -138,34 +138,30 @@ export async function repairToolNames(candidates: NameRepairCandidate[], visible
     candidatesNotSent: 0,
     replies: [],
   };
-  let failures = new Map<string, string>();
-  for (let attempt = 0; attempt < deps.attempts; attempt++) {
-    const remaining = candidates.filter((c) => !repaired.has(c.tool_call_id));
-    if (remaining.length === 0 || visibleNames.length === 0) break;
-    const prompt = buildNameRepairPrompt(remaining, visibleNames, deps);
-    audit.attempts++;
-    audit.visibleToolNamesSent = prompt.visibleNamesSent;
-    audit.visibleToolNamesTruncated = prompt.visibleNamesTruncated;
-    audit.candidatesNotSent = prompt.notSent.length;
-    let content: string;
-    try {
-      const response = await deps.llm.chat({ purpose: 'tool-name-repair', stepId: deps.stepId, messages: prompt.messages, stream: false, temperature: 0, jsonResponse: true, signal: deps.signal });
-      content = response.content;
-    } catch (error) {
-      if (deps.signal?.aborted || (error instanceof LlmError && error.kind === 'cancelled')) throw error;
-      audit.error = (error as Error).message;
-      break;
-    }
-    audit.replies.push(content);
-    const result = parseNameRepairReply(content, prompt.sent.map((c) => c.tool_call_id), visibleNames);
-    for (const [id, name] of result.repaired) repaired.set(id, name);
-    failures = new Map(result.failed.map((f) => [f.tool_call_id, f.reason]));
-    for (const c of prompt.notSent) failures.set(c.tool_call_id, `not sent: over the limit of ${deps.maxCandidates} candidates per repair call`);
-  }
+  const loop = await runRepairLoop<string>({
+    purpose: 'tool-name-repair',
+    ids: candidates.map((c) => c.tool_call_id),
+    attempts: visibleNames.length === 0 ? 0 : deps.attempts,
+    maxCandidates: deps.maxCandidates,
+    llm: deps.llm,
+    signal: deps.signal,
+    stepId: deps.stepId,
+    buildRound: (remainingIds) => {
+      const prompt = buildNameRepairPrompt(remainingIds.map((id) => byId.get(id)!), visibleNames, deps);
+      audit.visibleToolNamesSent = prompt.visibleNamesSent;
+      audit.visibleToolNamesTruncated = prompt.visibleNamesTruncated;
+      audit.candidatesNotSent = prompt.notSent.length;
+      return { messages: prompt.messages, sentIds: prompt.sent.map((c) => c.tool_call_id), notSentIds: prompt.notSent.map((c) => c.tool_call_id) };
+    },
+    parseReply: (content, sentIds) => parseNameRepairReply(content, sentIds, visibleNames),
+  });
+  audit.attempts = loop.attempts;
+  audit.replies = loop.replies;
+  if (loop.error !== undefined) audit.error = loop.error;
   for (const c of candidates) {
-    const to = repaired.get(c.tool_call_id);
+    const to = loop.repaired.get(c.tool_call_id);
     if (to !== undefined) audit.repaired.push({ tool_call_id: c.tool_call_id, from: c.name, to });
-    else audit.failed.push({ tool_call_id: c.tool_call_id, reason: audit.error ?? failures.get(c.tool_call_id) ?? (visibleNames.length === 0 ? 'no visible tools' : 'not repaired') });
+    else audit.failed.push({ tool_call_id: c.tool_call_id, reason: audit.error ?? loop.failures.get(c.tool_call_id) ?? (visibleNames.length === 0 ? 'no visible tools' : 'not repaired') });
   }
-  return { repaired, audit };
+  return { repaired: loop.repaired, audit };
 }
