@@ -239,7 +239,7 @@ export class AgentRun {
     const error = this.fatalError ?? (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
     const snapshot = { ...toSnapshot(state), status, answer, error };
     log.append({ type: 'run_finished', status, answer, error, plan: snapshot });
-    return { status, answer, error, snapshot: toSnapshot(state) };
+    return { status, answer, error, snapshot };
   }
 }
 

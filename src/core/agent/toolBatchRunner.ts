@@ -171,7 +171,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     complete(dup, { status: first.status, content: `Duplicate of call ${original.call.id} (same tool and arguments); it ran once. Its result:\n${first.content}`, executed: false, reason: 'duplicate' });
   }
 
-  const durations = replayed.map((c) => results.get(c.call.id)).filter((r) => r?.executed);
+  const executedResults = replayed.map((c) => results.get(c.call.id)).filter((r) => r?.executed);
   const completedEvents = log.state.steps.get(stepId)?.toolCalls.filter((tc) => replayed.some((c) => c.call.id === tc.id) && tc.durationMs !== undefined) ?? [];
   log.append({
     type: 'step_audit',
@@ -179,7 +179,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     kind: 'tool_batch',
     data: {
       toolCalls: calls.length,
-      executed: durations.length,
+      executed: executedResults.length,
       totalMs: Date.now() - batchStarted,
       maxCallMs: completedEvents.reduce((max, tc) => Math.max(max, tc.durationMs ?? 0), 0),
       perCallMs: Object.fromEntries(completedEvents.map((tc) => [tc.id, tc.durationMs ?? 0])),
