@@ -96,5 +96,8 @@ describe('agent run: bad endpoints, nonsense and cancel', () => {
     assert.equal(planner.requestedModel, 'test-model');
     assert.equal(planner.usedModel, 'backup-model');
     assert.ok(planner.attempts.length >= 2);
+    // The step's own failover lands in its audits, so the details pane can show it.
+    const failover = result.snapshot.steps[0].audits.find((a) => a.kind === 'llm_failover');
+    assert.equal(failover?.usedModel, 'backup-model');
   });
 });

@@ -132,12 +132,28 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       state.structureVersion++;
       break;
     }
-    case 'llm_request':
+    case 'llm_request': {
       if (event.usage) {
         state.usage.promptTokens += event.usage.promptTokens;
         state.usage.completionTokens += event.usage.completionTokens;
       }
+      // Retries, failovers and errors of a step's requests belong to its audit trail (details pane).
+      const step = event.stepId === undefined ? undefined : state.steps.get(event.stepId);
+      const failedOver = event.usedModel !== undefined && event.usedModel !== event.requestedModel;
+      if (step && (!event.ok || failedOver || event.attempts.length > 1)) {
+        step.audits.push({
+          kind: !event.ok ? 'llm_error' : failedOver ? 'llm_failover' : 'llm_retry',
+          seq: event.seq,
+          purpose: event.purpose,
+          requestedModel: event.requestedModel,
+          usedModel: event.usedModel,
+          attempts: event.attempts,
+          error: event.error,
+          durationMs: event.durationMs,
+        });
+      }
       break;
+    }
     case 'log':
       break;
     case 'run_finished':
