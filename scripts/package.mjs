@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run package`: production build, then `vsce package` into cortex.vsix, then checks the
-// archive: under 5 MiB, the three bundles present, no node_modules/ and no src/.
+// archive: under 5 MiB, the extension's bundles and the licence present, no CLI bundle, no
+// node_modules/ and no src/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
@@ -58,9 +59,6 @@ run(dev ? 'development build' : 'production build', ['scripts/build.mjs', dev ? 
 // Relative README links/images stay relative (they resolve inside the installed extension; there is
 // no public repository URL to rewrite them to).
 const vsceArgs = [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '-o', out];
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-if (!['LICENSE', 'LICENSE.md', 'LICENSE.txt'].some((file) => existsSync(join(root, file)))) vsceArgs.push('--skip-license');
-if (!pkg.repository) vsceArgs.push('--allow-missing-repository');
 run('vsce package', vsceArgs);
 
 const buffer = readFileSync(out);
@@ -68,9 +66,11 @@ const names = zipEntries(buffer).map((entry) => entry.name);
 const problems = [];
 if (buffer.length >= MAX_BYTES) problems.push(`it is ${buffer.length} bytes, over the 5 MiB limit`);
 for (const bad of ['extension/node_modules/', 'extension/src/']) if (names.some((name) => name.startsWith(bad))) problems.push(`it contains ${bad}`);
-for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/webview.js', 'extension/dist/cli.js']) {
+for (const needed of ['extension/package.json', 'extension/LICENSE.txt', 'extension/dist/extension.js', 'extension/dist/webview.js']) {
   if (!names.includes(needed)) problems.push(`it lacks ${needed}`);
 }
+// The CLI is installed from the repository (see the README), never loaded by the extension.
+if (names.includes('extension/dist/cli.js')) problems.push('it contains the CLI bundle dist/cli.js, which the extension never loads');
 if (names.some((name) => name.endsWith('.map') || name.endsWith('.ts'))) problems.push('it contains source maps or TypeScript sources');
 if (problems.length) {
   console.error(`package: ${out} is not acceptable:\n  - ${problems.join('\n  - ')}\nFiles:\n  ${names.join('\n  ')}`);
