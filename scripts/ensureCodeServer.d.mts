@@ -4,4 +4,6 @@ export function node24Path(): string;
 export function cacheRoot(): string;
 export function codeServerDir(): string;
 export function codeServerEntry(dir?: string): string;
-export function ensureCodeServer(options?: { log?: (line: string) => void }): string;
+export function cleanNpmEnvironment(env: NodeJS.ProcessEnv, node: string): Record<string, string | undefined>;
+export function ensureCodeServer(options?: { log?: (line: string) => void }): Promise<string>;
+export function installedCodeServer(): string;

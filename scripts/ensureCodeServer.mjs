@@ -3,11 +3,13 @@
 // folder outside the project, for the end-to-end suite and `npm start`. Idempotent: a complete
 // install of the pinned version is reused. Usable as a CLI (prints the install folder) or imported.
 //
-// Why this shape (see docs in the README): code-server 4.139.1 needs Node 24, its install compiles
-// the native `kerberos` addon (needs Debian's libkrb5-dev) and must be built against Node 24's
-// headers (npm_config_nodedir), not the machine's Node 20.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// Why this shape (see the README): code-server 4.139.1 needs Node 24, its install compiles the
+// native `kerberos` addon (needs Debian's libkrb5-dev) and must be built against Node 24's headers
+// (npm_config_nodedir), not the machine's Node 20. The inner npm must not inherit the outer npm's
+// `npm_*` variables: `npm_config_user_agent` names the outer Node 20, and code-server's postinstall
+// reads the Node version from it and refuses to install.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,21 +54,60 @@ function installedVersion(dir) {
   }
 }
 
+function commandExists(tool) {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, tool)));
+}
+
 function checkPrerequisites() {
   const problems = [];
   if (!existsSync('/usr/include/krb5.h') && !existsSync('/usr/include/krb5/krb5.h')) {
     problems.push("Debian's libkrb5-dev is missing (code-server compiles the `kerberos` addon): apt-get install -y libkrb5-dev");
   }
   for (const tool of ['make', 'g++', 'python3']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) problems.push(`\`${tool}\` is missing (needed to compile native addons): apt-get install -y build-essential python3`);
+    if (!commandExists(tool)) problems.push(`\`${tool}\` is missing (needed to compile native addons): apt-get install -y build-essential python3`);
   }
   if (problems.length) throw new Error(`cannot install code-server:\n  - ${problems.join('\n  - ')}`);
 }
 
+/** The environment of the inner npm: the caller's, less every `npm_*` variable an outer npm exported. */
+export function cleanNpmEnvironment(env, node) {
+  const clean = {};
+  for (const [key, value] of Object.entries(env)) if (!/^npm_/i.test(key)) clean[key] = value;
+  clean.PATH = `${dirname(node)}:${env.PATH ?? ''}`;
+  clean.npm_config_nodedir = nodeDirFor(node);
+  return clean;
+}
+
+function folderBytes(dir) {
+  let total = 0;
+  const pending = [dir];
+  while (pending.length) {
+    const current = pending.pop();
+    let entries;
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) pending.push(path);
+      else if (entry.isFile()) {
+        try {
+          total += statSync(path).size;
+        } catch {
+          // removed while counting
+        }
+      }
+    }
+  }
+  return total;
+}
+
 /** Returns the install folder, installing code-server@CODE_SERVER_VERSION first if needed. */
-export function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
+export async function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
   const dir = codeServerDir();
-  if (installedVersion(dir) === CODE_SERVER_VERSION && existsSync(codeServerEntry(dir))) return dir;
+  if (isInstalled(dir)) return dir;
   checkPrerequisites();
   const node = node24Path();
   // Install into a staging folder and rename when complete, so an interrupted install is never reused.
@@ -74,16 +115,27 @@ export function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'cortex-code-server-cache', private: true }, null, 2));
-  log(`Installing code-server@${CODE_SERVER_VERSION} into ${dir} (about 2 minutes, ~600 MB)…`);
+  log(`Installing code-server@${CODE_SERVER_VERSION} (VS Code in the browser, ~600 MB, 2-4 minutes) into ${dir}`);
+  log('  (set CORTEX_CACHE to put it elsewhere; it is downloaded once and reused)');
   const started = Date.now();
-  const result = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`], {
-    cwd: staging,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}`, npm_config_nodedir: nodeDirFor(node) },
+  const ticker = setInterval(() => {
+    const mb = (folderBytes(staging) / 1e6).toFixed(0);
+    log(`  … ${((Date.now() - started) / 1000).toFixed(0)} s, ${mb} MB on disk so far`);
+  }, 15000);
+  const status = await new Promise((resolve) => {
+    // Install scripts must run: code-server's postinstall fetches and builds its native modules.
+    const child = spawn('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--dangerously-allow-all-scripts', `code-server@${CODE_SERVER_VERSION}`], {
+      cwd: staging,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: cleanNpmEnvironment(process.env, node),
+    });
+    child.on('error', (error) => resolve(error.message));
+    child.on('exit', (code, signal) => resolve(code ?? signal));
   });
-  if (result.status !== 0 || installedVersion(staging) !== CODE_SERVER_VERSION) {
+  clearInterval(ticker);
+  if (status !== 0 || !isInstalled(staging)) {
     rmSync(staging, { recursive: true, force: true });
-    throw new Error(`npm install code-server@${CODE_SERVER_VERSION} failed (exit ${result.status ?? result.error?.message}); see the output above`);
+    throw new Error(`npm install code-server@${CODE_SERVER_VERSION} failed (exit ${status}); see the output above`);
   }
   rmSync(dir, { recursive: true, force: true });
   renameSync(staging, dir);
@@ -91,11 +143,24 @@ export function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
   return dir;
 }
 
+function isInstalled(dir) {
+  return installedVersion(dir) === CODE_SERVER_VERSION && existsSync(codeServerEntry(dir));
+}
+
+/** The finished install, or an error saying how to get it (for callers that must not install). */
+export function installedCodeServer() {
+  const dir = codeServerDir();
+  if (!isInstalled(dir)) throw new Error(`code-server@${CODE_SERVER_VERSION} is not installed in ${dir}`);
+  return dir;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    console.log(ensureCodeServer());
-  } catch (error) {
-    console.error(`ensureCodeServer: ${error.message}`);
-    process.exit(1);
-  }
+  // No top-level await: the e2e support code loads this module with require().
+  ensureCodeServer().then(
+    (dir) => console.log(dir),
+    (error) => {
+      console.error(`Could not install code-server: ${error.message}`);
+      process.exit(1);
+    },
+  );
 }

@@ -36,7 +36,7 @@ try {
 }
 let step = Date.now();
 try {
-  const dir = ensureCodeServer();
+  const dir = await ensureCodeServer();
   console.log(`e2e: code-server ready in ${dir} (${seconds(step)})`);
 } catch (error) {
   fail(error.message);
@@ -58,7 +58,7 @@ const mochaArgs = [
   '--node-option', 'import=tsx',
   '--extension', 'ts',
   '--require', join(root, 'test', 'e2e', 'support', 'hooks.ts'),
-  '--reporter', join(root, 'test', 'e2e', 'support', 'summaryReporter.cjs'),
+  '--reporter', join(root, 'test', 'support', 'summaryReporter.cjs'),
   '--timeout', '240000',
   '--slow', '30000',
   ...(process.env.CORTEX_E2E_GREP ? ['--grep', process.env.CORTEX_E2E_GREP] : []),

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { codeServerEntry, ensureCodeServer, node24Path } from '../../../scripts/ensureCodeServer.mjs';
+import { codeServerEntry, installedCodeServer, node24Path } from '../../../scripts/ensureCodeServer.mjs';
 
 // code-server (VS Code's workbench and extension host on npm) as the real VS Code for end-to-end
 // tests: an isolated user-data/extensions/config folder per suite, the packaged .vsix installed the
@@ -52,7 +52,7 @@ export function installVsix(vsix: string, home: string): { userDataDir: string; 
   const extensionsDir = join(home, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  const result = spawnSync(node24Path(), [codeServerEntry(ensureCodeServer()), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], {
+  const result = spawnSync(node24Path(), [codeServerEntry(installedCodeServer()), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], {
     env: isolatedEnv(home),
     encoding: 'utf8',
     timeout: 120_000,
@@ -79,7 +79,7 @@ export async function startCodeServer(options: { home: string; vsix: string; set
   let output = '';
   const child: ChildProcess = spawn(
     node24Path(),
-    [codeServerEntry(ensureCodeServer()), '--config', configFile, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir],
+    [codeServerEntry(installedCodeServer()), '--config', configFile, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir],
     { env: isolatedEnv(options.home), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout!.on('data', (chunk) => (output += chunk));
