@@ -1,26 +1,96 @@
 #!/usr/bin/env node
 // `npm test`: type-check, unit + integration tests (mocha, plain Node), then the real-VS-Code
 // end-to-end suite (code-server + Playwright). Stops at the first failing stage.
-import { spawnSync } from 'node:child_process';
+//
+// Each stage's full output goes to test-artifacts/<stage>.log; the terminal gets a short summary
+// per stage ending in "N passed, M failed", the full output only when a stage fails, and the
+// progress lines of long stages as they happen. CORTEX_TEST_VERBOSE=1 streams everything.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const artifacts = join(root, 'test-artifacts');
+const reporter = join(root, 'test', 'support', 'summaryReporter.cjs');
+const verbose = process.env.CORTEX_TEST_VERBOSE === '1';
+
+// A stage that prints no "N passed, M failed" line of its own (tsc) counts as one check.
 const stages = [
-  ['type-check', ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']],
-  ['unit + integration (mocha)', ['node_modules/mocha/bin/mocha.js', 'test/unit/**/*.test.ts', 'test/integration/**/*.test.ts']],
-  ['end-to-end in code-server', ['test/e2e/runE2e.mjs']],
+  { name: 'type-check', log: 'type-check', args: ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit'] },
+  {
+    name: 'unit + integration (mocha)',
+    log: 'unit-integration',
+    args: ['node_modules/mocha/bin/mocha.js', '--reporter', reporter, 'test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+  },
+  // Its own progress ("e2e: …", the code-server install) is shown live: it can take minutes.
+  { name: 'end-to-end in code-server', log: 'e2e', args: ['test/e2e/runE2e.mjs'], live: /^(e2e:|Installing code-server|  …|  \(set CORTEX_CACHE|code-server@)/ },
 ];
+
+const SUMMARY = /^(?:\w+: )?(\d+) passed, (\d+) failed/;
+
+function runStage(stage) {
+  return new Promise((resolve) => {
+    const logFile = join(artifacts, `${stage.log}.log`);
+    const log = createWriteStream(logFile);
+    const lines = [];
+    let pending = '';
+    const onText = (text) => {
+      log.write(text);
+      if (verbose) process.stdout.write(text);
+      pending += text;
+      const parts = pending.split('\n');
+      pending = parts.pop();
+      for (const line of parts) {
+        lines.push(line);
+        if (!verbose && stage.live?.test(line)) console.log(`  ${line.trim()}`);
+      }
+    };
+    const child = spawn(process.execPath, stage.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.setEncoding('utf8').on('data', onText);
+    child.stderr.setEncoding('utf8').on('data', onText);
+    child.on('error', (error) => onText(`could not start ${stage.args[0]}: ${error.message}\n`));
+    child.on('close', (code, signal) => {
+      if (pending) lines.push(pending);
+      log.end(() => resolve({ code: code ?? signal, lines, logFile }));
+    });
+  });
+}
+
+function countsOf(lines, ok) {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const match = SUMMARY.exec(lines[i].trim());
+    if (match) return { passed: Number(match[1]), failed: Number(match[2]) };
+  }
+  return ok ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+}
+
+mkdirSync(artifacts, { recursive: true });
 const only = process.env.CORTEX_TEST_STAGES?.split(',');
-for (const [name, args] of stages) {
-  if (only && !only.some((s) => name.startsWith(s))) {
-    console.log(`\n=== ${name}: not selected by CORTEX_TEST_STAGES=${process.env.CORTEX_TEST_STAGES} ===`);
+const total = { passed: 0, failed: 0 };
+const started = Date.now();
+for (const stage of stages) {
+  if (only && !only.some((prefix) => stage.name.startsWith(prefix))) {
+    console.log(`- ${stage.name}: not selected by CORTEX_TEST_STAGES=${process.env.CORTEX_TEST_STAGES}`);
     continue;
   }
-  console.log(`\n=== ${name} ===`);
-  const started = Date.now();
-  const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.status !== 0) {
-    console.error(`\n${name} FAILED after ${seconds}s (exit ${result.status ?? result.signal}).`);
-    process.exit(1);
+  console.log(`- ${stage.name} …`);
+  const stageStarted = Date.now();
+  const { code, lines, logFile } = await runStage(stage);
+  const seconds = ((Date.now() - stageStarted) / 1000).toFixed(1);
+  const counts = countsOf(lines, code === 0);
+  // A non-zero exit with every test passed (a crash after the run) still fails the stage.
+  if (code !== 0 && counts.failed === 0) counts.failed = 1;
+  total.passed += counts.passed;
+  total.failed += counts.failed;
+  if (code !== 0) {
+    if (!verbose) console.log(lines.join('\n'));
+    console.log(`\n${stage.name} FAILED after ${seconds} s (exit ${code}); full output in ${logFile}`);
+    console.log(`${stage.name}: ${counts.passed} passed, ${counts.failed} failed`);
+    break;
   }
-  console.log(`=== ${name}: ok in ${seconds}s ===`);
+  console.log(`  ${stage.name}: ${counts.passed} passed, ${counts.failed} failed in ${seconds} s (log: test-artifacts/${stage.log}.log)`);
 }
+console.log(`\nnpm test: ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
+console.log(`${total.passed} passed, ${total.failed} failed`);
+process.exit(total.failed ? 1 : 0);

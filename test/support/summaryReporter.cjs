@@ -1,4 +1,4 @@
-// Mocha's spec reporter plus the closing line the e2e runner promises: "N passed, M failed".
+// Mocha's spec reporter plus the closing line every test stage promises: "N passed, M failed".
 const Mocha = require('mocha');
 
 const { EVENT_RUN_END } = Mocha.Runner.constants;
