@@ -23,8 +23,8 @@ const stages = [
     log: 'unit-integration',
     args: ['node_modules/mocha/bin/mocha.js', '--reporter', reporter, 'test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
   },
-  // Its own progress ("e2e: …", the code-server install) is shown live: it can take minutes.
-  { name: 'end-to-end in code-server', log: 'e2e', args: ['test/e2e/runE2e.mjs'], live: /^(e2e:|Installing code-server|  …|  \(set CORTEX_CACHE|code-server@)/ },
+  // Its progress ("e2e: …", the code-server install, each scenario's result) is shown live: it takes minutes.
+  { name: 'end-to-end in code-server', log: 'e2e', args: ['test/e2e/runE2e.mjs'], live: /^(e2e:|Installing code-server|  …|  \(set CORTEX_CACHE|code-server@|\s+[✔✓] |\s+\d+\) )/ },
 ];
 
 const SUMMARY = /^(?:\w+: )?(\d+) passed, (\d+) failed/;

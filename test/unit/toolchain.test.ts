@@ -1,8 +1,33 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { cleanNpmEnvironment, node24Path } from '../../scripts/ensureCodeServer.mjs';
+
+const root = join(__dirname, '..', '..');
 
 describe('toolchain', () => {
   it('runs the tests on the Node major the extension host uses (>= 22)', () => {
     const major = Number(process.versions.node.split('.')[0]);
     assert.ok(major >= 22, `tests run on Node ${process.versions.node}`);
+  });
+
+  it("gives code-server's npm install none of the outer npm's variables (whose user agent names the machine's Node 20)", () => {
+    const outer = { PATH: '/usr/bin', HOME: '/home/u', npm_config_user_agent: 'npm/11 node/v20.20.2 linux x64', npm_node_execpath: '/usr/bin/node', NPM_CONFIG_LOGLEVEL: 'warn' };
+    const env = cleanNpmEnvironment(outer, node24Path());
+    assert.equal(env.npm_config_user_agent, undefined);
+    assert.equal(env.npm_node_execpath, undefined);
+    assert.equal(env.NPM_CONFIG_LOGLEVEL, undefined);
+    assert.equal(env.HOME, '/home/u');
+    assert.ok(env.PATH!.startsWith(`${join(node24Path(), '..')}:`), `Node 24 first on PATH: ${env.PATH}`);
+    assert.ok(env.npm_config_nodedir, 'native addons are built against Node 24 headers');
+  });
+
+  it('the `cortex` launcher (package.json bin) runs the CLI bundle', function () {
+    this.timeout(60_000);
+    const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--only=cli'], { cwd: root, encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stderr);
+    const result = spawnSync(process.execPath, [join(root, 'scripts', 'cortex.mjs'), '--help'], { cwd: root, encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /Usage: cortex run/);
   });
 });
