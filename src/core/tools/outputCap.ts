@@ -1,14 +1,10 @@
-// Tool output on its way to the model: terminal colour codes removed and the size capped, keeping
+import { stripTerminalControls } from '../text/stripTerminalControls';
+
+// Tool output on its way to the model: terminal controls removed and the size capped, keeping
 // the head and the tail (errors usually sit at the end of a build log, context at the start).
 
-// CSI (ESC [ … final byte), OSC (ESC ] … BEL or ST), and the remaining two-byte ESC sequences.
-// eslint-disable-next-line no-control-regex
-const ANSI_PATTERN = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u009b[0-?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g;
-
-/** Removes ANSI escape sequences (colours, cursor moves, hyperlinks) from text. */
-export function stripAnsi(text: string): string {
-  return text.replace(ANSI_PATTERN, '');
-}
+/** Removes every terminal control sequence and control character (see stripTerminalControls). */
+export const stripAnsi = stripTerminalControls;
 
 /** The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes, never splitting a character. */
 export function utf8Head(text: string, maxBytes: number): string {
@@ -44,7 +40,7 @@ export function capOutput(text: string, maxBytes: number): string {
   return `${head}${markerFor(omitted)}${tail}`;
 }
 
-/** What the model sees of a tool's output: ANSI stripped, then capped. */
+/** What the model sees of a tool's output: terminal controls stripped, then capped. */
 export function prepareToolOutput(text: string, maxBytes: number): string {
-  return capOutput(stripAnsi(text), maxBytes);
+  return capOutput(stripTerminalControls(text), maxBytes);
 }
