@@ -398,6 +398,10 @@ function checkAssistantToolCalls(calls: unknown, i: number): Violation | undefin
     if (call.type !== 'function') return bad(`Invalid value: '${String(call.type)}'. Supported values are: 'function'.`, `${at}.type`, 'invalid_value');
     if (!isObject(call.function)) return bad(`Missing required parameter: '${at}.function'.`, `${at}.function`, 'missing_required_parameter');
     if (typeof call.function.name !== 'string' || call.function.name.length === 0) return bad(`Missing required parameter: '${at}.function.name'.`, `${at}.function.name`, 'missing_required_parameter');
+    // A replayed call must name a function the way a tool definition would (OpenAI refuses others).
+    if (!TOOL_NAME.test(call.function.name)) {
+      return bad(`Invalid '${at}.function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, `${at}.function.name`, 'invalid_value');
+    }
     if (typeof call.function.arguments !== 'string') {
       return bad(`Invalid type for '${at}.function.arguments': expected a string, but got ${typeName(call.function.arguments)} instead.`, `${at}.function.arguments`, 'invalid_type');
     }

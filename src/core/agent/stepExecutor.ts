@@ -3,6 +3,7 @@ import { limitToolCalls } from '../tools/toolCallLimits';
 import { prepareToolCalls } from '../tools/toolPipeline';
 import { RepeatDetector } from '../tools/repeatDetector';
 import { callLlm } from './llmCall';
+import { replayedToolName } from './replayedToolName';
 import type { RunContext } from './runContext';
 import { buildStepMessages } from './stepPrompt';
 import { runToolBatch } from './toolBatchRunner';
@@ -83,7 +84,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     messages.push({
       role: 'assistant',
       content: response.content || null,
-      tool_calls: replayed.map((c) => ({ id: c.call.id, type: 'function' as const, function: { name: c.name || c.requestedName || 'invalid', arguments: c.argumentsJson } })),
+      tool_calls: replayed.map((c) => ({ id: c.call.id, type: 'function' as const, function: { name: replayedToolName(c.name || c.requestedName), arguments: c.argumentsJson } })),
     });
 
     const batch = await runToolBatch(context, stepId, prepared.calls);
