@@ -4,6 +4,7 @@ import type { RunEvent } from '../core/plan/events';
 import type { ApprovalBroker } from '../core/policy/approvalBroker';
 import type { ApprovalRequestMessage } from '../protocol/messages';
 import type { PanelApprovalAnswer, RunSource } from '../panel/runSource';
+import type { RunApprovals } from './approvalAttention';
 
 /** A run started in this extension host: its log, approvals and agent, kept while the window lives. */
 export interface LiveRun {
@@ -35,6 +36,15 @@ export function pendingApprovalMessages(broker: ApprovalBroker): ApprovalRequest
 export function answerApproval(broker: ApprovalBroker, answer: PanelApprovalAnswer, source: 'panel' | 'notification'): { ok: boolean; reason?: string } {
   const result = broker.answer({ ...answer, source });
   return result.accepted ? { ok: true } : { ok: false, reason: result.reason };
+}
+
+/** A run's broker as the queue ApprovalAttention follows; its answers come from the notification. */
+export function brokerApprovals(broker: ApprovalBroker): RunApprovals {
+  return {
+    pending: () => pendingApprovalMessages(broker),
+    onDidChange: (listener) => broker.onDidChange(() => listener()),
+    answer: (request, decision) => answerApproval(broker, { requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision }, 'notification'),
+  };
 }
 
 /** A RunSource over a live run (the panel's view of it). */

@@ -1,0 +1,121 @@
+import type { Logger } from '../core/ports';
+import type { ApprovalRequestMessage } from '../protocol/messages';
+
+/** The button pressed on an approval notification; undefined when it was dismissed. */
+export type ApprovalChoice = 'approve' | 'deny' | 'showPanel' | undefined;
+
+/** One run's approval queue (its ApprovalBroker, seen through the wire shape). */
+export interface RunApprovals {
+  /** Requests still waiting, oldest first. */
+  pending(): ApprovalRequestMessage[];
+  /** Called after every change of the queue; returns the unsubscribe function. */
+  onDidChange(listener: () => void): () => void;
+  answer(request: ApprovalRequestMessage, decision: 'approve' | 'deny'): { ok: boolean; reason?: string };
+}
+
+/** What this needs from the window: the run's panel, notifications and warnings. */
+export interface ApprovalSurface {
+  /** True while the run's panel is the visible tab of its editor group. */
+  isPanelVisible(runId: string): boolean;
+  /** Shows a notification for one request; resolves with the button pressed. */
+  notify(runId: string, request: ApprovalRequestMessage): PromiseLike<ApprovalChoice>;
+  /** Reveals and focuses the run's panel. */
+  showPanel(runId: string): void;
+  warn(message: string): void;
+}
+
+/** The status bar entry: shown while approvals wait; a click shows the panel of `runId`. */
+export interface ApprovalStatusView {
+  show(status: { text: string; tooltip: string; runId: string }): void;
+  hide(): void;
+}
+
+/** "$(bell) 2 approvals waiting" (the codicon is rendered by the status bar). */
+export function approvalStatusText(count: number): string {
+  return `$(bell) ${count} approval${count === 1 ? '' : 's'} waiting`;
+}
+
+interface WatchedRun {
+  approvals: RunApprovals;
+  pendingCount: number;
+  /** Request ids already considered for a notification (shown or not). */
+  seen: Set<string>;
+}
+
+/**
+ * Draws attention to approvals waiting in any run of this window. The panel is where they are
+ * answered; a notification is shown for a new request only while its run's panel is not visible
+ * (so nothing lingers next to a panel that already shows the buttons), and the status bar counts
+ * every waiting request until it is answered, whichever channel answers it.
+ */
+export class ApprovalAttention {
+  private readonly runs = new Map<string, WatchedRun>();
+
+  constructor(
+    private readonly surface: ApprovalSurface,
+    private readonly status: ApprovalStatusView,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Follows one run's queue until the returned function is called (when the run ends). */
+  watch(runId: string, approvals: RunApprovals): () => void {
+    if (this.runs.has(runId)) throw new Error(`approvals of run ${runId} are already watched`);
+    const run: WatchedRun = { approvals, pendingCount: 0, seen: new Set() };
+    this.runs.set(runId, run);
+    const unsubscribe = approvals.onDidChange(() => this.refresh(runId, run));
+    this.refresh(runId, run);
+    return () => {
+      unsubscribe();
+      if (this.runs.get(runId) === run) this.runs.delete(runId);
+      this.updateStatus();
+    };
+  }
+
+  /** Waiting approvals over all watched runs. */
+  waitingCount(): number {
+    let total = 0;
+    for (const run of this.runs.values()) total += run.pendingCount;
+    return total;
+  }
+
+  private refresh(runId: string, run: WatchedRun): void {
+    const pending = run.approvals.pending();
+    run.pendingCount = pending.length;
+    const ids = new Set(pending.map((request) => request.requestId));
+    for (const id of run.seen) if (!ids.has(id)) run.seen.delete(id);
+    for (const request of pending) {
+      if (run.seen.has(request.requestId)) continue;
+      run.seen.add(request.requestId);
+      // Decided once, when the request arrives: a panel shown later offers its own buttons.
+      if (!this.surface.isPanelVisible(runId)) this.notify(runId, run, request);
+    }
+    this.updateStatus();
+  }
+
+  private notify(runId: string, run: WatchedRun, request: ApprovalRequestMessage): void {
+    void Promise.resolve(this.surface.notify(runId, request)).then(
+      (choice) => {
+        if (choice === 'showPanel') return this.surface.showPanel(runId);
+        if (choice !== 'approve' && choice !== 'deny') return;
+        if (!run.approvals.pending().some((p) => p.requestId === request.requestId)) {
+          this.logger.info(`run ${runId}: notification answer for ${request.callId} ignored (already answered)`);
+          return;
+        }
+        const result = run.approvals.answer(request, choice);
+        if (!result.ok) this.surface.warn(`That approval was not applied: ${result.reason ?? 'unknown reason'}`);
+      },
+      (error: unknown) => this.logger.warn(`run ${runId}: the approval notification failed: ${String(error)}`),
+    );
+  }
+
+  private updateStatus(): void {
+    const count = this.waitingCount();
+    const first = [...this.runs.entries()].find(([, run]) => run.pendingCount > 0)?.[0];
+    if (count === 0 || first === undefined) {
+      this.status.hide();
+      return;
+    }
+    const calls = count === 1 ? 'A tool call waits' : `${count} tool calls wait`;
+    this.status.show({ text: approvalStatusText(count), tooltip: `Cortex: ${calls} for your approval. Click to show the panel.`, runId: first });
+  }
+}
