@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_KEYS, FlatConfigSchema, parseConfig, SECURITY_KEYS } from '../../../src/core/config/configSchema';
+import { WALKTHROUGH_ID } from '../../../src/host/welcome';
 
 // package.json's contributes.configuration is what VS Code's settings UI validates and shows; the
 // schema is what the agent enforces. They must describe the same settings.
@@ -84,8 +85,8 @@ describe('package.json commands and activation', () => {
     assert.equal(commands.find((c) => c.command === 'cortex.openTrace')?.title, 'Open run trace…');
   });
 
-  it('activates for a restored panel and runs on the supported engine', () => {
-    assert.ok(pkg.activationEvents.includes('onWebviewPanel:cortex.dag'));
+  it('activates after start-up (to greet a new profile) and for a restored panel, on the supported engine', () => {
+    assert.deepEqual([...pkg.activationEvents].sort(), ['onStartupFinished', 'onWebviewPanel:cortex.dag']);
     assert.equal(pkg.engines.vscode, '^1.100.0');
     assert.equal(pkg.main, './dist/extension.js');
   });
@@ -93,5 +94,39 @@ describe('package.json commands and activation', () => {
   it('registers every contributed command in the extension code', () => {
     const source = readFileSync(join(__dirname, '..', '..', '..', 'src', 'host', 'activate.ts'), 'utf8');
     for (const command of commands) assert.match(source, new RegExp(`register\\('${command.command.replace('.', '\\.')}'`), `${command.command} is contributed but not registered`);
+  });
+});
+
+describe('package.json walkthrough', () => {
+  const walkthroughs: Array<{ id: string; title: string; steps: Array<{ id: string; title: string; description: string; media: { markdown?: string }; completionEvents?: string[] }> }> = pkg.contributes.walkthroughs;
+  const root = join(__dirname, '..', '..', '..');
+
+  it('contributes the one walkthrough the first start opens', () => {
+    assert.deepEqual(walkthroughs.map((w) => w.id), [WALKTHROUGH_ID]);
+    assert.equal(walkthroughs[0].title, 'Get started with Cortex');
+  });
+
+  it('has the endpoint, API key and first task steps, each with a button that does it', () => {
+    const steps = walkthroughs[0].steps;
+    assert.deepEqual(steps.map((s) => s.title), ['Set the endpoint', 'Set the API key', 'Run a first task']);
+    const buttons = steps.map((s) => /\n\[[^\]]+\]\((command:[^)]+)\)$/.exec(s.description)?.[1]);
+    assert.deepEqual(buttons, ['command:workbench.action.openSettings?%5B%22cortex.llm%22%5D', 'command:cortex.setApiKey', 'command:cortex.runTask']);
+    assert.deepEqual(JSON.parse(decodeURIComponent(buttons[0]!.split('?')[1])), ['cortex.llm'], 'the settings button filters to cortex.llm');
+  });
+
+  it('completes steps on what they ask for, and every markdown file exists in media/walkthrough', () => {
+    const commandIds = pkg.contributes.commands.map((c: { command: string }) => c.command);
+    for (const step of walkthroughs[0].steps) {
+      const file = step.media.markdown ?? '';
+      assert.match(file, /^media\/walkthrough\/[\w-]+\.md$/, step.id);
+      assert.ok(existsSync(join(root, file)), `${file} is missing`);
+      assert.ok(step.completionEvents?.length, `${step.id} has no completion event`);
+      for (const event of step.completionEvents!) {
+        const [kind, target] = event.split(':');
+        if (kind === 'onCommand') assert.ok(commandIds.includes(target), `${event} names no contributed command`);
+        else if (kind === 'onSettingChanged') assert.ok(CONFIG_KEYS.includes(target as never), `${event} names no setting`);
+        else assert.fail(`unexpected completion event ${event}`);
+      }
+    }
   });
 });
