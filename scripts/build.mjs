@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Bundles the three entry points with esbuild (types are checked separately by `tsc --noEmit`):
-//   extension  src/extension.ts -> dist/extension.js  (node, cjs, `vscode` external)
+// Bundles the entry points with esbuild (types are checked separately by `tsc --noEmit`):
+//   extension  src/extension.ts -> dist/extension.js  (node, cjs, `vscode` external; activation only)
+//   agentHost  src/host/agentHost.ts -> dist/agentHost.js (node, cjs; the agent core, loaded on first use)
 //   cli        src/cli/main.ts  -> dist/cli.js        (node, cjs, `#!/usr/bin/env node`)
 //   webview    webview/main.ts  -> dist/webview.js    (browser, iife)
 // `--production` minifies and drops source maps; development builds keep linked source maps.
@@ -15,9 +16,15 @@ const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--onl
 
 const entries = [
   {
+    // Activation only: `./agentHost` stays a require of dist/agentHost.js, loaded on first use.
     name: 'extension',
     entry: 'src/extension.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/extension.js', external: ['vscode'] },
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/extension.js', external: ['vscode', './agentHost'] },
+  },
+  {
+    name: 'agentHost',
+    entry: 'src/host/agentHost.ts',
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/agentHost.js', external: ['vscode'] },
   },
   {
     name: 'cli',

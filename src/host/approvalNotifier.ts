@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
-import type { ApprovalBroker } from '../core/policy/approvalBroker';
-import type { Logger } from '../core/ports';
-import { answerApproval, pendingApprovalMessages } from './liveRun';
 import type { ApprovalRequestMessage } from '../protocol/messages';
+import type { ApprovalChoice, ApprovalStatusView } from './approvalAttention';
+
+// The VS Code side of ApprovalAttention: the notification with Approve/Deny and the status bar
+// entry. Notification answers go through the same broker as the panel's buttons (brokerApprovals),
+// so whichever comes first wins and the other is refused as stale.
 
 const SUMMARY_MAX = 160;
 
@@ -20,34 +22,23 @@ export function summarizeCall(request: Pick<ApprovalRequestMessage, 'toolName' |
   return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1)}…` : text;
 }
 
-/**
- * The second approval channel: a notification per pending request with Approve/Deny. Answers go
- * through the same broker as the panel's buttons, so whichever comes first wins and the other is
- * refused as stale.
- */
-export function watchApprovals(runId: string, broker: ApprovalBroker, logger: Logger, showPanel: () => void): () => void {
-  const shown = new Set<string>();
-  const onChange = () => {
-    for (const request of pendingApprovalMessages(broker)) {
-      if (shown.has(request.requestId)) continue;
-      shown.add(request.requestId);
-      const gate = request.required ? ' (required)' : '';
-      void vscode.window
-        .showWarningMessage(`Cortex wants to run \`${summarizeCall(request)}\`${gate} — ${request.reason}`, 'Approve', 'Deny', 'Show panel')
-        .then((choice) => {
-          if (choice === 'Show panel') return showPanel();
-          if (choice !== 'Approve' && choice !== 'Deny') return;
-          const stillPending = pendingApprovalMessages(broker).some((p) => p.requestId === request.requestId);
-          if (!stillPending) {
-            logger.info(`run ${runId}: notification answer for ${request.callId} ignored (already answered)`);
-            return;
-          }
-          const decision = choice === 'Approve' ? 'approve' : 'deny';
-          const result = answerApproval(broker, { requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision }, 'notification');
-          if (!result.ok) void vscode.window.showWarningMessage(`That approval was not applied: ${result.reason}`);
-        });
-    }
+/** The notification for one request. */
+export async function showApprovalNotification(request: ApprovalRequestMessage): Promise<ApprovalChoice> {
+  const gate = request.required ? ' (required)' : '';
+  const choice = await vscode.window.showWarningMessage(`Cortex wants to run \`${summarizeCall(request)}\`${gate} — ${request.reason}`, 'Approve', 'Deny', 'Show panel');
+  return choice === 'Approve' ? 'approve' : choice === 'Deny' ? 'deny' : choice === 'Show panel' ? 'showPanel' : undefined;
+}
+
+/** The status bar entry; a click runs `cortex.showPanel` for the run whose approval waits. */
+export function statusBarApprovalView(item: vscode.StatusBarItem): ApprovalStatusView {
+  return {
+    show: ({ text, tooltip, runId }) => {
+      item.text = text;
+      item.tooltip = tooltip;
+      item.accessibilityInformation = { label: `${text.replace(/^\$\([^)]*\)\s*/, '')}: show the Cortex panel`, role: 'button' };
+      item.command = { command: 'cortex.showPanel', title: 'Show the Cortex panel', arguments: [runId] };
+      item.show();
+    },
+    hide: () => item.hide(),
   };
-  onChange();
-  return broker.onDidChange(onChange);
 }

@@ -60,6 +60,11 @@ export class PanelManager implements vscode.Disposable {
     });
   }
 
+  /** True while the run's panel is the visible tab of its editor group. */
+  isVisible(runId: string): boolean {
+    return this.panels.get(runId)?.panel.visible ?? false;
+  }
+
   get(runId: string): DagPanel | undefined {
     return this.panels.get(runId);
   }

@@ -7,8 +7,8 @@ import { ApprovalBroker } from '../core/policy/approvalBroker';
 import type { Logger } from '../core/ports';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import type { ApiKeyStore } from './apiKeyStore';
-import { watchApprovals } from './approvalNotifier';
-import { liveRunSource, type LiveRun } from './liveRun';
+import type { ApprovalAttention } from './approvalAttention';
+import { brokerApprovals, liveRunSource, type LiveRun } from './liveRun';
 import type { PanelManager } from './panelManager';
 import type { RunIndex } from './runIndex';
 import type { RunRegistry } from './runRegistry';
@@ -43,6 +43,7 @@ export class RunController implements vscode.Disposable {
     private readonly registry: RunRegistry,
     private readonly index: RunIndex,
     private readonly panels: PanelManager,
+    private readonly attention: ApprovalAttention,
     private readonly logger: Logger,
   ) {
     this.statusBar = vscode.window.createStatusBarItem('cortex.run', vscode.StatusBarAlignment.Left, 100);
@@ -118,7 +119,7 @@ export class RunController implements vscode.Disposable {
     if (!trusted) void vscode.window.showInformationMessage('Cortex runs read-only in Restricted Mode: it can read and search files but not write files or run commands.');
 
     this.panels.open(liveRunSource(run));
-    const stopWatching = watchApprovals(runId, broker, this.logger, () => this.showPanel(runId));
+    const stopWatching = this.attention.watch(runId, brokerApprovals(broker));
     this.updateRunning();
 
     let result: Outcome;

@@ -1,0 +1,73 @@
+import * as vscode from 'vscode';
+import type { Logger } from '../core/ports';
+import { DagPanelSerializer } from '../panel/dagPanelSerializer';
+import type { PanelState } from '../panel/dagPanel';
+import type { RunSource } from '../panel/runSource';
+import { ApprovalAttention } from './approvalAttention';
+import type { ApiKeyStore } from './apiKeyStore';
+import { showApprovalNotification, statusBarApprovalView } from './approvalNotifier';
+import { openRunTrace } from './openRunTrace';
+import { PanelManager } from './panelManager';
+import { openTraceDocument, RunController } from './runController';
+import { RunIndex } from './runIndex';
+import { RunRegistry } from './runRegistry';
+import { SettingsReader } from './settingsReader';
+
+// The agent side of the extension, bundled on its own as dist/agentHost.js: the agent core, the
+// LLM client, zod and the panels. Activation (dist/extension.js) loads it on first use (a run, a
+// trace, a restored panel) so that starting VS Code never pays for compiling it.
+
+/** What activation hands over: its context and the few objects it already made. */
+export interface AgentHostDeps {
+  context: vscode.ExtensionContext;
+  logger: Logger;
+  keys: ApiKeyStore;
+  /** The approvals entry of the status bar (hidden until an approval waits). */
+  approvalsItem: vscode.StatusBarItem;
+}
+
+/** The commands and the panel restore that need the agent core. */
+export interface AgentHost extends vscode.Disposable {
+  runTask(task?: string): Promise<void>;
+  showPanel(runId?: string): void;
+  cancelRun(): Promise<void>;
+  openTrace(): Promise<void>;
+  restorePanel(panel: vscode.WebviewPanel, state: PanelState | undefined): Promise<void>;
+}
+
+export function createAgentHost({ context, logger, keys, approvalsItem }: AgentHostDeps): AgentHost {
+  const runsDir = vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath;
+  const index = new RunIndex(context.globalState);
+  const registry = new RunRegistry(index, runsDir, logger);
+  const settings = new SettingsReader(logger);
+  const openTraceOf = async (source: RunSource) => {
+    if (!source.traceFile) throw new Error('this run has no trace file');
+    await openTraceDocument(source.traceFile);
+  };
+  const panels = new PanelManager(context.extensionUri, logger, { openTrace: openTraceOf }, context.workspaceState);
+  const attention = new ApprovalAttention(
+    {
+      isPanelVisible: (runId) => panels.isVisible(runId),
+      notify: (_runId, request) => showApprovalNotification(request),
+      showPanel: (runId) => controller.showPanel(runId),
+      warn: (message) => void vscode.window.showWarningMessage(message),
+    },
+    statusBarApprovalView(approvalsItem),
+    logger,
+  );
+  const controller = new RunController(settings, keys, registry, index, panels, attention, logger);
+  const serializer = new DagPanelSerializer(context.extensionUri, logger, panels.actions, (runId) => registry.source(runId), (panel) => panels.adopt(panel), () => panels.unclaimedRunId());
+
+  return {
+    runTask: (task) => controller.runTask(task),
+    showPanel: (runId) => controller.showPanel(runId),
+    cancelRun: () => controller.cancelRun(),
+    openTrace: () => openRunTrace(index, registry, panels, logger),
+    restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
+    dispose: () => {
+      controller.dispose();
+      panels.dispose();
+      settings.dispose();
+    },
+  };
+}
