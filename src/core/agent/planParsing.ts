@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { ChatMessage } from '../llm/llmTypes';
+import { extractJsonObjects } from '../llm/replyJson';
 import { normalizeRelativeDependencies, type RelativeDependencyProblem } from '../plan/planGraph';
 
-// The planner's reply is one JSON object in the message content (issue 2). Models wrap JSON in
-// ```json fences, add a sentence before or after it, or think aloud first; all of that is
-// tolerated, but the plan itself is checked strictly (shape, dangling indexes, self-dependencies,
+// The planner's reply is one JSON object in the message content (docs/design.md §3), read by the
+// one reply reader (llm/replyJson.ts: fences, prose and reasoning blocks are tolerated), but the plan itself is checked strictly (shape, dangling indexes, self-dependencies,
 // cycles) so a broken plan never reaches the executor. Errors say what is wrong in words a
 // corrective retry prompt can pass straight back to the model.
 
@@ -51,66 +51,6 @@ export interface ParsedPlan {
   title: string;
   steps: string[];
   dependencies: Record<number, number[]>;
-}
-
-function stripThinking(content: string): string {
-  return content.replace(/<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi, '');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** End of the balanced `{...}` starting at `start` (string-aware), or -1. */
-function matchingBrace(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i;
-  }
-  return -1;
-}
-
-/**
- * The JSON objects a reply contains: the whole reply, else each ```json fence, else each
- * top-level `{...}` in the prose that parses. Empty when there is none.
- */
-export function extractJsonObjects(content: string): Array<Record<string, unknown>> {
-  const text = stripThinking(content).trim();
-  const whole = tryParse(text);
-  if (isObject(whole)) return [whole];
-  const fenced: Array<Record<string, unknown>> = [];
-  for (const match of text.matchAll(/```[a-zA-Z]*[ \t]*\r?\n?([\s\S]*?)```/g)) {
-    const value = tryParse(match[1].trim());
-    if (isObject(value)) fenced.push(value);
-  }
-  if (fenced.length > 0) return fenced;
-  const found: Array<Record<string, unknown>> = [];
-  for (let i = text.indexOf('{'); i !== -1; ) {
-    const end = matchingBrace(text, i);
-    const value = end === -1 ? undefined : tryParse(text.slice(i, end + 1));
-    if (isObject(value)) {
-      found.push(value);
-      i = text.indexOf('{', end + 1);
-    } else {
-      i = text.indexOf('{', i + 1);
-    }
-  }
-  return found;
 }
 
 function describeIssues(error: z.ZodError): string {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { buildPlannerMessages, extractJsonObjects, parsePlannerReply, PlanReplyError } from '../../../src/core/agent/planParsing';
+import { buildPlannerMessages, parsePlannerReply, PlanReplyError } from '../../../src/core/agent/planParsing';
+import { extractJsonObjects } from '../../../src/core/llm/replyJson';
 
 const PLAN = { title: 'REST API', steps: ['a', 'b', 'c'], dependencies: { '1': [0], '2': [0, 1] } };
 
