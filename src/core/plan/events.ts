@@ -20,6 +20,7 @@ export const ToolCallSnapshotSchema = z.object({
   name: z.string(),
   requestedName: z.string(),
   nameResolution: NameResolutionSchema,
+  /** Arguments as a JSON string (what would run / what ran). */
   arguments: z.string(),
   rawArguments: z.string(),
   isComplete: z.boolean(),
@@ -27,12 +28,14 @@ export const ToolCallSnapshotSchema = z.object({
   status: ToolCallStatusSchema,
   result: z.string().optional(),
   error: z.boolean().optional(),
+  /** Why the call never ran or was refused (invalid, unparseable, denied...). */
   reason: z.string().optional(),
   approval: z
     .object({
       required: z.boolean(),
       denyEffect: z.enum(['continue', 'block']),
       reason: z.string(),
+      /** sha256 of the exact argument JSON that will run; an answer must quote it. */
       argsHash: z.string(),
       requestId: z.string(),
       feedback: z.string().optional(),
@@ -49,6 +52,7 @@ export const StepSnapshotSchema = z.object({
   description: z.string(),
   status: StepStatusSchema,
   dependsOn: z.array(z.string()),
+  /** Id of the first step of this lineage; replacements inherit it. */
   lineage: z.string(),
   replanAttempts: z.number(),
   origin: z.enum(['planner', 'replan']),
@@ -57,8 +61,11 @@ export const StepSnapshotSchema = z.object({
   files: z.array(z.string()),
   toolCalls: z.array(ToolCallSnapshotSchema),
   verdict: z.object({ passed: z.boolean(), reason: z.string(), failedCallIds: z.array(z.string()) }).optional(),
+  /** Why the step ended as it did (e.g. max_steps_exceeded, all_tool_calls_failed, approval_denied). */
   endReason: z.string().optional(),
+  /** For blocked steps: the failed or denied step that blocked it. */
   blockedBy: z.string().optional(),
+  /** Set when a replan removed this step. */
   replacedBy: z.object({ replanIndex: z.number(), newStepIds: z.array(z.string()) }).optional(),
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),

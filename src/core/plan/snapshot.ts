@@ -2,7 +2,7 @@ import type { PlanSnapshot, StepSnapshot } from './events';
 import type { PlanState, StepState } from './planTypes';
 
 function stepSnapshot(step: StepState): StepSnapshot {
-  return structuredClone({ ...step }) as StepSnapshot;
+  return structuredClone(step);
 }
 
 /** The plain-JSON snapshot written in `run_finished` and documented in the README. */
