@@ -24,9 +24,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem }), logger);
   context.subscriptions.push(approvalsItem, host);
 
-  const register = (id: string, handler: (...args: any[]) => unknown) =>
+  const register = (id: string, handler: (...args: unknown[]) => unknown) =>
     context.subscriptions.push(
-      vscode.commands.registerCommand(id, async (...args: any[]) => {
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
         try {
           return await handler(...args);
         } catch (error) {

@@ -56,7 +56,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     logger,
   );
   const controller = new RunController(settings, keys, registry, index, panels, attention, logger);
-  const serializer = new DagPanelSerializer(context.extensionUri, logger, panels.actions, (runId) => registry.source(runId), (panel) => panels.adopt(panel), () => panels.unclaimedRunId());
+  const serializer = new DagPanelSerializer(context.extensionUri, logger, panels.actions, (runId) => Promise.resolve().then(() => registry.source(runId)), (panel) => panels.adopt(panel), () => panels.unclaimedRunId());
 
   return {
     runTask: (task) => controller.runTask(task),

@@ -6,7 +6,8 @@ import type { AgentHost, AgentHostDeps } from './agentHost';
  * (scripts/build.mjs), so in dist/ this is a plain require of dist/agentHost.js, compiled only here.
  */
 export function loadAgentHostModule(): { createAgentHost(deps: AgentHostDeps): AgentHost } {
-  return require('./agentHost');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require is the point: an import would be bundled and compiled at activation
+  return require('./agentHost') as { createAgentHost(deps: AgentHostDeps): AgentHost };
 }
 
 /** The agent host, created on first use and disposed with the extension. */
@@ -29,7 +30,7 @@ export class LazyAgentHost {
       this.host = this.create();
     } catch (error) {
       this.logger.error(`Loading the agent core failed: ${(error as Error).stack ?? String(error)}`);
-      throw new Error(`Cortex could not load its agent core: ${(error as Error).message}`);
+      throw new Error(`Cortex could not load its agent core: ${(error as Error).message}`, { cause: error });
     }
     this.logger.info(`Agent core loaded in ${(this.now() - started).toFixed(0)} ms.`);
     return this.host;

@@ -25,7 +25,7 @@ export async function openRunTrace(index: RunIndex, registry: RunRegistry, panel
     if (!files?.[0]) return;
     source = registry.fromTraceFile(files[0].fsPath, basename(files[0].fsPath, '.jsonl'));
   } else if (picked.runId) {
-    source = await registry.source(picked.runId);
+    source = registry.source(picked.runId);
     if (!source) {
       void vscode.window.showWarningMessage(`The trace of that run is no longer on disk (${picked.traceFile}).`);
       return;

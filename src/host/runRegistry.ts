@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../core/ports';
 import { readTrace } from '../core/trace/traceReader';
-import { traceRunSource, type RunSource } from '../panel/runSource';
+import { isRunId, traceRunSource, type RunSource } from '../panel/runSource';
 import { liveRunSource, type LiveRun } from './liveRun';
-import { isRunId } from './runId';
 import type { RunIndex } from './runIndex';
 
 /** Finished live runs kept in memory for their panels; older ones are read back from their traces. */
@@ -43,7 +42,7 @@ export class RunRegistry {
   }
 
   /** The live run, else its trace from storage; undefined if neither exists. Throws TraceError on a bad trace. */
-  async source(runId: string): Promise<RunSource | undefined> {
+  source(runId: string): RunSource | undefined {
     if (!isRunId(runId)) return undefined;
     const live = this.runs.get(runId);
     if (live) return liveRunSource(live);

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/ports';
-import { isRunId } from '../host/runId';
 import { DagPanel, type PanelActions, type PanelState } from './dagPanel';
-import type { RunSource } from './runSource';
+import { isRunId, type RunSource } from './runSource';
 
 /**
  * Restores DAG panels after a window reload from the run id the webview saved with setState: the

@@ -19,7 +19,12 @@ class FakeWindow implements ApprovalSurface, ApprovalStatusView {
   readonly notifications: Shown[] = [];
   readonly revealed: string[] = [];
   readonly warnings: string[] = [];
-  status: { text: string; tooltip: string; runId: string } | undefined;
+  private status: { text: string; tooltip: string; runId: string } | undefined;
+
+  /** What the status bar shows now (undefined: hidden). */
+  current() {
+    return this.status;
+  }
 
   isPanelVisible(runId: string): boolean {
     return this.visible.has(runId);
@@ -80,15 +85,15 @@ describe('ApprovalAttention', () => {
     const broker = new ApprovalBroker();
     window.visible.add('run-a');
     attention.watch('run-a', brokerApprovals(broker));
-    assert.equal(window.status, undefined, 'hidden while nothing waits');
+    assert.equal(window.current(), undefined, 'hidden while nothing waits');
     const first = ask(broker, 'call-1').request;
     const second = ask(broker, 'call-2').request;
-    assert.deepEqual(window.status, { text: '$(bell) 2 approvals waiting', tooltip: 'Cortex: 2 tool calls wait for your approval. Click to show the panel.', runId: 'run-a' });
+    assert.deepEqual(window.current(), { text: '$(bell) 2 approvals waiting', tooltip: 'Cortex: 2 tool calls wait for your approval. Click to show the panel.', runId: 'run-a' });
     assert.equal(window.notifications.length, 0, 'the panel shows the buttons; no notification next to it');
     answerFromPanel(broker, first);
-    assert.equal(window.status?.text, '$(bell) 1 approval waiting');
+    assert.equal(window.current()?.text, '$(bell) 1 approval waiting');
     answerFromPanel(broker, second, 'deny');
-    assert.equal(window.status, undefined, 'gone once nothing waits');
+    assert.equal(window.current(), undefined, 'gone once nothing waits');
   });
 
   it('notifies once per request while the panel is hidden, and not for requests arriving once it is visible', () => {
@@ -100,7 +105,7 @@ describe('ApprovalAttention', () => {
     window.visible.add('run-a');
     ask(broker, 'call-3');
     assert.deepEqual(window.notifications.map((n) => n.request.callId), ['call-1', 'call-2']);
-    assert.equal(window.status?.text, '$(bell) 3 approvals waiting');
+    assert.equal(window.current()?.text, '$(bell) 3 approvals waiting');
   });
 
   it('answers from the notification through the broker, marked as from the notification', async () => {
@@ -109,7 +114,7 @@ describe('ApprovalAttention', () => {
     const { outcome } = ask(broker, 'call-1');
     await window.notifications[0].press('approve');
     assert.deepEqual(await outcome, { decision: 'approve', source: 'notification' });
-    assert.equal(window.status, undefined);
+    assert.equal(window.current(), undefined);
     assert.deepEqual(window.warnings, []);
   });
 
@@ -142,16 +147,16 @@ describe('ApprovalAttention', () => {
     const stopA = attention.watch('run-a', brokerApprovals(a));
     attention.watch('run-b', brokerApprovals(b));
     const onlyOfB = ask(b, 'call-b1').request;
-    assert.deepEqual(window.status && [window.status.text, window.status.runId], ['$(bell) 1 approval waiting', 'run-b']);
+    assert.deepEqual([window.current()?.text, window.current()?.runId], ['$(bell) 1 approval waiting', 'run-b']);
     ask(a, 'call-a1');
     ask(a, 'call-a2');
-    assert.deepEqual([window.status?.text, window.status?.runId], ['$(bell) 3 approvals waiting', 'run-a']);
+    assert.deepEqual([window.current()?.text, window.current()?.runId], ['$(bell) 3 approvals waiting', 'run-a']);
     stopA();
-    assert.deepEqual([window.status?.text, window.status?.runId], ['$(bell) 1 approval waiting', 'run-b']);
+    assert.deepEqual([window.current()?.text, window.current()?.runId], ['$(bell) 1 approval waiting', 'run-b']);
     ask(a, 'call-a3');
-    assert.equal(window.status?.text, '$(bell) 1 approval waiting', 'a run no longer watched is not counted');
+    assert.equal(window.current()?.text, '$(bell) 1 approval waiting', 'a run no longer watched is not counted');
     answerFromPanel(b, onlyOfB);
-    assert.equal(window.status, undefined);
+    assert.equal(window.current(), undefined);
   });
 
   it('refuses to watch the same run twice', () => {

@@ -111,7 +111,7 @@ describe('package.json walkthrough', () => {
     assert.deepEqual(steps.map((s) => s.title), ['Set the endpoint', 'Set the API key', 'Run a first task']);
     const buttons = steps.map((s) => /\n\[[^\]]+\]\((command:[^)]+)\)$/.exec(s.description)?.[1]);
     assert.deepEqual(buttons, ['command:workbench.action.openSettings?%5B%22cortex.llm%22%5D', 'command:cortex.setApiKey', 'command:cortex.runTask']);
-    assert.deepEqual(JSON.parse(decodeURIComponent(buttons[0]!.split('?')[1])), ['cortex.llm'], 'the settings button filters to cortex.llm');
+    assert.deepEqual(JSON.parse(decodeURIComponent(String(buttons[0]).split('?')[1])), ['cortex.llm'], 'the settings button filters to cortex.llm');
   });
 
   it('completes steps on what they ask for, and every markdown file exists in media/walkthrough', () => {
@@ -120,8 +120,9 @@ describe('package.json walkthrough', () => {
       const file = step.media.markdown ?? '';
       assert.match(file, /^media\/walkthrough\/[\w-]+\.md$/, step.id);
       assert.ok(existsSync(join(root, file)), `${file} is missing`);
-      assert.ok(step.completionEvents?.length, `${step.id} has no completion event`);
-      for (const event of step.completionEvents!) {
+      const events = step.completionEvents ?? [];
+      assert.ok(events.length > 0, `${step.id} has no completion event`);
+      for (const event of events) {
         const [kind, target] = event.split(':');
         if (kind === 'onCommand') assert.ok(commandIds.includes(target), `${event} names no contributed command`);
         else if (kind === 'onSettingChanged') assert.ok(CONFIG_KEYS.includes(target as never), `${event} names no setting`);

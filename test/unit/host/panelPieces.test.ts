@@ -3,7 +3,7 @@ import type { RunEvent } from '../../../src/core/plan/events';
 import { EventBatcher } from '../../../src/panel/eventBatcher';
 import { contentSecurityPolicy, createNonce, renderPanelHtml } from '../../../src/panel/panelHtml';
 import { parseRecentRuns, upsertRecentRun, type RecentRun } from '../../../src/host/runIndex';
-import { isRunId } from '../../../src/host/runId';
+import { isRunId } from '../../../src/panel/runSource';
 
 const logEvent = (seq: number): RunEvent => ({ type: 'log', seq, time: seq, level: 'info', message: `event ${seq}` });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,6 +89,6 @@ describe('recent runs index', () => {
 describe('isRunId', () => {
   it('accepts file-name-safe ids and refuses paths and junk', () => {
     for (const id of ['run-20261122T050312Z-a1b2c3', 'abc', 'A.b_c-1']) assert.equal(isRunId(id), true, id);
-    for (const id of ['../etc/passwd', 'a/b', '', '.hidden', 'x'.repeat(200), 42, undefined, { runId: 'x' }]) assert.equal(isRunId(id), false, String(id));
+    for (const id of ['../etc/passwd', 'a/b', '', '.hidden', 'x'.repeat(200), 42, undefined, { runId: 'x' }]) assert.equal(isRunId(id), false, JSON.stringify(id));
   });
 });

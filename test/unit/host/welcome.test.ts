@@ -9,8 +9,9 @@ class MapMemento {
   get(key: string): unknown {
     return this.values.get(key);
   }
-  async update(key: string, value: unknown): Promise<void> {
+  update(key: string, value: unknown): Promise<void> {
     this.values.set(key, value);
+    return Promise.resolve();
   }
 }
 
@@ -22,8 +23,9 @@ function ports(overrides: Partial<GreetingPorts> = {}) {
   const value: GreetingPorts = {
     state,
     walkthroughsOpenOnInstall: () => true,
-    openWalkthrough: async (id) => {
+    openWalkthrough: (id) => {
       opened.push(id);
+      return Promise.resolve();
     },
     logger,
     ...overrides,
@@ -51,9 +53,7 @@ describe('greetOnFirstStart', () => {
 
   it('marks the profile greeted before opening, so a failure is logged and never retried', async () => {
     const { ports: p, state, lines } = ports({
-      openWalkthrough: async () => {
-        throw new Error('command not found');
-      },
+      openWalkthrough: () => Promise.reject(new Error('command not found')),
     });
     assert.equal(await greetOnFirstStart('cortex-dev.cortex-agent', p), 'failed');
     assert.equal(state.get(GREETED_KEY), true);
