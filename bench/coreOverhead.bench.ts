@@ -1,8 +1,8 @@
-// Core overhead with an instant model (issue 5): what the plan model itself costs per step.
+// Core overhead with an instant model: what the plan model itself costs per step.
 // A 10,000-step sparse random DAG (~2 dependencies per step) is built through the real operations
 // and EventLog, then:
-//  1. getDownstreamSteps from the root: PlanGraph (index build + O(V+E) walk) against seed 000's
-//     rescanning algorithm (naiveDownstream), both timed here on the same plan. Target < 5 ms.
+//  1. getDownstreamSteps from the root: PlanGraph (index build + O(V+E) walk) against the naive
+//     rescanning walk (naiveDownstream), both timed here on the same plan. Target < 5 ms.
 //  2. a simulated run: every step goes in_progress → tool_call_requested → tool_call_completed →
 //     step_verified → completed through the operation builders and the reducer, scheduled with the
 //     incremental ReadyTracker. Baseline: the same run with a full ready-set rescan after every
@@ -126,7 +126,7 @@ function main(): number {
     naiveCpu.push(cpuMs(c0, process.cpuUsage()));
   }
   if (JSON.stringify(fast) !== JSON.stringify(naive)) {
-    console.log('MISMATCH: PlanGraph.downstream and the seed algorithm disagree');
+    console.log('MISMATCH: PlanGraph.downstream and naiveDownstream disagree');
     failed = true;
   }
   const downstreamMs = median(fastCpu);
@@ -134,7 +134,7 @@ function main(): number {
   const downstreamOk = downstreamMs < DOWNSTREAM_TARGET_MS;
   console.log(`\ngetDownstreamSteps(root) → ${fast.length} steps`);
   console.log(`  PlanGraph.fromState + downstream: ${downstreamMs.toFixed(2)} ms CPU, median of 41 (wall ${median(fastWall).toFixed(2)} ms; the walk alone on a built graph ${median(walkCpu).toFixed(2)} ms)`);
-  console.log(`  baseline, seed algorithm (naiveDownstream): ${naiveMs.toFixed(1)} ms CPU, median of 3`);
+  console.log(`  baseline, naive rescanning walk (naiveDownstream): ${naiveMs.toFixed(1)} ms CPU, median of 3`);
   console.log(`  speed-up: ${(naiveMs / downstreamMs).toFixed(0)}x`);
   console.log(`  target < ${DOWNSTREAM_TARGET_MS} ms: ${downstreamOk ? 'met' : 'MISSED'}`);
   failed ||= !downstreamOk;

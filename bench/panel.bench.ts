@@ -1,4 +1,4 @@
-// Panel benchmark (issue 6 targets), measured in headless Chromium under the production CSP:
+// Panel benchmark and its targets, measured in headless Chromium under the production CSP:
 //   - first layout + render of a 200-step plan            < 150 ms
 //   - a status update (restyle, no re-layout) at 200 steps < 16 ms
 //   - 1,000 events per second for 5 s without a growing backlog

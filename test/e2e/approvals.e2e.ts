@@ -8,9 +8,9 @@ import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
 import { clickNotificationButton, waitForNotification } from './support/workbench';
 
-// Issue 6 in the real workbench: approvals on the DAG node (and the notification as a second
-// channel), a step that fails verification and is replanned until it is blocked, the details of the
-// blocked step, the Deny path and the required gate with Retry.
+// In the real workbench (docs/design.md §13, §15): approvals on the DAG node (and the
+// notification as a second channel), a step that fails verification and is replanned until it is
+// blocked, the details of the blocked step, the Deny path and the required gate with Retry.
 
 /** A write whose arguments are cut off by the token limit: the call stays pending, so the step fails verification. */
 const cutOffReport = { kind: 'message' as const, toolCalls: [{ name: 'write_file', arguments: '{"path":"report.md","content":"# Build report\\n\\nThe build produ' }], finishReason: 'length' };
@@ -22,7 +22,7 @@ async function approvalButton(panel: PanelHandle, step: string, decision: 'Appro
   return buttonOnNode;
 }
 
-describe('e2e: approvals, replanning and blocked steps (issue 6)', function () {
+describe('e2e: approvals, replanning and blocked steps', function () {
   let env: E2eEnvironment;
   before(async () => {
     env = await e2eEnvironment();

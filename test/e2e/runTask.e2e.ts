@@ -7,7 +7,7 @@ import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
 import { answerInput, clickNotificationButton, findInPalette, findPanelFrame, runCommand, waitForNotification } from './support/workbench';
 
-// Issue 2 as a person sees it: the command palette runs a task, the panel shows the live plan, the
+// Running a task as a person sees it: the command palette runs a task, the panel shows the live plan, the
 // files the (scripted) model wrote are on disk, and the panel survives a window reload.
 
 const TASK = 'Create greeting files hello.txt and bye.txt';

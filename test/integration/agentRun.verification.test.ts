@@ -8,7 +8,7 @@ import { startScriptedServer, type ScriptedRequest, type ScriptedServer } from '
 /** A write whose arguments are cut off mid-JSON by the token limit (finish_reason "length"). */
 const cutOffWrite = { kind: 'message' as const, toolCalls: [{ name: 'write_file', arguments: '{"path":"api.py","content":"def handler():\\n  ret' }], finishReason: 'length' };
 
-describe('agent run: verification and subgraph replanning (seed 000)', () => {
+describe('agent run: verification and subgraph replanning (docs/design.md §14, §15)', () => {
   let server: ScriptedServer;
   beforeEach(async () => {
     server = await startScriptedServer();

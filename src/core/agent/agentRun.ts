@@ -122,7 +122,7 @@ export class AgentRun {
     if (!this.abort.signal.aborted) this.abort.abort(new RunCancelled(reason));
   }
 
-  /** Asks again for a denied required approval of `stepId` (seed 004 §4). */
+  /** Asks again for a denied required approval of `stepId` (docs/design.md §13). */
   retryStep(stepId: string): { accepted: boolean; reason?: string } {
     const waiter = this.retryWaiters.get(stepId);
     if (!waiter) return { accepted: false, reason: `step ${stepId} is not waiting for a retry` };

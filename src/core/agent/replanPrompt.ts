@@ -5,10 +5,10 @@ import type { PlanState, StepState } from '../plan/planTypes';
 import { formatStepHistory, formatToolHistory, type ToolHistoryFormatOptions } from '../plan/toolHistoryFormat';
 import { checkRelativeDependencies, formatToolList, parseJsonReply, PlanReplyError, RelativeDependenciesSchema } from './planParsing';
 
-// Seed 000's Replanner: one LLM call that redesigns a failed step together with everything
+// The replanner (docs/design.md §15): one LLM call that redesigns a failed step together with everything
 // downstream of it. It reads the real record (every completed step's full tool history and the
-// failed step's calls with the unanswered ones marked), never a summary, and answers with the
-// seed's ReplanResult as JSON.
+// failed step's calls with the unanswered ones marked), never a summary, and answers with a
+// ReplanResult as JSON.
 
 /** `redesign`, `give_up`; spelling variants ("give up", "GIVE-UP") are accepted. */
 const ActionSchema = z.preprocess(
@@ -16,7 +16,7 @@ const ActionSchema = z.preprocess(
   z.enum(['redesign', 'give_up'], 'action must be "redesign" or "give_up"'),
 );
 
-/** Seed 000's ReplanResult; dependencies are relative to `new_steps` (0-based). */
+/** The replanner's reply; dependencies are relative to `new_steps` (0-based). */
 export const ReplanResultSchema = z.object({
   action: ActionSchema,
   new_steps: z.preprocess((v) => v ?? [], z.array(z.string('a new step must be a text description').trim().min(1, 'a new step description is empty'), '"new_steps" must be a list of step descriptions')),
@@ -72,7 +72,7 @@ function earlierRedesigns(state: PlanState, failed: StepState): string[] {
 }
 
 /**
- * The replanner's request (seed 000 "Replanner 輸入資訊"): completed steps with their full tool
+ * The replanner's request (docs/design.md §15): completed steps with their full tool
  * history, the failed step with its calls (unanswered ones marked ❌) and why it failed, the
  * downstream steps to redesign, the other live steps, earlier redesigns of this lineage and the
  * available tools. `stepsToReplan` is the failed step followed by its downstream.

@@ -4,7 +4,7 @@ import { buildReplanMessages, parseReplanReply } from './replanPrompt';
 import type { RunContext } from './runContext';
 
 /**
- * Handles a step that failed verification (seed 000): within the lineage's attempt budget, one
+ * Handles a step that failed verification (docs/design.md §15): within the lineage's attempt budget, one
  * replanner call redesigns the failed step plus its whole downstream subgraph while completed work
  * stays; past the budget, on give_up, or when the replanner fails or answers something unusable,
  * the step is blocked (with the reason) and its downstream is shown as blocked by it.

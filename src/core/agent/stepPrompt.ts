@@ -17,7 +17,7 @@ function clip(text: string): string {
 
 /**
  * The first messages of a step's conversation. The user message contains the step's description
- * verbatim, then the outputs of the steps it depends on (issue 2).
+ * verbatim, then the outputs of the steps it depends on (docs/design.md §5).
  */
 export function buildStepMessages(state: PlanState, stepId: string): ChatMessage[] {
   const step = state.steps.get(stepId);

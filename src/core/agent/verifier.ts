@@ -1,9 +1,9 @@
 import type { StepState, ToolCallRecord, Verdict } from '../plan/planTypes';
 
-// Seed 000's deterministic Verifier: no LLM, only the step's own tool-call record. A call that
+// Deterministic verifier (docs/design.md §14): no LLM, only the step's own call record. A call that
 // was requested but never answered (`pending`, or still `awaiting_approval`) means the model
 // claimed work that did not happen, so the step fails. Answered calls pass, whatever they said;
-// the end reason (seed 001's all-calls-failed, seed 004's max_steps_exceeded...) is written into
+// the end reason (all_tool_calls_failed, max_steps_exceeded, ...; §11) is written into
 // the verdict's reason so a person sees why the step ended as it did.
 
 /** The Verifier's verdict: the same shape the `step_verified` event and StepState carry. */
@@ -29,7 +29,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** Seed 000's verify_step: no calls → pass; any unanswered call → fail (listed); all answered → pass. */
+/** Verifies a step: no calls → pass; any unanswered call → fail (listed); all answered → pass. */
 export function verifyStep(step: StepState, endReason?: string): VerifierVerdict {
   const failed = getFailedCalls(step);
   const total = step.toolCalls.length;

@@ -1,6 +1,6 @@
 import type { ArgumentParseError } from './llmTypes';
 
-// Turns a call's received argument text into what the executor may run (seed 001 §3.2, §3.3.2):
+// Turns a call's received argument text into what the executor may run (docs/design.md §6, §9):
 // only arguments that parse to a JSON object are complete; everything else is reported with the
 // reason so the call stays `pending` instead of running on half-received input.
 

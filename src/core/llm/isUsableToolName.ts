@@ -1,4 +1,4 @@
-// Seed 002 P2: a tool name that is empty or made only of symbols (e.g. "⚙") is provider noise, not a
+// A tool name that is empty or made only of symbols (e.g. "⚙") is provider noise, not a
 // call the model meant. It is dropped at ingestion and reported; the rest of the batch is kept.
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;

@@ -45,7 +45,7 @@ export interface ChatRequest {
   /** Ask for `response_format: json_object` (dropped automatically if the endpoint refuses it). */
   jsonResponse?: boolean;
   signal?: AbortSignal;
-  /** Per-run batch counter for fallback tool-call ids (seed 001 §6.3). */
+  /** Per-run batch counter for fallback tool-call ids `call_{batch}_{index}` (docs/design.md §6). */
   batch?: number;
 }
 
@@ -61,7 +61,7 @@ export interface LlmAttempt {
 export interface ChatResponse {
   content: string;
   toolCalls: AccumulatedToolCall[];
-  /** Names dropped at ingestion because they were empty or only symbols (seed 002 P2). */
+  /** Names dropped at ingestion because they were empty or only symbols (docs/design.md §6). */
   droppedToolNames: string[];
   finishReason: string | null;
   requestedModel: string;

@@ -1,6 +1,6 @@
 // Providers send `tool_calls[].index` as a number, a numeric string, null, nothing, -1, 1.5...
-// Normalising early keeps routing exact (seed 001 §3.1.2) without the incumbents' "anything odd
-// becomes 0", which merges parallel calls.
+// Normalising early keeps routing exact (docs/design.md §6) instead of treating anything odd as
+// index 0, which would merge parallel calls.
 
 /**
  * A routing key for a fragment's index:

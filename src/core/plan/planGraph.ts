@@ -1,8 +1,8 @@
 import type { PlanState, StepState, StepStatus } from './planTypes';
 
 // Graph algorithms over the live steps of a plan. Structure is indexed once (O(V+E)) so the
-// scheduler and the replanner never rescan every dependency list per node, as seed 000's
-// get_downstream_steps does (kept below as `naiveDownstream`, the benchmark baseline).
+// scheduler and the replanner never rescan every dependency list per node, as the naive
+// downstream walk does (kept below as `naiveDownstream`, the benchmark baseline).
 
 /** A change that would break the plan's invariants (cycle, dangling dependency, reused id...). */
 export class PlanInvariantError extends Error {
@@ -379,9 +379,9 @@ export function dependencyMap(state: PlanState): Map<string, string[]> {
 }
 
 /**
- * Seed 000's get_downstream_steps, transcribed: for every step taken off the stack, rescan every
+ * The naive downstream walk: for every step taken off the stack, rescan every
  * dependency list. O(V·(V+E)). Kept only as the benchmark baseline and a cross-check in tests.
- * Returns ids in the map's order (the seed sorts its integer indexes, i.e. plan order).
+ * Returns ids in the map's order (plan order).
  */
 export function naiveDownstream(dependencies: ReadonlyMap<string, readonly string[]>, stepId: string): string[] {
   const downstream = new Set<string>();

@@ -3,10 +3,11 @@ import type { NewRunEvent } from './events';
 import { normalizeRelativeDependencies, PlanGraph, PlanInvariantError, type RelativeDependencies } from './planGraph';
 import type { NameResolution, PlanState, StepState } from './planTypes';
 
-// Seed 000's Plan methods (add_tool_call, update_tool_result, finalize_step, remove_steps,
-// add_steps...) as builders of events. Each checks the change against the current state and
-// throws PlanInvariantError with a clear message instead of producing a broken plan; the executor
-// appends what they return to the EventLog, so the reducer, the panel and the trace see every change.
+// The plan's operations (add steps, record a tool call and its result, finalize a step, replace a
+// subgraph...) as builders of events (docs/design.md §2). Each checks the change against the
+// current state and throws PlanInvariantError with a clear message instead of producing a
+// broken plan; the executor appends what they return to the EventLog, so the reducer, the panel
+// and the trace see every change.
 // Build and append in the same synchronous turn: the checks hold for the state they were run on.
 
 export { PlanInvariantError };
@@ -137,7 +138,7 @@ function buildStepAdded(state: PlanState, input: AddStepsInput, leaving: Readonl
 }
 
 /**
- * Seed 000's add_steps: `step_added` events for new steps whose dependencies are relative to the
+ * Adds steps: `step_added` events for new steps whose dependencies are relative to the
  * batch; steps without dependencies depend on `anchorDeps`. Emitted dependencies-first (plan
  * order otherwise), so every prefix of the batch is a valid plan.
  */
@@ -183,7 +184,7 @@ export interface ToolCallInput {
   audit?: Record<string, unknown>;
 }
 
-/** Seed 000's add_tool_call: records the call as `pending` before it runs. */
+/** Records a tool call as `pending` before it runs. */
 export function addToolCallEvent(state: PlanState, stepId: string, call: ToolCallInput): NewRunEvent {
   const step = liveStep(state, stepId, 'record a tool call for');
   if (step.status !== 'in_progress') throw new PlanInvariantError(`cannot record a tool call for step ${stepId}: it is ${step.status}, not in_progress`);
@@ -219,7 +220,7 @@ export interface ToolResultInput {
   durationMs?: number;
 }
 
-/** Seed 000's update_tool_result: answers a pending call (matched by id, not FIFO by name). */
+/** Answers a pending call with its result (matched by id, not FIFO by name). */
 export function updateToolResultEvent(state: PlanState, stepId: string, callId: string, result: ToolResultInput): NewRunEvent {
   const step = liveStep(state, stepId, 'record a tool result for');
   const call = step.toolCalls.find((c) => c.id === callId);
@@ -235,7 +236,7 @@ export function updateToolResultEvent(state: PlanState, stepId: string, callId: 
 }
 
 /**
- * Seed 000's finalize_step + verify_step: the step's output (if given), the verdict, and the
+ * Finalizes and verifies a step (docs/design.md §14): the step's output (if given), the verdict, and the
  * step's end: `completed` when it passed, `failed` otherwise. `endReason` (max_steps_exceeded,
  * approval_denied...) is kept on the step; when every call failed it defaults to
  * all_tool_calls_failed, and a failed verdict without one reads verification_failed.
@@ -359,7 +360,7 @@ function checkReplacedSet(state: PlanState, failedStepId: string, replacedStepId
 }
 
 /**
- * Seed 000's remove_steps, as the only way steps leave a plan: one `subgraph_replaced` event that
+ * Removes steps, the only way steps leave a plan: one `subgraph_replaced` event that
  * moves the failed step and its downstream to `replacedSteps` (kept in history for the panel).
  */
 export function removeStepsEvent(

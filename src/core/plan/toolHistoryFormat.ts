@@ -1,6 +1,6 @@
 import type { PlanState, StepState, ToolCallRecord } from './planTypes';
 
-// Seed 000's format_tool_history: the replanner reads what each step really did (every call, its
+// The tool history the replanner reads (docs/design.md §15): what each step really did (every call, its
 // arguments and its result), not a model-written summary. Long values are cut with a visible
 // marker so one huge file write cannot crowd out the rest of the prompt.
 
@@ -82,7 +82,7 @@ export function formatStepHistory(step: StepState, options: ToolHistoryFormatOpt
 }
 
 /**
- * The seed's replanner input for `stepIds` (live or replaced steps), in the order given, one
+ * The replanner's input for `stepIds` (live or replaced steps), in the order given, one
  * block per step separated by a blank line. Throws on an id the plan never had.
  */
 export function formatToolHistory(state: PlanState, stepIds: readonly string[], options: ToolHistoryFormatOptions = {}): string {

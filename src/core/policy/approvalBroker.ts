@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '../ports';
 
-// Pending approvals (seed 004 §3) and their answers, whoever gives them: the panel, the CLI or a
+// Pending approvals (docs/design.md §13) and their answers, whoever gives them: the panel, the CLI or a
 // notification. A request is bound to one call id and the sha256 of the exact argument JSON that
 // will run; an answer must quote both, so an answer to a stale, cancelled, already-answered or
 // unknown request is ignored and logged, and a double click can never approve twice. Requests

@@ -1,4 +1,4 @@
-// A tool schema cut down to fit a repair prompt (seed 004 §2.3: keep the essential fields and a
+// A tool schema cut down to fit a repair prompt (docs/design.md §8: keep the essential fields and a
 // limited depth). Reductions are applied in order until the JSON fits `maxBytes`: long
 // descriptions go first, then nested detail, then optional properties. A reduced excerpt says so.
 

@@ -1,7 +1,7 @@
-// Conservative strict-ification of a tool's JSON Schema before it is sent to the model (seed 004
-// §8): every object schema that does not say otherwise gets `additionalProperties: false`, which
-// discourages argument drift. Nothing else changes (required lists, types and explicit
-// additionalProperties stay as written) and the source schema is never mutated.
+// Conservative strict-ification of a tool's JSON Schema before it is sent to the model
+// (docs/design.md §7): every object schema that does not say otherwise gets
+// `additionalProperties: false`, which discourages argument drift. Nothing else changes (required
+// lists, types and explicit additionalProperties stay as written) and the source schema is never mutated.
 
 type Json = unknown;
 

@@ -13,8 +13,8 @@ import type { ToolContext, ToolDefinition } from './toolTypes';
 
 export { TOOL_ERROR_GUIDANCE } from './invalidPayload';
 
-// The one path every tool call takes (seed 002: three paths that behaved differently were the
-// bug), whoever asks: name resolution → name repair → argument parsing and validation → argument
+// The one path every tool call takes, whoever asks, so no call is checked differently from another
+// (docs/design.md §9): name resolution → name repair → argument parsing and validation → argument
 // repair → disposition. `prepareToolCalls` decides, for a whole response, what may run;
 // `executePreparedCall` runs one prepared call. Policy (allow/deny/confirm) sits between the two
 // in the executor. The pipeline never runs anything that did not pass every stage.
@@ -56,7 +56,7 @@ export interface PreparedCall {
 }
 
 export interface PipelineAudit {
-  /** Names that did not resolve exactly (at most 20, seed 004 §2.1). */
+  /** Names that did not resolve exactly (at most 20, docs/design.md §7). */
   resolutions: Array<{ tool_call_id: string; requestedName: string; name: string; nameResolution: NameResolution }>;
   nameRepair?: NameRepairAudit;
   argumentRepair?: ArgumentRepairAudit;

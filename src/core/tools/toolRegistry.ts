@@ -6,7 +6,7 @@ import { toStrictSchema } from './strictSchema';
 import type { ToolDefinition } from './toolTypes';
 
 // The set of tools one run may call, and the one place a model's tool name is turned into a real
-// tool (seed 004 §2.1: exact → alias → normalized). Ambiguity is refused when the registry is
+// tool (docs/design.md §7: exact → alias → normalized). Ambiguity is refused when the registry is
 // built, never discovered mid-run: duplicate names, two names with the same normalize key, and
 // aliases hidden behind a real tool name are all errors naming the culprits.
 
@@ -66,7 +66,7 @@ export interface ToolRegistry {
   /** Visible tool names, in registration order. */
   names(): string[];
   tools(): ToolDefinition[];
-  /** Function specs for the visible tools, with strict JSON Schemas (seed 004 §8). */
+  /** Function specs for the visible tools, with strict JSON Schemas (docs/design.md §7). */
   specs(): ToolSpec[];
   /** The strict JSON Schema of one visible tool. */
   parameters(name: string): Record<string, unknown> | undefined;

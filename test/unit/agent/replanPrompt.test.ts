@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { PlanReplyError } from '../../../src/core/agent/planParsing';
 import { buildReplanMessages, parseReplanReply, ReplanResultSchema } from '../../../src/core/agent/replanPrompt';
 import { addStepsEvents, nextReplan, replanLimitEvents, replanOutcomeEvents, startStepEvent, StepIdAllocator } from '../../../src/core/plan/planOperations';
-import { appendAll, assertStatuses, completeSeedUpstream, newLog, runStep, seedPlan, sid } from '../plan/planFixtures';
+import { appendAll, assertStatuses, completeExampleUpstream, examplePlan, newLog, runStep, sid } from '../plan/planFixtures';
 
 const TOOLS = [
   { name: 'read_file', description: 'Read a file.' },
   { name: 'write_file', description: 'Write a file.' },
 ];
 
-/** The seed scenario: steps 0–4 done, step 5 claimed a write_file that never ran. */
-function failedSeed() {
-  const { log, ids } = seedPlan();
-  completeSeedUpstream(log);
+/** The example plan: steps 0–4 done, step 5 claimed a write_file that never ran. */
+function failedExample() {
+  const { log, ids } = examplePlan();
+  completeExampleUpstream(log);
   runStep(log, sid(5), [{ name: 'write_file', args: { path: 'src/api.py', content: 'app = ...' } }]);
   return { log, ids };
 }
@@ -24,10 +24,10 @@ function userText(messages: ReturnType<typeof buildReplanMessages>): string {
   return messages[1].content as string;
 }
 
-describe('replanPrompt (seed Replanner)', () => {
+describe('replanPrompt (docs/design.md §15)', () => {
   describe('buildReplanMessages', () => {
     it('gives the full history of completed steps, the failed step with its pending call, the downstream and the tools', () => {
-      const { log } = failedSeed();
+      const { log } = failedExample();
       const plan = nextReplan(log.state, sid(5), 2);
       const text = userText(buildReplanMessages(log.state, sid(5), plan.stepsToReplan, TOOLS, { maxAttempts: 2 }));
       const sections = text.split('\n\n---\n\n');
@@ -73,7 +73,7 @@ describe('replanPrompt (seed Replanner)', () => {
     });
 
     it('tells the model about earlier redesigns of the lineage; replaced steps are not completed work', () => {
-      const { log, ids } = failedSeed();
+      const { log, ids } = failedExample();
       appendAll(log, replanOutcomeEvents(log.state, { failedStepId: sid(5), decision: { action: 'redesign', newSteps: ['retry API', 'test'], newDependencies: { 1: [0] } }, maxAttempts: 2, newId: () => ids.next() }));
       runStep(log, 's9', [{ name: 'write_file', args: { path: 'b' } }], { endReason: 'max_steps_exceeded' });
       const plan = nextReplan(log.state, 's9', 2);
@@ -88,14 +88,14 @@ describe('replanPrompt (seed Replanner)', () => {
     });
 
     it('refuses a failed step that is not live, or a list without it', () => {
-      const { log } = failedSeed();
+      const { log } = failedExample();
       assert.throws(() => buildReplanMessages(log.state, 'ghost', ['ghost'], TOOLS), /not a live step/);
       assert.throws(() => buildReplanMessages(log.state, sid(5), [sid(6)], TOOLS), /must include the failed step s6/);
     });
   });
 
-  describe('parseReplanReply (seed ReplanResult)', () => {
-    it('parses the seed example output', () => {
+  describe('parseReplanReply (the replanner reply)', () => {
+    it('parses a redesign of the example plan', () => {
       const reply = JSON.stringify({ action: 'redesign', new_steps: ['API scaffold and routes', 'Endpoint logic', 'Unit tests and run them'], new_dependencies: { 0: [], 1: [0], 2: [1] } });
       assert.deepEqual(parseReplanReply(reply), {
         action: 'redesign',
@@ -136,9 +136,9 @@ describe('replanPrompt (seed Replanner)', () => {
     });
   });
 
-  describe('the seed replanner flow, end to end without the LLM call', () => {
+  describe('the replanner flow on the example plan, end to end without the LLM call', () => {
     it('a failed step triggers a subgraph replan; completed steps are preserved', () => {
-      const { log, ids } = failedSeed();
+      const { log, ids } = failedExample();
       const before = structuredClone([0, 1, 2, 3, 4].map((i) => log.state.steps.get(sid(i))));
       const plan = nextReplan(log.state, sid(5), 2);
       buildReplanMessages(log.state, sid(5), plan.stepsToReplan, TOOLS);
@@ -150,7 +150,7 @@ describe('replanPrompt (seed Replanner)', () => {
     });
 
     it('gives up after the maximum attempts', () => {
-      const { log, ids } = failedSeed();
+      const { log, ids } = failedExample();
       let failed = sid(5);
       for (let attempt = 1; attempt <= 2; attempt++) {
         const plan = nextReplan(log.state, failed, 2);
@@ -168,6 +168,6 @@ describe('replanPrompt (seed Replanner)', () => {
   });
 });
 
-function messages0(log: ReturnType<typeof seedPlan>['log']): string {
+function messages0(log: ReturnType<typeof examplePlan>['log']): string {
   return buildReplanMessages(log.state, sid(5), [sid(5), sid(6), sid(7)], TOOLS)[0].content as string;
 }

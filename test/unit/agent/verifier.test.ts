@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { getFailedCalls, verifyStep } from '../../../src/core/agent/verifier';
 import { addToolCallEvent, startStepEvent, updateToolResultEvent } from '../../../src/core/plan/planOperations';
 import type { ToolCallStatus } from '../../../src/core/plan/planTypes';
-import { seedPlan, sid } from '../plan/planFixtures';
+import { examplePlan, sid } from '../plan/planFixtures';
 
 /** A running step whose calls end in the given statuses (built through the real events). */
 function stepWith(statuses: ToolCallStatus[]) {
-  const { log } = seedPlan();
+  const { log } = examplePlan();
   log.append(startStepEvent(log.state, sid(0)));
   statuses.forEach((status, i) => {
     const id = `c${i}`;
@@ -20,7 +20,7 @@ function stepWith(statuses: ToolCallStatus[]) {
   return log.state.steps.get(sid(0))!;
 }
 
-describe('verifier (seed Verifier)', () => {
+describe('verifier (docs/design.md §14)', () => {
   it('passes when there are no tool calls', () => {
     const verdict = verifyStep(stepWith([]));
     assert.deepEqual(verdict, { passed: true, reason: 'no tool calls to verify', failedCallIds: [] });

@@ -11,7 +11,7 @@ import {
 } from '../../../src/core/plan/planOperations';
 
 // Shared helpers for the plan and agent unit tests: a log whose every event is checked against
-// RunEventSchema, and the seed 000 example DAG built through the real operations.
+// RunEventSchema, and an example eight-step DAG built through the real operations.
 
 /** An EventLog with a ticking clock that rejects any event RunEventSchema does not accept. */
 export function newLog(): EventLog {
@@ -33,17 +33,17 @@ export function appendAll(log: EventLog, events: readonly NewRunEvent[]): void {
   for (const event of events) log.append(event);
 }
 
-/** Seed 000's example: {1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}; index i gets id s{i+1}. */
-export const SEED_DEPENDENCIES = { 1: [0], 2: [0], 3: [1], 4: [2], 5: [3, 4], 6: [5], 7: [5] };
-export const SEED_STEPS = ['Analyse requirements', 'Create project structure', 'Plan the database', 'Write data models', 'Set up the database connection', 'Write API endpoints', 'Write tests', 'Run tests'];
-/** Id of the seed's step `index`. */
+/** The example plan: {1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}; index i gets id s{i+1}. */
+export const EXAMPLE_DEPENDENCIES = { 1: [0], 2: [0], 3: [1], 4: [2], 5: [3, 4], 6: [5], 7: [5] };
+export const EXAMPLE_STEPS = ['Analyse requirements', 'Create project structure', 'Plan the database', 'Write data models', 'Set up the database connection', 'Write API endpoints', 'Write tests', 'Run tests'];
+/** Id of the example plan's step `index`. */
 export const sid = (index: number) => `s${index + 1}`;
 
-export function seedPlan(): { log: EventLog; ids: StepIdAllocator } {
+export function examplePlan(): { log: EventLog; ids: StepIdAllocator } {
   const log = newLog();
   const ids = new StepIdAllocator();
   log.append({ type: 'plan_created', title: 'REST API' });
-  appendAll(log, addStepsEvents(log.state, { descriptions: SEED_STEPS, dependencies: SEED_DEPENDENCIES, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
+  appendAll(log, addStepsEvents(log.state, { descriptions: EXAMPLE_STEPS, dependencies: EXAMPLE_DEPENDENCIES, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
   return { log, ids };
 }
 
@@ -70,8 +70,8 @@ export function runStep(log: EventLog, stepId: string, calls: CallSpec[], option
   return verdict;
 }
 
-/** Completes the seed's steps 0–4 with real tool histories and outputs. */
-export function completeSeedUpstream(log: EventLog): void {
+/** Completes the example plan's steps 0–4 with real tool histories and outputs. */
+export function completeExampleUpstream(log: EventLog): void {
   runStep(log, sid(0), [{ name: 'read_file', args: { path: 'requirements.md' }, result: 'Need a REST API...' }], { output: 'requirements read' });
   runStep(log, sid(1), [
     { name: 'create_directory', args: { path: 'src/' }, result: 'Directory created' },

@@ -10,7 +10,7 @@ import {
   ReadyTracker,
 } from '../../../src/core/plan/planGraph';
 import { EventLog } from '../../../src/core/plan/eventLog';
-import { completeSeedUpstream, newLog, runStep, seedPlan, sid } from './planFixtures';
+import { completeExampleUpstream, examplePlan, newLog, runStep, sid } from './planFixtures';
 import { seededRandom as mulberry32 } from '../../support/seededRandom';
 
 /** A log with raw step_added events (no checks), to build shapes the operations refuse. */
@@ -74,20 +74,20 @@ describe('planGraph', () => {
     }
   });
 
-  describe('PlanGraph.downstream (seed get_downstream_steps)', () => {
+  describe('PlanGraph.downstream', () => {
     it('direct dependency', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       assert.deepEqual(PlanGraph.fromState(log.state).downstream(sid(6)), []);
       assert.deepEqual(PlanGraph.fromState(log.state).downstream(sid(3)), [sid(5), sid(6), sid(7)]);
     });
 
     it('indirect dependency', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       assert.deepEqual(PlanGraph.fromState(log.state).downstream(sid(1)), [sid(3), sid(5), sid(6), sid(7)]);
     });
 
-    it('complex DAG: the seed example from every node, excluding itself, equal to the seed algorithm', () => {
-      const { log } = seedPlan();
+    it('complex DAG: the example plan from every node, excluding itself, equal to the naive walk', () => {
+      const { log } = examplePlan();
       const graph = PlanGraph.fromState(log.state);
       assert.deepEqual(graph.downstream(sid(0)), [1, 2, 3, 4, 5, 6, 7].map(sid));
       assert.deepEqual(graph.downstream(sid(5)), [sid(6), sid(7)]);
@@ -123,14 +123,14 @@ describe('planGraph', () => {
     });
 
     it('refuses an unknown or replaced step', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       assert.throws(() => PlanGraph.fromState(log.state).downstream('nope'), PlanInvariantError);
     });
   });
 
   describe('readySteps, topologicalOrder, criticalPathLength', () => {
     it('ready steps follow completions', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const graph = PlanGraph.fromState(log.state);
       assert.deepEqual(graph.readySteps(), [sid(0)]);
       runStep(log, sid(0), []);
@@ -152,7 +152,7 @@ describe('planGraph', () => {
     });
 
     it('critical path counts the longest downstream chain including the step', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const graph = PlanGraph.fromState(log.state);
       // 0 → 1 → 3 → 5 → 6 is five steps.
       assert.equal(graph.criticalPathLength(sid(0)), 5);
@@ -166,7 +166,7 @@ describe('planGraph', () => {
     });
 
     it('forState reuses the graph until the structure changes', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const first = PlanGraph.forState(log.state);
       runStep(log, sid(0), []);
       assert.equal(PlanGraph.forState(log.state), first);
@@ -177,7 +177,7 @@ describe('planGraph', () => {
     });
 
     it('isCurrent tracks structure changes only', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const graph = PlanGraph.fromState(log.state);
       runStep(log, sid(0), []);
       assert.equal(graph.isCurrent(log.state), true);
@@ -209,10 +209,10 @@ describe('planGraph', () => {
   });
 
   describe('checkPlanInvariants', () => {
-    it('accepts the seed plan before and after work', () => {
-      const { log } = seedPlan();
+    it('accepts the example plan before and after work', () => {
+      const { log } = examplePlan();
       checkPlanInvariants(log.state);
-      completeSeedUpstream(log);
+      completeExampleUpstream(log);
       checkPlanInvariants(log.state);
     });
 
@@ -227,7 +227,7 @@ describe('planGraph', () => {
 
   describe('ReadyTracker', () => {
     it('releases each step exactly when its last dependency completes', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const tracker = ReadyTracker.fromState(log.state);
       assert.deepEqual(tracker.initial(), [sid(0)]);
       assert.deepEqual(tracker.complete(sid(0)), [sid(1), sid(2)]);
@@ -240,8 +240,8 @@ describe('planGraph', () => {
     });
 
     it('starts from the current statuses', () => {
-      const { log } = seedPlan();
-      completeSeedUpstream(log);
+      const { log } = examplePlan();
+      completeExampleUpstream(log);
       assert.deepEqual(ReadyTracker.fromState(log.state).initial(), [sid(5)]);
       assert.throws(() => ReadyTracker.fromState(log.state).complete('nope'), PlanInvariantError);
     });

@@ -21,12 +21,12 @@ import {
 } from '../../../src/core/plan/planOperations';
 import { toSnapshot } from '../../../src/core/plan/snapshot';
 import { PlanSnapshotSchema } from '../../../src/core/plan/events';
-import { appendAll, assertStatuses, completeSeedUpstream, newLog, runStep, seedPlan, sid } from './planFixtures';
+import { appendAll, assertStatuses, completeExampleUpstream, examplePlan, newLog, runStep, sid } from './planFixtures';
 
-/** Fails step 5 of the seed plan with a pending write_file (a hallucinated call). */
-function failSeedStep5() {
-  const { log, ids } = seedPlan();
-  completeSeedUpstream(log);
+/** Fails step 5 of the example plan with a pending write_file (a hallucinated call). */
+function failExampleStep5() {
+  const { log, ids } = examplePlan();
+  completeExampleUpstream(log);
   const verdict = runStep(log, sid(5), [{ name: 'write_file', args: { path: 'src/api.py', content: '...' } }]);
   assert.equal(verdict.passed, false);
   return { log, ids };
@@ -35,7 +35,7 @@ function failSeedStep5() {
 describe('planOperations', () => {
   describe('StepIdAllocator', () => {
     it('hands out s1, s2, ... and continues after every id the run ever had', () => {
-      const { log } = failSeedStep5();
+      const { log } = failExampleStep5();
       const ids = new StepIdAllocator();
       assert.deepEqual([ids.next(), ids.next()], ['s1', 's2']);
       appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['a'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => 's20' }));
@@ -45,9 +45,9 @@ describe('planOperations', () => {
     });
   });
 
-  describe('addStepsEvents (seed add_steps)', () => {
+  describe('addStepsEvents', () => {
     it('emits schema-valid step_added events with absolute dependencies', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const s6 = log.state.steps.get(sid(5))!;
       assert.deepEqual(s6.dependsOn, [sid(3), sid(4)]);
       assert.equal(s6.lineage, sid(5));
@@ -70,8 +70,8 @@ describe('planOperations', () => {
     });
 
     it('roots hang off the anchors; non-roots only off new steps', () => {
-      const { log, ids } = seedPlan();
-      completeSeedUpstream(log);
+      const { log, ids } = examplePlan();
+      completeExampleUpstream(log);
       const events = addStepsEvents(log.state, { descriptions: ['x', 'y'], dependencies: { 1: [0] }, anchorDeps: [sid(3), sid(4), sid(3)], origin: 'replan', newId: () => ids.next() });
       assert.deepEqual(events.map((e) => (e as { dependsOn: string[] }).dependsOn), [[sid(3), sid(4)], ['s9']]);
     });
@@ -82,7 +82,7 @@ describe('planOperations', () => {
       ['a self-dependency', { 0: [0] }, /step 0 depends on itself/],
     ] as const) {
       it(`refuses ${name} and changes nothing`, () => {
-        const { log, ids } = seedPlan();
+        const { log, ids } = examplePlan();
         const before = log.events.length;
         assert.throws(() => addStepsEvents(log.state, { descriptions: ['a', 'b'], dependencies: deps, anchorDeps: [], origin: 'planner', newId: () => ids.next() }), (error: unknown) => {
           assert.ok(error instanceof PlanInvariantError);
@@ -94,7 +94,7 @@ describe('planOperations', () => {
     }
 
     it('refuses anchors that are not live, empty batches, empty descriptions and reused ids', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const base = { dependencies: {}, origin: 'planner' as const };
       let n = 100;
       const fresh = () => `n${n++}`;
@@ -115,9 +115,9 @@ describe('planOperations', () => {
     });
   });
 
-  describe('tool calls and finalize (seed add_tool_call, update_tool_result, finalize_step)', () => {
+  describe('tool calls and finalize (addToolCallEvent, updateToolResultEvent, finalizeStep)', () => {
     it('add_tool_call records a pending call; update_tool_result answers it', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       log.append(startStepEvent(log.state, sid(0)));
       log.append(addToolCallEvent(log.state, sid(0), { id: 'c1', name: 'write_file', arguments: { path: 'main.py', content: 'print(1)' } }));
       const call = log.state.steps.get(sid(0))!.toolCalls[0];
@@ -131,7 +131,7 @@ describe('planOperations', () => {
     });
 
     it('finalize_step passes when every call was answered and stores the output', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       const verdict = runStep(log, sid(0), [{ name: 'read_file', args: { path: 'a' }, result: 'x' }], { output: 'done' });
       const step = log.state.steps.get(sid(0))!;
       assert.equal(verdict.passed, true);
@@ -142,7 +142,7 @@ describe('planOperations', () => {
     });
 
     it('finalize_step fails a step with a pending call and lists it', () => {
-      const { log } = failSeedStep5();
+      const { log } = failExampleStep5();
       const step = log.state.steps.get(sid(5))!;
       assert.equal(step.status, 'failed');
       assert.equal(step.endReason, 'verification_failed');
@@ -151,7 +151,7 @@ describe('planOperations', () => {
     });
 
     it('records all_tool_calls_failed and a given end reason on the step', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       runStep(log, sid(0), [{ name: 'run_command', args: { command: 'x' }, result: 'exit 1', status: 'error' }]);
       assert.equal(log.state.steps.get(sid(0))!.status, 'completed');
       assert.equal(log.state.steps.get(sid(0))!.endReason, 'all_tool_calls_failed');
@@ -161,7 +161,7 @@ describe('planOperations', () => {
     });
 
     it('refuses calls and results that do not fit the step', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       assert.throws(() => addToolCallEvent(log.state, sid(0), { id: 'c', name: 'x', arguments: '{}' }), /not_started, not in_progress/);
       assert.throws(() => startStepEvent(log.state, sid(1)), /still waits on s1/);
       log.append(startStepEvent(log.state, sid(0)));
@@ -176,9 +176,9 @@ describe('planOperations', () => {
     });
   });
 
-  describe('replacing a failed subgraph (seed remove_steps + add_steps)', () => {
+  describe('replacing a failed subgraph (replaceSubgraphEvents: removeStepsEvent + addStepsEvents)', () => {
     it('step 5 fails → 5, 6, 7 replaced; 0–4 kept with outputs and tool histories intact', () => {
-      const { log, ids } = failSeedStep5();
+      const { log, ids } = failExampleStep5();
       const kept = [0, 1, 2, 3, 4].map(sid);
       const before = structuredClone(kept.map((id) => log.state.steps.get(id)));
       const plan = nextReplan(log.state, sid(5), 2);
@@ -218,7 +218,7 @@ describe('planOperations', () => {
     });
 
     it('remove_steps leaves no dependency on a removed step', () => {
-      const { log, ids } = failSeedStep5();
+      const { log, ids } = failExampleStep5();
       appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['only'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
       const removed = new Set([sid(5), sid(6), sid(7)]);
       for (const id of log.state.stepOrder) assert.ok(log.state.steps.get(id)!.dependsOn.every((d) => !removed.has(d)), id);
@@ -238,7 +238,7 @@ describe('planOperations', () => {
     });
 
     it('refuses a replacement set that is not exactly the failed step and its downstream', () => {
-      const { log, ids } = failSeedStep5();
+      const { log, ids } = failExampleStep5();
       const base = { failedStepId: sid(5), newSteps: ['x'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() };
       assert.throws(() => replaceSubgraphEvents(log.state, { ...base, replacedStepIds: [sid(5), sid(6)] }), /must also remove its downstream s8/);
       assert.throws(() => replaceSubgraphEvents(log.state, { ...base, replacedStepIds: [sid(5), sid(6), sid(7), sid(0)] }), /cannot remove s1/);
@@ -251,7 +251,7 @@ describe('planOperations', () => {
 
   describe('attempt limit per lineage', () => {
     it('original + 2 rewrites, then blocked, counting across replacements', () => {
-      const { log, ids } = failSeedStep5();
+      const { log, ids } = failExampleStep5();
       const max = 2;
       const redesign = (failedStepId: string) => {
         const plan = nextReplan(log.state, failedStepId, max);
@@ -283,14 +283,14 @@ describe('planOperations', () => {
     });
 
     it('maxAttempts 0 blocks at the first failure', () => {
-      const { log } = failSeedStep5();
+      const { log } = failExampleStep5();
       assert.equal(nextReplan(log.state, sid(5), 0).allowed, false);
     });
   });
 
   describe('give_up and blocking', () => {
     it('give_up: the failed step is blocked, its downstream is blocked by it, and the replan is recorded', () => {
-      const { log } = failSeedStep5();
+      const { log } = failExampleStep5();
       appendAll(log, replanOutcomeEvents(log.state, { failedStepId: sid(5), decision: { action: 'give_up', newSteps: [], newDependencies: {}, reason: 'no API framework available' }, maxAttempts: 2, newId: () => 'never' }));
       assertStatuses(log, { [sid(5)]: 'blocked', [sid(6)]: 'blocked', [sid(7)]: 'blocked', [sid(4)]: 'completed' });
       assert.equal(log.state.steps.get(sid(5))!.endReason, 'replan_gave_up');
@@ -305,7 +305,7 @@ describe('planOperations', () => {
     });
 
     it('blockDownstreamEvents only touches not-started steps', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       runStep(log, sid(0), []);
       log.append(startStepEvent(log.state, sid(1)));
       const events = blockDownstreamEvents(log.state, sid(0), 'upstream_blocked');
@@ -313,7 +313,7 @@ describe('planOperations', () => {
     });
 
     it('giveUpEvents refuses a step that did not fail', () => {
-      const { log } = seedPlan();
+      const { log } = examplePlan();
       assert.throws(() => giveUpEvents(log.state, { failedStepId: sid(0), attempt: 1, maxAttempts: 2, reason: 'r' }), /not_started, not failed/);
     });
 
@@ -338,7 +338,7 @@ describe('planOperations', () => {
 
   describe('every emitted event is valid per RunEventSchema', () => {
     it('stamped with seq and time, each builder output parses', () => {
-      const { log, ids } = failSeedStep5();
+      const { log, ids } = failExampleStep5();
       const built: NewRunEvent[] = [
         ...blockDownstreamEvents(log.state, sid(5)),
         ...giveUpEvents(log.state, { failedStepId: sid(5), attempt: 1, maxAttempts: 2, reason: 'r' }),

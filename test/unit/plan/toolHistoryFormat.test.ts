@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { addToolCallEvent, replaceSubgraphEvents, startStepEvent, updateToolResultEvent } from '../../../src/core/plan/planOperations';
 import { formatCallSignature, formatToolHistory, truncateText } from '../../../src/core/plan/toolHistoryFormat';
-import { appendAll, completeSeedUpstream, runStep, seedPlan, sid } from './planFixtures';
+import { appendAll, completeExampleUpstream, examplePlan, runStep, sid } from './planFixtures';
 
-describe('toolHistoryFormat (seed format_tool_history)', () => {
-  it('formats completed steps in the seed layout, in the order asked', () => {
-    const { log } = seedPlan();
-    completeSeedUpstream(log);
+describe('toolHistoryFormat (the replanner input, docs/design.md §15)', () => {
+  it('formats completed steps as one block each, in the order asked', () => {
+    const { log } = examplePlan();
+    completeExampleUpstream(log);
     const text = formatToolHistory(log.state, [sid(0), sid(1), sid(4)], { includeOutput: false });
     assert.equal(
       text,
@@ -29,13 +29,13 @@ describe('toolHistoryFormat (seed format_tool_history)', () => {
   });
 
   it('shows outputs and steps without calls', () => {
-    const { log } = seedPlan();
-    completeSeedUpstream(log);
+    const { log } = examplePlan();
+    completeExampleUpstream(log);
     assert.equal(formatToolHistory(log.state, [sid(2)]), '### Step s3: Plan the database\nTool calls: (none)\nOutput: "use sqlite"');
   });
 
   it('marks pending calls, errors and refusals', () => {
-    const { log } = seedPlan();
+    const { log } = examplePlan();
     log.append(startStepEvent(log.state, sid(0)));
     log.append(addToolCallEvent(log.state, sid(0), { id: 'a', name: 'write_file', arguments: { path: 'src/api.py' } }));
     log.append(addToolCallEvent(log.state, sid(0), { id: 'b', name: 'run_command', arguments: { command: 'make' } }));
@@ -55,7 +55,7 @@ describe('toolHistoryFormat (seed format_tool_history)', () => {
   });
 
   it('truncates long values and results with a marker, keeping one line per call', () => {
-    const { log } = seedPlan();
+    const { log } = examplePlan();
     const content = 'x'.repeat(1000) + '\nsecond line';
     runStep(log, sid(0), [{ name: 'write_file', args: { path: 'big.txt', content, mode: 420 }, result: 'y'.repeat(5000) }]);
     const text = formatToolHistory(log.state, [sid(0)], { maxValueChars: 50, maxResultChars: 100 });
@@ -69,9 +69,9 @@ describe('toolHistoryFormat (seed format_tool_history)', () => {
     assert.equal(formatCallSignature({ name: 'f', arguments: '', rawArguments: '' }), 'f()');
     assert.equal(truncateText('abcdef', 3), 'abc…[truncated 3 chars]');
     assert.equal(truncateText('abc', 3), 'abc');
-    const { log, ids } = seedPlan();
+    const { log, ids } = examplePlan();
     assert.throws(() => formatToolHistory(log.state, ['ghost']), /no step "ghost"/);
-    completeSeedUpstream(log);
+    completeExampleUpstream(log);
     runStep(log, sid(5), [{ name: 'write_file', args: { path: 'src/api.py' } }]);
     appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['again'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
     assert.equal(log.state.steps.has(sid(5)), false);

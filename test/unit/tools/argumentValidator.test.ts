@@ -13,7 +13,7 @@ describe('validateToolArguments', () => {
     assert.deepEqual(validateToolArguments(schema, { path: 'a', start_line: 2 }), { ok: true, value: { path: 'a', start_line: 2 } });
   });
 
-  it('names missing required fields (seed 002: {} for read)', () => {
+  it('names missing required fields ({} for read_file)', () => {
     const result = validateToolArguments(schema, {});
     assert.equal(result.ok, false);
     if (result.ok) return;

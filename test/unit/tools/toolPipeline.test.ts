@@ -45,7 +45,7 @@ describe('toolPipeline.prepareToolCalls', () => {
     assert.equal(audit.nameRepair, undefined);
   });
 
-  it('seed 002: {} for read_file becomes an invalid payload naming the missing field', async () => {
+  it('{} for read_file becomes an invalid payload naming the missing field', async () => {
     const { calls } = await prepare([call('read_file', '{}')]);
     assert.equal(calls[0].disposition, 'invalid');
     assert.deepEqual(JSON.parse(calls[0].invalidPayload!), { tool: 'read_file', error: 'Invalid arguments: missing required field(s): path', receivedArgs: {} });
