@@ -93,7 +93,10 @@ export interface ScriptedServer {
   chatRequests(): ScriptedRequest[];
   /** Throws listing every protocol violation, for an end-of-test check. */
   assertNoRejections(): void;
-  /** Closes all sockets, including hanging ones. */
+  /**
+   * Closes all sockets, including hanging ones. Rejects, failing the test, if a handler threw (a
+   * failed assertion inside a handler) or the server itself failed while answering.
+   */
   close(): Promise<void>;
 }
 
@@ -111,12 +114,15 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
   const rejections: Refusal[] = [];
   const refusals: Refusal[] = [];
   const sockets = new Set<Socket>();
+  /** Handler throws and internal errors: answered with a 500, reported again by close(). */
+  const failures: string[] = [];
   let closing = false;
 
   const server = http.createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     void serve(req, res).catch((err: unknown) => {
       // A bug in the server itself: make it visible and never leave the client waiting.
       console.error('[scriptedServer] internal error:', err);
+      failures.push(`internal error: ${errorText(err)}`);
       if (!res.headersSent && !res.destroyed) sendJson(res, 500, errorBody(`scripted server internal error: ${errorText(err)}`, 'server_error'), { 'x-should-retry': 'false' });
       else res.destroy();
     });
@@ -189,6 +195,7 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
 
     if (!current) {
       console.error(`[scriptedServer] request #${request.index} (${request.purpose ?? 'no purpose'}) arrived but no handler is set`);
+      failures.push(`request #${request.index} arrived but no handler is set`);
       sendJson(res, 500, errorBody('scripted server has no handler set', 'server_error'), { 'x-should-retry': 'false' });
       return;
     }
@@ -198,6 +205,7 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
     } catch (err) {
       // A test script mistake: show why in the test output, and tell the SDK not to retry it.
       console.error(`[scriptedServer] handler threw for request #${request.index} (purpose=${request.purpose ?? '-'}, step=${request.stepId ?? '-'}): ${errorText(err)}`);
+      failures.push(`handler threw for request #${request.index} (purpose=${request.purpose ?? '-'}, step=${request.stepId ?? '-'}): ${errorText(err)}`);
       sendJson(res, 500, errorBody(`scripted handler threw: ${errorText(err)}`, 'server_error'), { 'x-should-retry': 'false' });
       return;
     }
@@ -290,13 +298,16 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       const lines = rejections.map((r) => `  #${r.request.index} (purpose=${r.request.purpose ?? '-'}, step=${r.request.stepId ?? '-'}): ${r.message}`);
       throw new Error(`scripted server refused ${rejections.length} request(s) as protocol violations:\n${lines.join('\n')}`);
     },
-    close() {
+    async close() {
       closing = true;
-      return new Promise<void>((resolve) => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
         sockets.clear();
       });
+      // Reported once: a second close() (an afterEach after the test's own) resolves.
+      const reported = failures.splice(0);
+      if (reported.length > 0) throw new Error(`the scripted server failed ${reported.length} time(s) while answering:\n  ${reported.join('\n  ')}`);
     },
   };
 }

@@ -186,6 +186,16 @@ describe('scriptedServer', () => {
       assert.equal(err.status, 500);
       assert.match(err.message, /boom in script/);
       assert.equal(server.requests.length, 1, 'x-should-retry: false stops SDK retries');
+      await assert.rejects(server.close(), /handler threw for request #0.*boom in script/s, 'close() fails the test that had a throwing handler');
+    });
+
+    it('an assertion that fails inside a handler fails close(), even when the client swallowed the 500', async () => {
+      const { client, server } = await start(() => {
+        assert.equal(1, 2, 'the request was not what the test expected');
+        return message('unreachable');
+      });
+      await client.chat.completions.create({ model: 'm', messages: [user] }).catch(() => undefined);
+      await assert.rejects(server.close(), /the request was not what the test expected/);
     });
 
     it('records x-cortex-purpose / x-cortex-step headers and the body', async () => {
@@ -378,6 +388,7 @@ describe('scriptedServer', () => {
       const err = await apiError(() => client.chat.completions.create({ model: 'm', messages: [user] }));
       assert.equal(err.status, 500);
       assert.match(err.message, /script exhausted/);
+      await assert.rejects(server!.close(), /script exhausted/);
     });
 
     it('route dispatches on x-cortex-purpose and answers 400 naming an unrouted purpose', async () => {
@@ -404,6 +415,7 @@ describe('scriptedServer', () => {
       assert.equal((await ask([{ role: 'user', content: 'Execute step 10: write' }])).choices[0].message.content, 'ten, turn 0');
       const err = await apiError(() => ask([{ role: 'user', content: 'Execute step 7' }]));
       assert.match(err.message, /byStep: no key/);
+      await assert.rejects(server!.close(), /byStep: no key/);
     });
 
     it('accessors read the first user message, trailing tool messages and last assistant', async () => {
