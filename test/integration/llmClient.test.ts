@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CLI_LLM_HINTS } from '../../src/cli/cliHints';
 import { LlmError, type ChatRequest, type ToolSpec } from '../../src/core/llm/llmTypes';
 import { createOpenAiClient, type OpenAiClientOptions } from '../../src/core/llm/openAiClient';
 import { chunk, providerShapes, usageChunk } from '../fixtures/providerShapes';
@@ -161,6 +162,27 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       assert.deepEqual(server.chatRequests().map((r) => r.body.model), ['missing-model', 'fallback-a']);
     });
 
+    it('keeps the model that answered: later requests do not ask the missing one again', async () => {
+      server = await startScriptedServer(() => message('from fallback'), { models: ['fallback-a'] });
+      const client = clientFor(server, { model: 'missing-model', fallbackModels: ['fallback-a'] });
+      const first = await client.chat({ ...base, purpose: 'planner', stream: false });
+      const second = await client.chat({ ...base, purpose: 'executor' });
+      const third = await client.chat({ ...base, purpose: 'aggregator', stream: false });
+      assert.deepEqual(server.chatRequests().map((r) => r.body.model), ['missing-model', 'fallback-a', 'fallback-a', 'fallback-a']);
+      assert.equal(first.requestedModel, 'missing-model');
+      for (const later of [second, third]) {
+        assert.equal(later.requestedModel, 'fallback-a', 'a later request starts with the model that worked');
+        assert.deepEqual(later.attempts.map((a) => a.model), ['fallback-a']);
+      }
+      assert.ok(!first.notes.some((n) => /fail/i.test(n)), 'the failover is said by the run, once, not as a note per request');
+    });
+
+    it('records the error kind of every failed attempt', async () => {
+      server = await startScriptedServer(() => message('ok'), { models: ['b'] });
+      const response = await clientFor(server, { model: 'a', fallbackModels: ['b'] }).chat({ ...base, purpose: 'executor' });
+      assert.deepEqual(response.attempts.map((a) => (a as { errorKind?: string }).errorKind), ['not_found', undefined]);
+    });
+
     it('fails over on a 400 about tools and on a 422 about the schema', async () => {
       server = await startScriptedServer((req) => {
         if (req.body.model === 'no-tools') return error(400, 'registry.ollama.ai/library/gemma:2b does not support tools');
@@ -188,6 +210,12 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       assert.equal(err.status, 401);
       assert.equal(err.message, "The endpoint rejected the API key (401). Run 'Cortex: Set API key' or set OPENAI_API_KEY.");
       assert.equal(server.chatRequests().length, 1);
+    });
+
+    it('words the 401 remedy for the host it runs in (the CLI names the environment variable)', async () => {
+      server = await startScriptedServer(() => message('never'), { apiKey: 'sk-right' });
+      const err = await rejection(clientFor(server, { apiKey: 'sk-wrong', hints: CLI_LLM_HINTS }).chat({ ...base, purpose: 'executor' }));
+      assert.equal(err.message, 'The endpoint rejected the API key (401). Set OPENAI_API_KEY to a key this endpoint accepts.');
     });
 
     it('never fails over on 403 or on a 400 that is not about tools', async () => {

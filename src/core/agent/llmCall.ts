@@ -1,5 +1,9 @@
+import { endsTheRun, failoverNotice } from '../llm/failoverPolicy';
 import { LlmError, type ChatRequest, type ChatResponse } from '../llm/llmTypes';
 import type { RunContext } from './runContext';
+
+/** Failovers already announced, per run ("from→to"), so a run says each one once. */
+const announcedFailovers = new WeakMap<RunContext, Set<string>>();
 
 /**
  * Every LLM request of a run goes through here, so each one (purpose, step, models, attempts,
@@ -7,7 +11,6 @@ import type { RunContext } from './runContext';
  */
 export async function callLlm(context: RunContext, request: Omit<ChatRequest, 'signal'>): Promise<ChatResponse> {
   const started = Date.now();
-  const requestedModel = context.config['cortex.llm.model'];
   try {
     const response = await context.llm.chat({ ...request, signal: context.signal });
     context.log.append({
@@ -22,6 +25,7 @@ export async function callLlm(context: RunContext, request: Omit<ChatRequest, 's
       usage: response.usage,
       durationMs: Date.now() - started,
     });
+    announceFailover(context, request, response);
     for (const note of response.notes) context.log.append({ type: 'log', level: 'info', message: note, stepId: request.stepId });
     if (response.droppedToolNames.length > 0) {
       context.log.append({
@@ -39,7 +43,7 @@ export async function callLlm(context: RunContext, request: Omit<ChatRequest, 's
       type: 'llm_request',
       purpose: request.purpose,
       stepId: request.stepId,
-      requestedModel,
+      requestedModel: llmError.attempts[0]?.model ?? context.config['cortex.llm.model'],
       attempts: llmError.attempts.map((a) => ({ ...a })),
       ok: false,
       error: llmError.message,
@@ -49,7 +53,31 @@ export async function callLlm(context: RunContext, request: Omit<ChatRequest, 's
   }
 }
 
+/**
+ * A request that left its model for a fallback is said once per run as a warning (CLI and log
+ * channel show it); the client then keeps using the fallback, so later requests do not repeat it.
+ */
+function announceFailover(context: RunContext, request: Omit<ChatRequest, 'signal'>, response: ChatResponse): void {
+  const skipped = new Map<string, number | undefined>();
+  // The last status per model is the one that made the client move on (earlier ones were retried).
+  for (const a of response.attempts) if (!a.ok && a.model !== response.usedModel) skipped.set(a.model, a.status);
+  if (skipped.size === 0) return;
+  const key = `${[...skipped.keys()].join(',')}→${response.usedModel}`;
+  const said = announcedFailovers.get(context) ?? new Set<string>();
+  announcedFailovers.set(context, said);
+  if (said.has(key)) return;
+  said.add(key);
+  const baseUrl = context.config['cortex.llm.baseUrl'];
+  context.log.append({
+    type: 'log',
+    level: 'warn',
+    message: failoverNotice([...skipped].map(([model, status]) => ({ model, status })), response.usedModel, baseUrl),
+    stepId: request.stepId,
+    data: { failover: { from: [...skipped.keys()], to: response.usedModel, baseUrl, purpose: request.purpose } },
+  });
+}
+
 /** Errors that make every further LLM call pointless: the run stops instead of replanning. */
 export function isFatalLlmError(error: unknown): boolean {
-  return error instanceof LlmError && (error.kind === 'auth' || error.kind === 'unreachable' || error.kind === 'cancelled' || error.kind === 'not_found');
+  return error instanceof LlmError && endsTheRun(error.kind);
 }

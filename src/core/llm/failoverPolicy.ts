@@ -1,6 +1,7 @@
+import { EDITOR_LLM_HINTS, type LlmHints } from './llmHints';
 import type { LlmErrorKind } from './llmTypes';
 
-// What to do when one attempt of an LLM request fails (seed 004 §5.1 and issue 3):
+// What to do when one attempt of an LLM request fails:
 // - fail over to the next of cortex.llm.fallbackModels only before any token streamed, and only on
 //   a 404 about the model or a 400/422 about tools, functions or schema;
 // - never fail over on 401/403 or on other 400s;
@@ -48,6 +49,8 @@ export interface FailureContext {
   sentResponseFormat: boolean;
   requestTimeoutMs: number;
   streamIdleTimeoutMs: number;
+  /** How messages name remedies; the editor's wording when absent. */
+  hints?: LlmHints;
 }
 
 export interface FailureDecision {
@@ -76,19 +79,20 @@ export function classifyLlmFailure(facts: FailureFacts, ctx: FailureContext): Fa
 }
 
 function classify(facts: FailureFacts, ctx: FailureContext): FailureDecision {
-  const said = facts.message.trim() ? `: ${clip(facts.message.trim())}` : '';
+  const said = quoteEndpoint(facts.message);
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  const setting = (ctx.hints ?? EDITOR_LLM_HINTS).setting;
   switch (facts.cause) {
     case 'cancelled':
       return decision('cancelled', false, 'The LLM request was cancelled.');
     case 'request_timeout':
-      return decision('timeout', true, `The LLM endpoint ${ctx.baseUrl} did not answer within ${seconds(ctx.requestTimeoutMs)} (cortex.llm.requestTimeoutSeconds).`);
+      return decision('timeout', true, `The LLM endpoint ${ctx.baseUrl} did not answer within ${seconds(ctx.requestTimeoutMs)} (${setting('cortex.llm.requestTimeoutSeconds')}).`);
     case 'idle_timeout':
-      return decision('timeout', true, `The response stream from ${ctx.baseUrl} sent nothing for ${seconds(ctx.streamIdleTimeoutMs)} and was stopped (cortex.llm.streamIdleTimeoutSeconds).`);
+      return decision('timeout', true, `The response stream from ${ctx.baseUrl} sent nothing for ${seconds(ctx.streamIdleTimeoutMs)} and was stopped (${setting('cortex.llm.streamIdleTimeoutSeconds')}).`);
     case 'no_done':
       return decision('stream_broken', true, `The response stream from ${ctx.baseUrl} ended before the model finished (no [DONE], no finish_reason).`);
     case 'malformed':
-      return decision('bad_response', false, `The endpoint ${ctx.baseUrl} sent something that is not an OpenAI chat completion${said}. Check that cortex.llm.baseUrl points at an OpenAI-compatible API (usually ending in /v1).`);
+      return decision('bad_response', false, `The endpoint ${ctx.baseUrl} sent something that is not an OpenAI chat completion${said}. Check that ${setting('cortex.llm.baseUrl')} points at an OpenAI-compatible API (usually ending in /v1).`);
     case 'network':
       return classifyNetwork(facts, ctx, said);
     case 'http':
@@ -98,8 +102,9 @@ function classify(facts: FailureFacts, ctx: FailureContext): FailureDecision {
 
 function classifyNetwork(facts: FailureFacts, ctx: FailureContext, said: string): FailureDecision {
   const code = facts.networkCode;
+  const setting = (ctx.hints ?? EDITOR_LLM_HINTS).setting;
   if (facts.phase === 'request' && code && UNREACHABLE_CODES.has(code)) {
-    return decision('unreachable', false, `Cannot reach the LLM endpoint ${ctx.baseUrl} (${code}). Check cortex.llm.baseUrl and that the server is running.`);
+    return decision('unreachable', false, `Cannot reach the LLM endpoint ${ctx.baseUrl} (${code}). Check ${setting('cortex.llm.baseUrl')} and that the server is running.`);
   }
   if (facts.phase === 'stream') {
     return decision('stream_broken', true, `The connection to ${ctx.baseUrl} broke off in the middle of the model's response (${code ?? clip(facts.message)}).`);
@@ -111,18 +116,20 @@ function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): F
   const status = facts.status;
   const text = `${facts.message} ${facts.code ?? ''} ${facts.param ?? ''}`;
   const override = (d: FailureDecision): FailureDecision => (facts.shouldRetry === undefined || d.kind === 'auth' ? d : { ...d, transient: facts.shouldRetry });
+  const hints = ctx.hints ?? EDITOR_LLM_HINTS;
+  const setting = hints.setting;
 
   if (status === 401) {
-    return decision('auth', false, `The endpoint rejected the API key (401). Run 'Cortex: Set API key' or set OPENAI_API_KEY.`);
+    return decision('auth', false, `The endpoint rejected the API key (401). ${hints.apiKey}`);
   }
   if (status === 403) {
     return decision('auth', false, `The endpoint refused access (403)${said}. Check that the API key may use model '${ctx.model}'.`);
   }
   if (status === 404) {
     if (facts.code === 'model_not_found' || ABOUT_MODEL.test(facts.message)) {
-      return { ...decision('not_found', false, `Model '${ctx.model}' is not available at ${ctx.baseUrl} (404)${said}. Check cortex.llm.model, or list other models in cortex.llm.fallbackModels.`), failover: true };
+      return { ...decision('not_found', false, `Model '${ctx.model}' is not available at ${ctx.baseUrl} (404)${said}. Check ${setting('cortex.llm.model')}, or list other models in ${setting('cortex.llm.fallbackModels')}.`), failover: true };
     }
-    return decision('not_found', false, `${ctx.baseUrl}/chat/completions was not found (404)${said}. Check that cortex.llm.baseUrl is the API root, usually ending in /v1.`);
+    return decision('not_found', false, `${ctx.baseUrl}/chat/completions was not found (404)${said}. Check that ${setting('cortex.llm.baseUrl')} is the API root, usually ending in /v1.`);
   }
   if (status === 400 || status === 422) {
     if (ctx.sentStreamOptions && ABOUT_STREAM_OPTIONS.test(text)) {
@@ -133,7 +140,7 @@ function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): F
     }
     const aboutHistory = (facts.param ?? '').startsWith('messages') || /messages\[\d+\]/.test(facts.message);
     if (!aboutHistory && ABOUT_TOOLS.test(text)) {
-      return { ...decision('bad_request', false, `Model '${ctx.model}' refused the request's tools (${status})${said}. Use a model that supports tool calling, or list one in cortex.llm.fallbackModels.`), failover: true };
+      return { ...decision('bad_request', false, `Model '${ctx.model}' refused the request's tools (${status})${said}. Use a model that supports tool calling, or list one in ${setting('cortex.llm.fallbackModels')}.`), failover: true };
     }
     return override(decision('bad_request', false, `The endpoint rejected the request (${status})${said}.`));
   }
@@ -155,7 +162,27 @@ function decision(kind: LlmErrorKind, transient: boolean, message: string): Fail
   return { kind, transient, failover: false, message };
 }
 
+/** The endpoint's own words after a colon, without its final period (the sentence adds one). */
+function quoteEndpoint(message: string): string {
+  const words = clip(message.trim()).replace(/[\s.]+$/, '');
+  return words ? `: ${words}` : '';
+}
+
 function clip(text: string): string {
   const oneLine = text.replace(/\s+/g, ' ');
   return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine;
+}
+
+/**
+ * Error kinds after which no further request of the run can succeed (the key, the endpoint or the
+ * model is wrong, or the user cancelled): the run stops instead of replanning.
+ */
+export function endsTheRun(kind: string | undefined): boolean {
+  return kind === 'auth' || kind === 'unreachable' || kind === 'not_found' || kind === 'cancelled';
+}
+
+/** The one line a run says when a request had to leave its model for a fallback. */
+export function failoverNotice(skipped: Array<{ model: string; status?: number }>, usedModel: string, baseUrl: string): string {
+  const why = skipped.map((s) => (s.status === 404 ? `model ${s.model} not found` : `model ${s.model} refused the request's tools${s.status ? ` (${s.status})` : ''}`));
+  return `${why.join(', ')} at ${baseUrl} — using ${usedModel}`;
 }

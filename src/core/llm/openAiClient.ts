@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import { silentLogger, type Logger } from '../ports';
 import { classifyLlmFailure, type FailureDecision, type FailureFacts } from './failoverPolicy';
-import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient } from './llmTypes';
+import type { LlmHints } from './llmHints';
+import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient, type LlmErrorKind } from './llmTypes';
 import { describeSdkFailure } from './sdkFailure';
 import { createProbingFetch, newSseProbe, sseProbeFetchOptions } from './sseProbe';
 import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type AccumulatorResult } from './toolCallAccumulator';
@@ -10,7 +11,9 @@ import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type Accumulator
 // Ollama, vLLM, LM Studio, LiteLLM...), through the `openai` SDK. Streams are read as raw chunks
 // (not the SDK's stream helper, which throws on index-less tool calls) into the pure accumulator.
 // The SDK's own retries are off: this client retries transient failures itself, fails over to
-// cortex.llm.fallbackModels only before anything streamed, and records every attempt.
+// cortex.llm.fallbackModels only before anything streamed, and records every attempt. Once a
+// fallback answered, later requests start with it: a missing model costs one failed round trip per
+// client (the agent builds one client per run), not one per request.
 
 export interface OpenAiClientOptions {
   /** API root, e.g. http://127.0.0.1:11434/v1. Always used as given: OPENAI_BASE_URL never wins. */
@@ -33,6 +36,8 @@ export interface OpenAiClientOptions {
   retryBaseDelayMs?: number;
   /** Argument byte cap per tool call (larger calls are not executed: 'too_large'). Default 4 MiB. */
   maxArgumentBytes?: number;
+  /** How error messages name remedies (key command or variable, settings or flags). Default: the editor's. */
+  hints?: LlmHints;
 }
 
 const MAX_BACKOFF_MS = 8_000;
@@ -57,6 +62,8 @@ class OpenAiClient implements LlmClient {
   private responseFormatRefused = false;
   /** Batch counter for callers that pass none (the executor passes its per-run counter). */
   private nextBatch = 0;
+  /** Index of the first model worth asking: the fallback that answered after earlier ones failed over. */
+  private firstModel = 0;
 
   constructor(private readonly options: OpenAiClientOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -76,14 +83,15 @@ class OpenAiClient implements LlmClient {
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const models = [...new Set([this.options.model, ...(this.options.fallbackModels ?? [])])];
-    const requestedModel = models[0];
+    const start = Math.min(this.firstModel, models.length - 1);
+    const requestedModel = models[start];
     const attempts: LlmAttempt[] = [];
     const notes: string[] = [];
     const batch = request.batch ?? this.nextBatch++;
     const stream = request.stream ?? true;
     let retries = 0;
 
-    for (let m = 0; m < models.length; m++) {
+    for (let m = start; m < models.length; m++) {
       const model = models[m];
       for (;;) {
         if (request.signal?.aborted) throw new LlmError('cancelled', 'The LLM request was cancelled.', undefined, attempts);
@@ -95,6 +103,7 @@ class OpenAiClient implements LlmClient {
 
         if (outcome.ok) {
           attempts.push(attempt(model, true, durationMs, retries));
+          if (m > this.firstModel) this.firstModel = m;
           const result = outcome.result;
           for (const note of result.notes) (note.includes('double-encoded') ? this.logger.info : this.logger.debug).call(this.logger, note, { model });
           return {
@@ -117,8 +126,9 @@ class OpenAiClient implements LlmClient {
           sentResponseFormat: sent.responseFormat,
           requestTimeoutMs: this.options.requestTimeoutMs,
           streamIdleTimeoutMs: this.options.streamIdleTimeoutMs,
+          hints: this.options.hints,
         });
-        attempts.push({ ...attempt(model, false, durationMs, retries), ...(outcome.facts.status !== undefined ? { status: outcome.facts.status } : {}), error: d.message });
+        attempts.push(failedAttempt(attempt(model, false, durationMs, retries), d, outcome.facts.status));
         if (d.kind === 'cancelled') throw new LlmError('cancelled', d.message, undefined, attempts);
 
         if (d.drop === 'stream_options') {
@@ -134,7 +144,7 @@ class OpenAiClient implements LlmClient {
           continue;
         }
         if (d.failover && m < models.length - 1) {
-          notes.push(`Model '${model}' failed before answering (${outcome.facts.status ?? d.kind}); failing over to '${models[m + 1]}'.`);
+          // Said once per run by the caller (llmCall), from the attempts.
           this.logger.warn('llm failover', { from: model, to: models[m + 1], status: outcome.facts.status, error: d.message });
           break;
         }
@@ -145,7 +155,7 @@ class OpenAiClient implements LlmClient {
           await sleep(delay, request.signal);
           continue;
         }
-        throw new LlmError(d.kind, finalMessage(d, attempts, models, retries), outcome.facts.status, attempts);
+        throw new LlmError(d.kind, finalMessage(d, attempts, models.slice(start), retries), outcome.facts.status, attempts);
       }
     }
     // Unreachable: the last model either returns or throws.
@@ -238,6 +248,15 @@ function describeBody(value: unknown): string {
 
 function attempt(model: string, ok: boolean, durationMs: number, retries: number): LlmAttempt {
   return retries > 0 ? { model, ok, durationMs, retry: retries } : { model, ok, durationMs };
+}
+
+/**
+ * A failed attempt as recorded: its status, the message, and the error kind (so whoever reads the
+ * trace or the events can tell a run-ending failure from one worth retrying).
+ */
+function failedAttempt(base: LlmAttempt, d: FailureDecision, status: number | undefined): LlmAttempt {
+  const recorded: LlmAttempt & { errorKind: LlmErrorKind } = { ...base, ...(status !== undefined ? { status } : {}), error: d.message, errorKind: d.kind };
+  return recorded;
 }
 
 function finalMessage(d: FailureDecision, attempts: LlmAttempt[], models: string[], retries: number): string {

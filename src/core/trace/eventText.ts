@@ -1,3 +1,4 @@
+import { endsTheRun } from '../llm/failoverPolicy';
 import type { RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
 
@@ -24,8 +25,11 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return `plan: ${event.title}`;
     case 'step_added':
       return `  + ${event.stepId}${event.dependsOn.length ? ` (after ${event.dependsOn.join(', ')})` : ''}: ${event.description}${event.origin === 'replan' ? ' [replan]' : ''}`;
-    case 'step_status_changed':
-      return `  ${event.stepId} → ${event.status}${event.reason ? ` (${event.reason})` : ''}`;
+    case 'step_status_changed': {
+      // A run-ending LLM error is said by the run's last line; the step only names the kind.
+      const reason = !verbose && event.reason?.startsWith('llm_error: ') ? 'llm_error' : event.reason;
+      return `  ${event.stepId} → ${event.status}${reason ? ` (${reason})` : ''}`;
+    }
     case 'tool_call_requested':
       return `    ${event.stepId} ⏳ ${event.call.name || event.call.requestedName}(${truncate(event.call.arguments, 120)})`;
     case 'tool_call_completed': {
@@ -44,7 +48,7 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
     case 'log':
       return verbose || event.level === 'warn' || event.level === 'error' ? `  ${event.level}: ${event.message}` : undefined;
     case 'llm_request':
-      if (!event.ok) return `  ${event.purpose} request failed: ${event.error}`;
+      if (!event.ok) return verbose || saidNowhereElse(event) ? `  ${event.purpose}${event.stepId ? ` ${event.stepId}` : ''} request failed: ${event.error}` : undefined;
       return verbose
         ? `  ${event.purpose}${event.stepId ? ` ${event.stepId}` : ''}: ${event.usedModel ?? event.requestedModel}${event.usedModel && event.usedModel !== event.requestedModel ? ` (failover from ${event.requestedModel})` : ''}, ${event.durationMs} ms, ${event.attempts.length} attempt(s)${event.finishReason ? `, finish ${event.finishReason}` : ''}`
         : undefined;
@@ -53,6 +57,18 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
     default:
       return undefined;
   }
+}
+
+/**
+ * Whether a failed request's error would go unsaid without its own line. Planner failures and
+ * run-ending errors end the run, whose last line says them; a failed replan is reported by the
+ * replanner, a failed summary by the answer. Executor and repair errors that the run survives are
+ * said only here.
+ */
+function saidNowhereElse(event: Extract<RunEvent, { type: 'llm_request' }>): boolean {
+  if (event.purpose === 'planner' || event.purpose === 'replanner' || event.purpose === 'aggregator') return false;
+  const last = event.attempts.at(-1) as { errorKind?: string } | undefined;
+  return !endsTheRun(last?.errorKind);
 }
 
 function truncate(text: string, max: number): string {
