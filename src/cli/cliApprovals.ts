@@ -1,10 +1,12 @@
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalBroker, ApprovalRequest } from '../core/policy/approvalBroker';
+import { terminalSafe } from '../core/text/terminalSafe';
 
 /**
  * Answers approval requests in the terminal: `--approve all|none` answers every request; without
  * it a TTY is asked one request at a time, and without a TTY the request is denied (never allowed
- * silently).
+ * silently). The prompt shows the exact command with every terminal control made visible, so a
+ * command cannot hide part of itself (a carriage return, an erase-line or a concealed-text sequence).
  */
 export function attachCliApprovals(broker: ApprovalBroker, mode: 'all' | 'none' | undefined, io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream }): () => void {
   const seen = new Set<string>();
@@ -15,8 +17,7 @@ export function attachCliApprovals(broker: ApprovalBroker, mode: 'all' | 'none' 
   const ask = async (request: ApprovalRequest) => {
     const rl = createInterface({ input: io.input, output: io.output, terminal: true });
     try {
-      const what = request.toolName === 'run_command' ? safeCommand(request.argumentsJson) : request.argumentsJson;
-      const reply = await rl.question(`\n[cortex] ${request.required ? 'REQUIRED approval' : 'Approval'} for ${request.toolName} (step ${request.stepId}): ${what}\n  reason: ${request.reason}\n  Approve? [y/N] `);
+      const reply = await rl.question(approvalPrompt(request));
       answer(request, /^y(es)?$/i.test(reply.trim()) ? 'approve' : 'deny', undefined, 'cli-tty');
     } finally {
       rl.close();
@@ -35,7 +36,15 @@ export function attachCliApprovals(broker: ApprovalBroker, mode: 'all' | 'none' 
   });
 }
 
-function safeCommand(argumentsJson: string): string {
+/** The TTY question for one request; everything in it that came from the model is terminal-safe. */
+export function approvalPrompt(request: ApprovalRequest): string {
+  const what = request.toolName === 'run_command' ? commandOf(request.argumentsJson) : request.argumentsJson;
+  const kind = request.required ? 'REQUIRED approval' : 'Approval';
+  return `\n[cortex] ${kind} for ${terminalSafe(request.toolName)} (step ${request.stepId}): ${terminalSafe(what)}\n  reason: ${terminalSafe(request.reason)}\n  Approve? [y/N] `;
+}
+
+/** The command in backticks, or the raw arguments when they hold no command string. */
+function commandOf(argumentsJson: string): string {
   try {
     const value = JSON.parse(argumentsJson) as { command?: unknown };
     return typeof value.command === 'string' ? `\`${value.command}\`` : argumentsJson;

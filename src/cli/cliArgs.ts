@@ -3,12 +3,24 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
                   [--fallback-model NAME]... [--trace FILE] [--approve all|none] "TASK"
 
-Runs the Cortex planning agent headless. Exit codes: 0 every step completed; 1 the run finished
-with failed or blocked steps, or was cancelled; 2 usage or configuration error.
-The API key comes from OPENAI_API_KEY (none is needed for a local endpoint).`;
+Runs the Cortex planning agent headless.
+Exit codes:
+  0  every step completed
+  1  the run finished with failed or blocked steps, or was cancelled
+  2  usage or configuration error (bad flag, missing file, invalid setting)
+  3  the LLM endpoint could not be used before any step ran: unreachable, API key
+     rejected (401/403), or model not found with no fallback that works
+The API key comes from OPENAI_API_KEY (none is needed for a local endpoint).
+Text from the model and from tools is printed with terminal control characters shown as
+escapes (\\x1b, \\r, \\u202e), so it cannot rewrite the screen.`;
 
+/** A mistake on the command line or in the configuration: exit code 2, one line. */
 export class UsageError extends Error {
-  constructor(message: string) {
+  /** @param pointToHelp whether `cortex --help` would help (true for command-line mistakes). */
+  constructor(
+    message: string,
+    readonly pointToHelp = true,
+  ) {
     super(message);
     this.name = 'UsageError';
   }
@@ -26,43 +38,49 @@ export interface CliArgs {
   help: boolean;
 }
 
-/** Parses `cortex run …`; every mistake is a UsageError with one clear line. */
+const OPTIONS = {
+  workspace: { type: 'string' },
+  config: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  'fallback-model': { type: 'string', multiple: true },
+  trace: { type: 'string' },
+  approve: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K] extends { type: 'string' } ? string : boolean };
+
+/** Parses `cortex run …`; every mistake is a UsageError with one clear line in Cortex's words. */
 export function parseCliArgs(argv: string[], cwd: string): CliArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        workspace: { type: 'string' },
-        config: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        'fallback-model': { type: 'string', multiple: true },
-        trace: { type: 'string' },
-        approve: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]);
+  // Lenient parsing, then our own checks on the tokens: Node's strict-mode messages talk about
+  // its API ("place it at the end of the command after '--'"), not about cortex.
+  const { values, positionals, tokens } = parseArgs({ args: argv, allowPositionals: true, strict: false, tokens: true, options: OPTIONS });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const spec = (OPTIONS as Record<string, { type: 'string' | 'boolean' }>)[token.name];
+    if (!spec) throw new UsageError(`unknown option ${token.rawName}`);
+    if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
+    if (spec.type === 'string') {
+      if (token.value === undefined || token.value === '') throw new UsageError(`${token.rawName} needs a value`);
+      if (!token.inlineValue && token.value.startsWith('-')) throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
+    }
   }
-  const { values, positionals } = parsed;
-  if (values.help) return { task: '', workspace: cwd, fallbackModels: [], help: true };
+  const v = values as Values;
+  if (v.help) return { task: '', workspace: cwd, fallbackModels: [], help: true };
   const [command, ...rest] = positionals;
   if (command !== 'run') throw new UsageError(command ? `unknown command "${command}" (expected "run")` : 'missing command: cortex run "TASK"');
   if (rest.length !== 1 || !rest[0].trim()) throw new UsageError(rest.length > 1 ? 'give the task as one quoted argument' : 'missing task: cortex run "TASK"');
-  if (values.approve !== undefined && values.approve !== 'all' && values.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${values.approve}"`);
+  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${v.approve}"`);
   return {
     task: rest[0].trim(),
-    workspace: values.workspace ?? cwd,
-    configFile: values.config,
-    baseUrl: values['base-url'],
-    model: values.model,
-    fallbackModels: values['fallback-model'] ?? [],
-    trace: values.trace,
-    approve: values.approve as CliArgs['approve'],
+    workspace: v.workspace ?? cwd,
+    configFile: v.config,
+    baseUrl: v['base-url'],
+    model: v.model,
+    fallbackModels: v['fallback-model'] ?? [],
+    trace: v.trace,
+    approve: v.approve as CliArgs['approve'],
     help: false,
   };
 }

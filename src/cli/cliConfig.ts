@@ -1,10 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseConfig, type FlatConfig } from '../core/config/configSchema';
 import { UsageError, type CliArgs } from './cliArgs';
+import { describeFsError } from './fsErrorText';
 
-/** Settings for a CLI run: the --config JSON file (same keys as VS Code), then flags on top. */
-export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig; workspace: string } {
+/**
+ * Settings for a CLI run: the --config JSON file (same keys as VS Code), then flags on top. Also
+ * checks the workspace and the trace file's directory, so a typo is a clear line before any request.
+ */
+export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig; workspace: string; trace?: string } {
   let fileValues: Record<string, unknown> = {};
   if (args.configFile) {
     const file = resolve(cwd, args.configFile);
@@ -12,14 +16,14 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --config ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(describeFsError(error, 'config file', file), false);
     }
     try {
       fileValues = JSON.parse(text);
     } catch (error) {
-      throw new UsageError(`--config ${file} is not valid JSON: ${(error as Error).message}`);
+      throw new UsageError(`config file ${file} is not valid JSON: ${withoutFinalPeriod((error as Error).message)}`, false);
     }
-    if (!fileValues || typeof fileValues !== 'object' || Array.isArray(fileValues)) throw new UsageError(`--config ${file} must hold a JSON object of "cortex.*" settings`);
+    if (!fileValues || typeof fileValues !== 'object' || Array.isArray(fileValues)) throw new UsageError(`config file ${file} must hold a JSON object of "cortex.*" settings`, false);
   }
   const overrides: Record<string, unknown> = {};
   if (args.baseUrl) overrides['cortex.llm.baseUrl'] = args.baseUrl;
@@ -29,15 +33,37 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
   try {
     config = parseConfig({ ...fileValues, ...overrides });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(withoutFinalPeriod((error as Error).message), false);
   }
   const workspace = resolve(cwd, args.workspace);
-  let isDir = false;
+  let isDir: boolean;
   try {
     isDir = statSync(workspace).isDirectory();
-  } catch {
-    isDir = false;
+  } catch (error) {
+    throw new UsageError(describeFsError(error, 'workspace', workspace), false);
   }
-  if (!isDir) throw new UsageError(`--workspace ${workspace} is not a directory`);
-  return { config, workspace };
+  if (!isDir) throw new UsageError(`workspace ${workspace} is not a directory`, false);
+  const trace = args.trace ? resolve(cwd, args.trace) : undefined;
+  if (trace) checkTraceDirectory(trace);
+  return { config, workspace, trace };
+}
+
+/** The trace's directory is created when missing, but a path through a file can never work. */
+function checkTraceDirectory(trace: string): void {
+  let dir = dirname(trace);
+  for (;;) {
+    try {
+      if (!statSync(dir).isDirectory()) throw new UsageError(`trace file ${trace} cannot be written: ${dir} is a file, not a directory`, false);
+      return;
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw new UsageError(describeFsError(error, 'trace directory', dir), false);
+      dir = dirname(dir);
+    }
+  }
+}
+
+/** Messages end up inside our own sentences, which bring their own punctuation. */
+function withoutFinalPeriod(message: string): string {
+  return message.trim().replace(/\.+$/, '');
 }

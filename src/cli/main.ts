@@ -1,13 +1,24 @@
-import { EventLog } from '../core/plan/eventLog';
 import { AgentRun } from '../core/agent/agentRun';
+import { clientOptionsFromSettings } from '../core/llm/clientSettings';
+import { createOpenAiClient } from '../core/llm/openAiClient';
+import { EventLog } from '../core/plan/eventLog';
 import { ApprovalBroker } from '../core/policy/approvalBroker';
+import { terminalSafe } from '../core/text/terminalSafe';
 import { formatEvent } from '../core/trace/eventText';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import { parseCliArgs, USAGE, UsageError } from './cliArgs';
 import { attachCliApprovals } from './cliApprovals';
 import { loadCliConfig } from './cliConfig';
+import { CLI_LLM_HINTS } from './cliHints';
+import { EXIT, exitCodeFor } from './exitCode';
+import { describeFsError } from './fsErrorText';
 
-/** `cortex run …`: the headless agent for CI. Returns the process exit code (0, 1 or 2). */
+/** One line on a terminal: model, tool and endpoint text in it cannot act on the terminal. */
+function printLine(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(`${terminalSafe(text)}\n`);
+}
+
+/** `cortex run …`: the headless agent for CI. Returns the process exit code (see USAGE). */
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
   let args;
   let loaded;
@@ -15,34 +26,43 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     args = parseCliArgs(argv, io.cwd);
     if (args.help) {
       io.stdout.write(`${USAGE}\n`);
-      return 0;
+      return EXIT.completed;
     }
     loaded = loadCliConfig(args, io.cwd);
   } catch (error) {
-    io.stderr.write(`cortex: ${(error as Error).message}\n${error instanceof UsageError ? 'Run "cortex --help" for usage.\n' : ''}`);
-    return 2;
+    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex --help"' : '';
+    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
+    return EXIT.usage;
   }
-  const log = new EventLog({ onListenerError: (error) => io.stderr.write(`cortex: output failed: ${(error as Error).message}\n`) });
-  const trace = args.trace ? createTraceWriter(args.trace) : undefined;
+  let trace: ReturnType<typeof createTraceWriter> | undefined;
+  try {
+    trace = loaded.trace ? createTraceWriter(loaded.trace) : undefined;
+  } catch (error) {
+    printLine(io.stderr, `cortex: ${describeFsError(error, 'trace file', loaded.trace!)}`);
+    return EXIT.usage;
+  }
+  const log = new EventLog({ onListenerError: (error) => printLine(io.stderr, `cortex: output failed: ${(error as Error).message}`) });
   if (trace) log.subscribe(trace.listener);
   log.subscribe((event, state) => {
     const line = formatEvent(event, state);
-    if (line) io.stderr.write(`${line}\n`);
+    if (line) printLine(io.stderr, line);
   });
   const approvals = new ApprovalBroker();
   const detach = attachCliApprovals(approvals, args.approve, { input: io.stdin, output: io.stderr });
-  const run = new AgentRun({ task: args.task, workspaceRoot: loaded.workspace, config: loaded.config, apiKey: io.env.OPENAI_API_KEY || undefined, log, approvals, trusted: true, holdDeniedGates: false });
+  // The CLI builds the client itself so LLM errors name shell remedies (OPENAI_API_KEY, flags).
+  const llm = createOpenAiClient({ ...clientOptionsFromSettings(loaded.config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
+  const run = new AgentRun({ task: args.task, workspaceRoot: loaded.workspace, config: loaded.config, llm, log, approvals, trusted: true, holdDeniedGates: false });
   const onSignal = () => run.cancel('interrupted (SIGINT)');
   process.once('SIGINT', onSignal);
   try {
     const result = await run.start();
-    if (result.answer) io.stdout.write(`${result.answer}\n`);
-    return result.status === 'completed' ? 0 : 1;
+    if (result.answer) printLine(io.stdout, result.answer);
+    return exitCodeFor(result, log.events);
   } finally {
     process.off('SIGINT', onSignal);
     detach();
     await trace?.close();
-    if (trace?.error()) io.stderr.write(`cortex: could not write the trace ${args.trace}: ${trace.error()!.message}\n`);
+    if (trace?.error()) printLine(io.stderr, `cortex: ${describeFsError(trace.error(), 'trace file', loaded.trace!)}`);
   }
 }
 
@@ -50,7 +70,7 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error) => {
-      process.stderr.write(`cortex: unexpected error: ${(error as Error).message}\n`);
+      printLine(process.stderr, `cortex: unexpected error: ${(error as Error).message}`);
       process.exit(1);
     },
   );

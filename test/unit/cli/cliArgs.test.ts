@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseCliArgs, UsageError } from '../../../src/cli/cliArgs';
+import { parseCliArgs, USAGE, UsageError } from '../../../src/cli/cliArgs';
 
 describe('cli arguments', () => {
   it('parses the documented contract', () => {
@@ -9,16 +9,39 @@ describe('cli arguments', () => {
   it('defaults the workspace to the current directory', () => {
     assert.equal(parseCliArgs(['run', 'task'], '/here').workspace, '/here');
   });
-  for (const [argv, pattern] of [
-    [[], /missing command/],
-    [['walk', 'x'], /unknown command "walk"/],
-    [['run'], /missing task/],
-    [['run', 'a', 'b'], /one quoted argument/],
-    [['run', '--approve', 'some', 'x'], /--approve must be "all" or "none"/],
-    [['run', '--bogus', 'x'], /bogus/],
+  it('accepts --opt=value, a value starting with "-" written that way, and a task after --', () => {
+    const args = parseCliArgs(['run', '--model=-odd-', '--', '--task-like'], '/');
+    assert.equal(args.model, '-odd-');
+    assert.equal(args.task, '--task-like');
+    assert.equal(parseCliArgs(['-h'], '/').help, true);
+  });
+  for (const [argv, message] of [
+    [[], 'missing command: cortex run "TASK"'],
+    [['walk', 'x'], 'unknown command "walk" (expected "run")'],
+    [['run'], 'missing task: cortex run "TASK"'],
+    [['run', 'a', 'b'], 'give the task as one quoted argument'],
+    [['run', '--approve', 'some', 'x'], '--approve must be "all" or "none", not "some"'],
+    [['run', '--bogus', 'x'], 'unknown option --bogus'],
+    [['run', '-x', 'task'], 'unknown option -x'],
+    [['run', 'x', '--model'], '--model needs a value'],
+    [['run', '--model=', 'x'], '--model needs a value'],
+    [['run', '--model', '--trace', 't', 'x'], '--model needs a value, not the option --trace (write --model=--trace if you mean it)'],
+    [['run', '--help=yes'], '--help takes no value'],
   ] as const) {
-    it(`rejects ${JSON.stringify(argv)} with one clear line`, () => {
-      assert.throws(() => parseCliArgs([...argv], '/'), (error: Error) => error instanceof UsageError && pattern.test(error.message) && !error.message.includes('\n'));
+    it(`rejects ${JSON.stringify(argv)} in Cortex's own words`, () => {
+      assert.throws(
+        () => parseCliArgs([...argv], '/'),
+        (error: Error) => {
+          assert.ok(error instanceof UsageError);
+          assert.equal(error.message, message);
+          assert.equal(error.pointToHelp, true);
+          return true;
+        },
+      );
     });
   }
+  it('documents every exit code, 3 included', () => {
+    for (const code of ['0', '1', '2', '3']) assert.match(USAGE, new RegExp(`^  ${code}  \\S`, 'm'), code);
+    assert.match(USAGE, /unreachable.*\n.*401\/403.*model not found/);
+  });
 });
