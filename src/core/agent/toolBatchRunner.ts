@@ -1,8 +1,10 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { decideToolPolicy, type PolicyVerdict } from '../policy/toolPolicy';
 import type { ApprovalOutcome } from '../policy/approvalBroker';
+import { callProtection } from '../policy/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall } from '../tools/toolPipeline';
+import type { GuardedToolContext } from '../tools/workspace/fileGuard';
 import type { RunContext } from './runContext';
 
 /** What happened to one call of a batch; `content` is the tool message sent back to the model. */
@@ -50,6 +52,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   const duplicates = new Map<string, PreparedCall>();
   const verdicts = new Map<string, PolicyVerdict>();
   const approvals = new Map<string, Promise<ApprovalOutcome>>();
+  const protection = callProtection(context.workspaceRoot, config['cortex.policy.protectedPaths']);
 
   const complete = (call: PreparedCall, result: CallResult, durationMs?: number) => {
     results.set(call.call.id, result);
@@ -100,7 +103,8 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
       continue;
     }
     firstByKey.set(key, call);
-    const verdict = decideToolPolicy({ toolName: call.name, tool: call.tool, args: call.args, config, trusted: context.trusted });
+    const protectedAccess = await protection.find(call.tool, call.args);
+    const verdict = decideToolPolicy({ toolName: call.name, tool: call.tool, args: call.args, config, trusted: context.trusted, protectedAccess });
     verdicts.set(call.call.id, verdict);
     if (verdict.decision === 'deny') {
       complete(call, { status: 'error', content: policyDeniedMessage(call.name, verdict.reason), executed: false, reason: 'policy_denied' });
@@ -136,11 +140,13 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
       }
     }
     if (results.has(call.call.id)) return;
-    const toolContext = {
+    const toolContext: GuardedToolContext = {
       workspaceRoot: context.workspaceRoot,
       signal: context.signal,
       maxReadFileBytes: config['cortex.limits.maxReadFileBytes'],
       timeoutMs: config['cortex.execution.toolTimeoutSeconds'] * 1000,
+      // The tools check the files again right before touching them: only what was approved passes.
+      fileGuard: protection.guard(verdicts.get(call.call.id)?.protectedAccess),
     };
     const outcome = await executePreparedCall(call, toolContext, config['cortex.limits.maxToolOutputBytes']);
     if (context.signal.aborted) return; // cancelled mid-call: the call stays pending

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
 // `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives
@@ -7,6 +8,14 @@ import { z } from 'zod';
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 const nonNegativeInt = (max: number) => z.number().int().min(0).max(max);
+const protectedGlobs = (defaults: readonly string[]) =>
+  z
+    .array(z.string().superRefine((glob, ctx) => {
+      const problem = protectedGlobProblem(glob);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }))
+    .max(500)
+    .default(() => [...defaults]);
 
 export const PolicyDecisionSchema = z.enum(['allow', 'deny', 'confirm', 'confirm-required']);
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
@@ -51,6 +60,9 @@ export const FlatConfigSchema = z
           }
         }
       }),
+    'cortex.policy.protectedPaths': z
+      .strictObject({ write: protectedGlobs(DEFAULT_PROTECTED_PATHS.write), read: protectedGlobs(DEFAULT_PROTECTED_PATHS.read) })
+      .default(() => ({ write: [...DEFAULT_PROTECTED_PATHS.write], read: [...DEFAULT_PROTECTED_PATHS.read] })),
   })
   .strict();
 
@@ -59,7 +71,7 @@ export type ConfigKey = keyof FlatConfig;
 export const CONFIG_KEYS = Object.keys(FlatConfigSchema.shape) as ConfigKey[];
 
 /** Settings that only user/machine scope may set (a cloned repo's .vscode/settings.json cannot loosen them). */
-export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands'];
+export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands', 'cortex.policy.protectedPaths'];
 
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {
@@ -79,8 +91,8 @@ export function parseConfig(input: Record<string, unknown>): FlatConfig {
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.map((issue) => {
-        if (issue.code === 'unrecognized_keys') return `unknown setting(s): ${issue.keys.join(', ')}`;
         const key = issue.path.map(String).join('.') || '(root)';
+        if (issue.code === 'unrecognized_keys') return issue.path.length === 0 ? `unknown setting(s): ${issue.keys.join(', ')}` : `${key}: unknown key(s) ${issue.keys.join(', ')}`;
         return `${key}: ${issue.message}`;
       }),
     );

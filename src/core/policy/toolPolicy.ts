@@ -1,6 +1,7 @@
 import type { FlatConfig, PolicyDecision } from '../config/configSchema';
 import type { ToolKind } from '../tools/toolTypes';
 import { evaluateCommand, type CommandEvaluation } from './commandRules';
+import { describeProtectedAccess, type ProtectedAccess } from './fileProtection';
 
 // Whether one tool call may run (seed 004 §2.4): allow → run; deny → finish with an error telling
 // the model it was denied by policy; confirm → awaiting_approval with {required, deny_effect,
@@ -18,6 +19,8 @@ export interface PolicyVerdict {
   rules: string[];
   /** For command tools: the per-segment evaluation of the command line. */
   command?: CommandEvaluation;
+  /** Protected files the call reaches; an approval of the call approves exactly these. */
+  protectedAccess?: ProtectedAccess[];
 }
 
 export interface ToolPolicyInput {
@@ -29,6 +32,8 @@ export interface ToolPolicyInput {
   config: Pick<FlatConfig, 'cortex.policy.tools' | 'cortex.policy.commands'>;
   /** Workspace trust: untrusted means read-only. */
   trusted: boolean;
+  /** Protected files the call would read or write (found beforehand by `findProtectedAccess`). */
+  protectedAccess?: ProtectedAccess[];
 }
 
 interface Match {
@@ -43,7 +48,8 @@ const RANK: Record<PolicyDecision, number> = { allow: 0, confirm: 1, 'confirm-re
  * Decides one call. Defaults (used only when no configured rule matches): read-only tools allow,
  * workspace writes allow (the file tools are jailed to the workspace), command tools follow the
  * command rules (confirm unless every segment is allowed), any other or unknown tool confirm.
- * An untrusted workspace denies every tool that is not read-only.
+ * A call that reaches a protected file (`protectedAccess`) needs confirmation whatever the rules
+ * allow. An untrusted workspace denies every tool that is not read-only.
  */
 export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
   const { toolName, tool, config, trusted } = input;
@@ -53,6 +59,12 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
   }
 
   const matches: Match[] = [];
+  // Protected files ask even under a tool-level allow (the strictest match wins); listed first so
+  // that, among equally strict matches, the question names the file.
+  const protectedAccess = input.protectedAccess ?? [];
+  if (protectedAccess.length > 0) {
+    matches.push({ decision: 'confirm', rule: 'cortex.policy.protectedPaths', reason: protectedAccess.map(describeProtectedAccess).join('; ') });
+  }
   const tools = config['cortex.policy.tools'] ?? {};
   for (const key of new Set([toolName, '*'])) {
     if (!Object.hasOwn(tools, key)) continue;
@@ -76,7 +88,12 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
 
   if (matches.length === 0) matches.push(defaultMatch(toolName, tool, command));
   const strictest = matches.reduce((best, match) => (RANK[match.decision] > RANK[best.decision] ? match : best));
-  return verdict(strictest, matches.map((match) => match.rule), command);
+  const result = verdict(strictest, matches.map((match) => match.rule), command);
+  if (protectedAccess.length > 0) {
+    result.protectedAccess = protectedAccess;
+    if (strictest.rule !== matches[0].rule && result.decision === 'confirm') result.reason += `; ${matches[0].reason}`;
+  }
+  return result;
 }
 
 function defaultMatch(toolName: string, tool: ToolPolicyInput['tool'], command: CommandEvaluation | undefined): Match {

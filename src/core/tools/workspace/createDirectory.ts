@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../workspaceJail';
+import type { FileAccessDeclaration } from './fileAccess';
+import { fileGuardOf } from './fileGuard';
 import { withFsErrors } from './fsErrors';
 
 export const CreateDirectoryArgsSchema = z.strictObject({
@@ -11,14 +13,16 @@ export const CreateDirectoryArgsSchema = z.strictObject({
 export type CreateDirectoryArgs = z.infer<typeof CreateDirectoryArgsSchema>;
 
 /** create_directory: creates a workspace folder and its missing parents (an existing folder is fine). */
-export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> = {
+export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> & FileAccessDeclaration<CreateDirectoryArgs> = {
   name: 'create_directory',
   description: 'Create a folder in the workspace, including missing parent folders. Succeeds if it already exists.',
   schema: CreateDirectoryArgsSchema,
   kind: 'write',
   readOnly: false,
+  fileAccesses: (args) => [{ path: args.path, access: 'write' }],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
+    await fileGuardOf(context).checkPath('write', real);
     const existing = await stat(real).catch(() => undefined);
     if (existing && !existing.isDirectory()) throw new ToolError(`'${args.path}' already exists and is a file`);
     if (existing) return `Folder '${args.path}' already exists`;

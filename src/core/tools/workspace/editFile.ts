@@ -1,10 +1,12 @@
-import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../workspaceJail';
+import type { FileAccessDeclaration } from './fileAccess';
+import { fileGuardOf } from './fileGuard';
 import { withFsErrors } from './fsErrors';
-import { readTextFile } from './textFile';
+import { openRegularFile, replaceContent } from './regularFile';
+import { readOpenTextFile } from './textFile';
 
 export const EditFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),
@@ -60,19 +62,37 @@ export function applyEdit(text: string, oldText: string, newText: string, replac
   return { text: out + text.slice(last), count: found.length };
 }
 
-/** edit_file: exact search and replace in a workspace text file. */
-export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> = {
+/**
+ * edit_file: exact search and replace in a workspace text file. It reads the file (so its content
+ * can leak through "not found" hints: the read is checked like read_file's) and writes it through
+ * one handle, so the file written is the file that was read and checked.
+ */
+export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> & FileAccessDeclaration<EditFileArgs> = {
   name: 'edit_file',
   description:
     'Replace exact text in a workspace file. old_text must match the file exactly (whitespace included) and occur once, unless replace_all is true. Read the file first to copy the text.',
   schema: EditFileArgsSchema,
   kind: 'write',
   readOnly: false,
+  fileAccesses: (args) => [
+    { path: args.path, access: 'read' },
+    { path: args.path, access: 'write' },
+  ],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
-    const text = await readTextFile(real, args.path, context.maxReadFileBytes);
-    const edited = applyEdit(text, args.old_text, args.new_text, args.replace_all ?? false, args.path);
-    await withFsErrors(args.path, () => writeFile(real, edited.text, { encoding: 'utf8', signal: context.signal }));
-    return `Replaced ${edited.count} occurrence${edited.count === 1 ? '' : 's'} in '${args.path}'`;
+    const guard = fileGuardOf(context);
+    await guard.checkPath('read', real);
+    await guard.checkPath('write', real);
+    const { handle, stats } = await openRegularFile(real, args.path, 'update', { directoryHint: '; give a file path' });
+    try {
+      await guard.checkOpened('write', real, stats);
+      const text = await readOpenTextFile(handle, stats.size, args.path, context.maxReadFileBytes);
+      const edited = applyEdit(text, args.old_text, args.new_text, args.replace_all ?? false, args.path);
+      context.signal.throwIfAborted();
+      await withFsErrors(args.path, () => replaceContent(handle, edited.text));
+      return `Replaced ${edited.count} occurrence${edited.count === 1 ? '' : 's'} in '${args.path}'`;
+    } finally {
+      await handle.close();
+    }
   },
 };

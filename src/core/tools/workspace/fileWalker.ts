@@ -2,7 +2,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 // Walks a workspace folder for find_files and search_text. Symbolic links are reported but never
-// followed, so a link to a folder outside the workspace cannot leak its names or contents.
+// followed, so a link to a folder outside the workspace cannot leak its names or contents. Only
+// regular files are yielded: FIFOs, sockets and devices are skipped (opening a FIFO blocks).
 
 /** Folders skipped unless the walk starts inside them. */
 export const IGNORED_DIRECTORIES = new Set(['.git', 'node_modules']);
@@ -20,7 +21,7 @@ export interface WalkOptions {
   deadline?: number;
 }
 
-/** Yields files and symlinks below `start`, folders sorted by name, depth first. */
+/** Yields regular files and symlinks below `start`, folders sorted by name, depth first. */
 export async function* walkFiles(start: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
   const stack: string[] = [''];
   while (stack.length) {

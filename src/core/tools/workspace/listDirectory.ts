@@ -25,12 +25,16 @@ export const listDirectoryTool: ToolDefinition<typeof ListDirectoryArgsSchema> =
     const stats = await withFsErrors(shown, () => stat(real));
     if (!stats.isDirectory()) throw new ToolError(`'${shown}' is not a directory; use read_file to read a file`);
     const entries = await withFsErrors(shown, () => readdir(real, { withFileTypes: true }));
-    const names = entries
+    // FIFOs, sockets and devices are left out: no file tool reads or writes them.
+    const listed = entries.filter((e) => e.isSymbolicLink() || e.isDirectory() || e.isFile());
+    const special = entries.length - listed.length;
+    const names = listed
       .map((e) => (e.isSymbolicLink() ? `${e.name}@` : e.isDirectory() ? `${e.name}/` : e.name))
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    if (names.length === 0) return `('${shown}' is empty)`;
+    const specialNote = special > 0 ? `[${special} special file${special === 1 ? '' : 's'} (FIFOs, sockets or devices) not shown]` : '';
+    if (names.length === 0) return specialNote ? `('${shown}' has no regular files or folders)\n${specialNote}` : `('${shown}' is empty)`;
     const shownNames = names.slice(0, MAX_ENTRIES);
     const more = names.length - shownNames.length;
-    return shownNames.join('\n') + (more > 0 ? `\n[... ${more} more entries not shown]` : '');
+    return [shownNames.join('\n'), more > 0 ? `[... ${more} more entries not shown]` : '', specialNote].filter(Boolean).join('\n');
   },
 };

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../workspaceJail';
+import type { FileAccessDeclaration } from './fileAccess';
+import { fileGuardOf } from './fileGuard';
 import { readTextFile } from './textFile';
 
 export const ReadFileArgsSchema = z.strictObject({
@@ -24,15 +26,17 @@ export function selectLines(text: string, start: number | undefined, end: number
 }
 
 /** read_file: a text file of the workspace, whole or a line range; binary and oversized files are refused. */
-export const readFileTool: ToolDefinition<typeof ReadFileArgsSchema> = {
+export const readFileTool: ToolDefinition<typeof ReadFileArgsSchema> & FileAccessDeclaration<ReadFileArgs> = {
   name: 'read_file',
   description:
     'Read a text file in the workspace. Optionally pass start_line and end_line (1-based, inclusive) to read only part of it. Binary files and files over the size limit are refused.',
   schema: ReadFileArgsSchema,
   kind: 'read',
   readOnly: true,
+  fileAccesses: (args) => [{ path: args.path, access: 'read' }],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path);
+    await fileGuardOf(context).checkPath('read', real);
     const text = await readTextFile(real, args.path, context.maxReadFileBytes);
     const selected = selectLines(text, args.start_line, args.end_line);
     return selected === '' ? `('${args.path}' is empty)` : selected;

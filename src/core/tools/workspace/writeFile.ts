@@ -1,10 +1,12 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
-import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../workspaceJail';
+import type { FileAccessDeclaration } from './fileAccess';
+import { fileGuardOf } from './fileGuard';
 import { withFsErrors } from './fsErrors';
+import { lstatRegularFile, openRegularFile, replaceContent } from './regularFile';
 
 export const WriteFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),
@@ -12,20 +14,35 @@ export const WriteFileArgsSchema = z.strictObject({
 });
 export type WriteFileArgs = z.infer<typeof WriteFileArgsSchema>;
 
-/** write_file: creates or overwrites a workspace file (and its missing parent folders). */
-export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> = {
+const DIRECTORY_HINT = '; give a file path';
+
+/**
+ * write_file: creates or overwrites a regular workspace file (and its missing parent folders).
+ * The file is opened without truncating, checked (type, links, protection), then replaced; a new
+ * file gets mode 0666 minus the umask, so it is never executable.
+ */
+export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> & FileAccessDeclaration<WriteFileArgs> = {
   name: 'write_file',
   description: 'Create a file in the workspace or replace its whole content. Missing parent folders are created. For a small change to an existing file prefer edit_file.',
   schema: WriteFileArgsSchema,
   kind: 'write',
   readOnly: false,
+  fileAccesses: (args) => [{ path: args.path, access: 'write' }],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
-    const existing = await stat(real).catch(() => undefined);
-    if (existing?.isDirectory()) throw new ToolError(`'${args.path}' is a directory; give a file path`);
+    const guard = fileGuardOf(context);
+    await guard.checkPath('write', real);
+    const existed = (await lstatRegularFile(real, args.path, { allowMissing: true, directoryHint: DIRECTORY_HINT })) !== undefined;
     await withFsErrors(args.path, () => mkdir(path.dirname(real), { recursive: true }));
-    await withFsErrors(args.path, () => writeFile(real, args.content, { encoding: 'utf8', signal: context.signal }));
+    const { handle, stats } = await openRegularFile(real, args.path, 'write', { directoryHint: DIRECTORY_HINT });
+    try {
+      await guard.checkOpened('write', real, stats);
+      context.signal.throwIfAborted();
+      await withFsErrors(args.path, () => replaceContent(handle, args.content));
+    } finally {
+      await handle.close();
+    }
     const bytes = Buffer.byteLength(args.content, 'utf8');
-    return `${existing ? 'Overwrote' : 'Created'} '${args.path}' (${bytes} bytes)`;
+    return `${existed ? 'Overwrote' : 'Created'} '${args.path}' (${bytes} bytes)`;
   },
 };
