@@ -80,7 +80,7 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     model: v.model,
     fallbackModels: v['fallback-model'] ?? [],
     trace: v.trace,
-    approve: v.approve as CliArgs['approve'],
+    approve: v.approve,
     help: false,
   };
 }

@@ -18,12 +18,14 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
     } catch (error) {
       throw new UsageError(describeFsError(error, 'config file', file), false);
     }
+    let parsed: unknown;
     try {
-      fileValues = JSON.parse(text);
+      parsed = JSON.parse(text) as unknown;
     } catch (error) {
       throw new UsageError(`config file ${file} is not valid JSON: ${withoutFinalPeriod((error as Error).message)}`, false);
     }
-    if (!fileValues || typeof fileValues !== 'object' || Array.isArray(fileValues)) throw new UsageError(`config file ${file} must hold a JSON object of "cortex.*" settings`, false);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`config file ${file} must hold a JSON object of "cortex.*" settings`, false);
+    fileValues = parsed as Record<string, unknown>;
   }
   const overrides: Record<string, unknown> = {};
   if (args.baseUrl) overrides['cortex.llm.baseUrl'] = args.baseUrl;

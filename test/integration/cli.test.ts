@@ -12,6 +12,7 @@ import { call, error, json, message, route, toolCalls, toolMessages } from '../s
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 
 /** Any character a terminal acts on instead of showing (newline and tab are fine). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 /** Exactly two periods in a row (an ellipsis of three is fine). */
 const DOUBLE_PERIOD = /(^|[^.])\.\.(?!\.)/m;

@@ -14,7 +14,7 @@ export interface LlmHints {
   /** What to do about a rejected API key: one sentence, ending with a period. */
   apiKey: string;
   /** How the user names a setting where they change it (a settings key, a flag). */
-  setting(key: LlmSettingKey): string;
+  setting: (key: LlmSettingKey) => string;
 }
 
 /** The extension's wording: the key command and settings by their keys. */

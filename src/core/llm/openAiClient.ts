@@ -105,7 +105,10 @@ class OpenAiClient implements LlmClient {
           attempts.push(attempt(model, true, durationMs, retries));
           if (m > this.firstModel) this.firstModel = m;
           const result = outcome.result;
-          for (const note of result.notes) (note.includes('double-encoded') ? this.logger.info : this.logger.debug).call(this.logger, note, { model });
+          for (const note of result.notes) {
+            if (note.includes('double-encoded')) this.logger.info(note, { model });
+            else this.logger.debug(note, { model });
+          }
           return {
             content: result.content,
             toolCalls: result.toolCalls,

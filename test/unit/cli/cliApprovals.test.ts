@@ -8,6 +8,7 @@ import { ApprovalBroker } from '../../../src/core/policy/approvalBroker';
 const HIDING_COMMAND = 'touch x #\r\u001b[2K\u001b[8m';
 
 /** Any character a terminal acts on instead of showing (newline and tab are fine). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 
 describe('CLI approvals on a terminal', () => {

@@ -33,6 +33,7 @@ describe('stripTerminalControls (tool output sent to the model)', () => {
     let all = '';
     for (let code = 0; code <= 0x9f; code++) all += `${String.fromCharCode(code)}x`;
     const out = prepareToolOutput(all, 10_000);
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
     assert.doesNotMatch(out, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     assert.ok(out.includes('\n') && out.includes('\t'));
   });

@@ -20,6 +20,7 @@ describe('terminalSafe (what the CLI prints from models and tools)', () => {
       const shown = terminalSafe(char);
       if (unsafe) assert.match(shown, /^\\/, `U+${code.toString(16)} must be escaped`);
       else assert.equal(shown, char);
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
       assert.doesNotMatch(shown, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
     assert.equal(terminalSafe('\u009b31m'), '\\x9b31m');
