@@ -51,7 +51,8 @@ export async function scanOpenFile(handle: FileHandle, matcher: LineMatcher, opt
   let position = 0;
   let pending = '';
   let nextLine = 1;
-  const matchLines = (lines: string[]): boolean => {
+  const matchLines = (rawLines: string[]): boolean => {
+    const lines = rawLines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)); // CRLF files
     const remaining = options.deadline - Date.now();
     if (remaining <= 0) return (scan.timedOut = true), false;
     try {

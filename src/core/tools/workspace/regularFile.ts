@@ -63,6 +63,15 @@ export async function lstatRegularFile(realPath: string, shownPath: string, opti
  */
 export async function openRegularFile(realPath: string, shownPath: string, mode: OpenMode, options: RegularFileOptions = {}): Promise<{ handle: FileHandle; stats: Stats }> {
   await lstatRegularFile(realPath, shownPath, { ...options, allowMissing: mode === 'write' });
+  return openVerified(realPath, shownPath, mode, options.directoryHint ?? '');
+}
+
+/**
+ * The open half of `openRegularFile`, on its own for what can change after the lstat: never
+ * blocks (a FIFO opened for reading opens at once, for writing fails with ENXIO), never follows a
+ * final symlink, and refuses whatever fstat says is not a regular file.
+ */
+export async function openVerified(realPath: string, shownPath: string, mode: OpenMode, directoryHint = ''): Promise<{ handle: FileHandle; stats: Stats }> {
   let handle: FileHandle;
   try {
     handle = await open(realPath, OPEN_FLAGS[mode] | O_NONBLOCK | O_NOFOLLOW, 0o666);
@@ -75,7 +84,7 @@ export async function openRegularFile(realPath: string, shownPath: string, mode:
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw notRegular(shownPath, stats, options.directoryHint ?? '');
+    if (!stats.isFile()) throw notRegular(shownPath, stats, directoryHint);
     return { handle, stats };
   } catch (error) {
     await handle.close().catch(() => undefined);
