@@ -15,9 +15,9 @@ const artifacts = join(root, 'test-artifacts');
 const reporter = join(root, 'test', 'support', 'summaryReporter.cjs');
 const verbose = process.env.CORTEX_TEST_VERBOSE === '1';
 
-// A stage that prints no "N passed, M failed" line of its own (tsc) counts as one check.
+// A stage that prints no "N passed, M failed" line of its own counts as one check.
 const stages = [
-  { name: 'type-check', log: 'type-check', args: ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit'] },
+  { name: 'type-check', log: 'type-check', args: ['scripts/typecheck.mjs'] },
   {
     name: 'unit + integration (mocha)',
     log: 'unit-integration',

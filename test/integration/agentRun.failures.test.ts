@@ -96,8 +96,13 @@ describe('agent run: bad endpoints, nonsense and cancel', () => {
     assert.equal(planner.requestedModel, 'test-model');
     assert.equal(planner.usedModel, 'backup-model');
     assert.ok(planner.attempts.length >= 2);
-    // The step's own failover lands in its audits, so the details pane can show it.
-    const failover = result.snapshot.steps[0].audits.find((a) => a.kind === 'llm_failover');
-    assert.equal(failover?.usedModel, 'backup-model');
+    // The model that answered is kept for the run: the missing one is asked exactly once, and the
+    // switch is said once.
+    assert.equal(server.chatRequests().filter((r) => r.body.model === 'test-model').length, 1);
+    const warnings = eventsOf(events, 'log').filter((e) => e.level === 'warn' && /not found/.test(e.message));
+    assert.deepEqual(
+      warnings.map((e) => e.message),
+      [`model test-model not found at ${server.baseUrl} — using backup-model`],
+    );
   });
 });
