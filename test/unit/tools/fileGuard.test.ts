@@ -17,20 +17,21 @@ const GIT_CONFIG: ProtectedAccess = { access: 'write', path: '.git/config', kind
 
 describe('file guard in the workspace tools', () => {
   let ws: string;
-  let cleanup: () => Promise<void>;
+  let workspace: { ws: string; cleanup(): Promise<void> };
   const run = (name: string, args: Record<string, unknown>, fileGuard?: FileGuard): Promise<ToolRunResult> => {
     const context: GuardedToolContext = { ...toolContext(ws), ...(fileGuard ? { fileGuard } : {}) };
     return executeTool(tool(name), tool(name).schema.parse(args), context, 32_768);
   };
 
   beforeEach(async () => {
-    ({ ws, cleanup } = await createTempWorkspace());
+    workspace = await createTempWorkspace();
+    ws = workspace.ws;
     await mkdir(path.join(ws, '.git'));
     await writeFile(path.join(ws, '.git', 'config'), 'ORIGINAL');
     await writeFile(path.join(ws, '.env'), 'SECRET=1\n');
     await writeFile(path.join(ws, 'notes.txt'), 'notes\n');
   });
-  afterEach(async () => cleanup());
+  afterEach(async () => workspace.cleanup());
 
   it('without a guard from the policy, the default lists apply and nothing is approved', async () => {
     const write = await run('write_file', { path: '.git/config', content: 'pwned' });

@@ -15,11 +15,14 @@ const search = builtinTools.find((t) => t.name === 'search_text')!;
 
 describe('search_text streaming', () => {
   let ws: string;
-  let cleanup: () => Promise<void>;
+  let workspace: { ws: string; cleanup(): Promise<void> };
   const run = (args: Record<string, unknown>, overrides: Partial<ToolContext> = {}): Promise<ToolRunResult> => executeTool(search, search.schema.parse(args), toolContext(ws, overrides), 32_768);
 
-  beforeEach(async () => ({ ws, cleanup } = await createTempWorkspace()));
-  afterEach(async () => cleanup());
+  beforeEach(async () => {
+    workspace = await createTempWorkspace();
+    ws = workspace.ws;
+  });
+  afterEach(async () => workspace.cleanup());
 
   it('numbers lines correctly across chunk boundaries, also inside a line longer than a chunk', async () => {
     const filler = `${'x'.repeat(100)}\n`.repeat(Math.ceil(CHUNK / 101)); // ends past the first chunk

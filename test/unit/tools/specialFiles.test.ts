@@ -17,12 +17,13 @@ const tool = (name: string) => builtinTools.find((t) => t.name === name)!;
 describe('special files (FIFOs, sockets) and regular-file checks', function () {
   this.timeout(5000);
   let ws: string;
-  let cleanup: () => Promise<void>;
+  let workspace: { ws: string; cleanup(): Promise<void> };
   let socketServer: net.Server;
   const run = (name: string, args: Record<string, unknown>): Promise<ToolRunResult> => executeTool(tool(name), tool(name).schema.parse(args), toolContext(ws, { timeoutMs: 3000 }), 32_768);
 
   before(async () => {
-    ({ ws, cleanup } = await createTempWorkspace());
+    workspace = await createTempWorkspace();
+    ws = workspace.ws;
     execFileSync('mkfifo', [path.join(ws, 'pipe')]);
     await mkdir(path.join(ws, 'dir'));
     execFileSync('mkfifo', [path.join(ws, 'dir', 'inner-pipe')]);
@@ -33,7 +34,7 @@ describe('special files (FIFOs, sockets) and regular-file checks', function () {
   });
   after(async () => {
     socketServer.close();
-    await cleanup();
+    await workspace.cleanup();
   });
 
   it('read_file, write_file, edit_file and search_text refuse a FIFO at once, also through a symlink', async () => {

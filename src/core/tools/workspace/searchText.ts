@@ -80,11 +80,9 @@ export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> & FileA
     let timedOut = false;
     let more = false;
 
-    const files: AsyncIterable<WalkEntry> = startStats.isDirectory()
+    const files: AsyncIterable<WalkEntry> | Iterable<WalkEntry> = startStats.isDirectory()
       ? walkFiles(start, { signal: context.signal, deadline })
-      : (async function* () {
-          yield { absolute: start, relative: shown, kind: 'file' as const };
-        })();
+      : [{ absolute: start, relative: shown, kind: 'file' }];
     for await (const entry of files) {
       if (entry.kind !== 'file' || !matchesGlob(entry.relative)) continue; // symlinks are never read
       if (context.signal.aborted) throw new ToolError('Cancelled');
