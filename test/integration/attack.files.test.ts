@@ -134,6 +134,17 @@ describe('attack corpus: hostile file-tool calls through the real CLI', function
     }
   });
 
+  it('a .git file in a folder without a repository (it would point git at a gitdir of the model\'s choosing) asks', async () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cortex-attack-norepo-')));
+    scriptAttack(server, [w('gitfile', '.git', 'gitdir: /tmp/evil-gitdir\n'), w('sub-gitfile', 'vendor/lib/.git', 'gitdir: /tmp/evil-gitdir\n')]);
+    const run = await runAttack(server, ws);
+    assertEnded(run);
+    assertAskedAndRefused(run, 'gitfile', /protected path \.git \(/);
+    assertAskedAndRefused(run, 'sub-gitfile', /protected path vendor\/lib\/\.git \(/);
+    assert.equal(existsSync(join(ws, '.git')), false);
+    assert.equal(existsSync(join(ws, 'vendor')), false);
+  });
+
   it('protected reads ask (also through a symlink or search_text on the file); a folder search skips them and the secret never reaches the model', async () => {
     const ws = workspace();
     writeFileSync(join(ws, '.env'), `API_KEY=${SECRET}\n`);
@@ -233,6 +244,8 @@ describe('attack corpus: hostile file-tool calls through the real CLI', function
       assert.equal(run.code, 2, `${JSON.stringify(value)}\n${describeRun(run)}`);
       assert.match(run.stderr, /cortex\.policy\.protectedPaths/, JSON.stringify(value));
     }
+    const valid = await runAttack(server, ws, { settings: { 'cortex.policy.protectedPaths': { write: ['deploy/**'] } } });
+    assertEnded(valid);
   });
 
   it('writing to FIFOs nobody reads fails at once, and the run still ends (more FIFOs than libuv pool threads)', async () => {
@@ -255,7 +268,7 @@ describe('attack corpus: hostile file-tool calls through the real CLI', function
     assert.ok(run.elapsedMs < 30_000, `took ${run.elapsedMs} ms`);
   });
 
-  it('searching FIFOs nobody writes (named or met in a folder) never blocks, and the run ends', async () => {
+  it('searching FIFOs nobody writes (named or met in a folder, five at once) never blocks, and the run ends', async () => {
     const ws = workspace();
     const fifos = ['r1', 'r2', 'r3', 'r4', 'r5'];
     for (const name of fifos) execFileSync('mkfifo', [join(ws, name)]);
@@ -266,7 +279,8 @@ describe('attack corpus: hostile file-tool calls through the real CLI', function
       { id: 'find', name: 'find_files', args: { pattern: '*' } },
       { id: 'list', name: 'list_directory', args: {} },
     ]);
-    const run = await runAttack(server, ws, { settings: { 'cortex.execution.toolTimeoutSeconds': 2 }, killAfterMs: 45_000 });
+    // Read-only calls run concurrently here: all five FIFO opens would be in flight at once.
+    const run = await runAttack(server, ws, { settings: { 'cortex.execution.toolTimeoutSeconds': 2, 'cortex.execution.toolExecution': 'parallel', 'cortex.execution.maxToolConcurrency': 8 }, killAfterMs: 45_000 });
     assertEnded(run);
     for (const name of fifos) assertFailedWithoutAsking(run, `search-${name}`, /not a regular file/);
     assert.equal(run.outcomes.get('search-folder')?.result, 'code.txt:1: needle here', describeRun(run));
