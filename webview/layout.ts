@@ -1,24 +1,13 @@
-import {
-  aggMedian,
-  coordGreedy,
-  coordSimplex,
-  decrossDfs,
-  decrossTwoLayer,
-  graph,
-  layeringLongestPath,
-  layeringSimplex,
-  sugiyama,
-  twolayerAgg,
-  type MutGraphNode,
-} from 'd3-dag';
+import { coordSimplex, decrossTwoLayer, graph, layeringLongestPath, layeringSimplex, sugiyama, type MutGraphNode } from 'd3-dag';
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
+import { coordMedian, decrossSweeps } from './layoutOperators';
 
 // Pure DAG layout (no DOM): the webview calls it only when `structureVersion` changes. Replaced
 // steps stay in the graph (dimmed by the renderer) with a `replacement` edge to what replaced them.
 // d3-dag's exponential operators (decrossOpt, twolayerOpt) are never used: small graphs get the
 // quality operators (simplex layering, two-layer decrossing with greedy swaps, simplex coordinates),
-// big ones the cheap ones (longest-path layering, one pass of median two-layer decrossing, greedy
-// coordinates); bench/panel.bench.ts prints both at 50 / 200 / 1,000 steps to show why.
+// big ones the cheap ones (longest-path layering, median sweeps, median coordinates: see
+// layoutOperators.ts); bench/panel.bench.ts prints both at 50 / 200 / 1,000 steps to show why.
 
 export const NODE_WIDTH = 248;
 export const NODE_HEIGHT = 112;
@@ -188,8 +177,8 @@ function makeLayout(operators: LayoutOperators) {
     // Default longest path (final steps aligned at the bottom): of the variants it makes the fewest
     // dummy nodes on plan-shaped graphs, so it is the narrowest and cheapest at 1,000 steps.
     .layering(layeringLongestPath())
-    .decross(decrossTwoLayer().order(twolayerAgg().aggregator(aggMedian)).passes(1).inits([decrossDfs()]))
-    .coord(coordGreedy());
+    .decross(decrossSweeps())
+    .coord(coordMedian());
 }
 
 /** Lays out the plan graph. Pure and deterministic; never throws for a malformed plan. */
