@@ -112,7 +112,9 @@ await build({ entryPoints: [join(ROOT, 'webview', 'main.ts')], bundle: true, for
 console.log(`\nbundle: dist/webview.js equivalent is ${(readFileSync(bundlePath).length / 1024).toFixed(0)} KiB (minified IIFE)`);
 
 const nonce = randomBytes(16).toString('base64');
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png' };
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.ttf': 'font/ttf' };
+// What scripts/build.mjs copies to dist/codicons/, served from the package itself.
+const CODICONS = join(ROOT, 'node_modules', '@vscode', 'codicons', 'dist');
 const server: Server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   let file: string | undefined;
@@ -123,6 +125,7 @@ const server: Server = createServer((req, res) => {
     return;
   }
   if (url.pathname === '/dist/webview.js') file = bundlePath;
+  else if (url.pathname.startsWith('/dist/codicons/')) file = join(CODICONS, url.pathname.slice('/dist/codicons/'.length));
   else if (url.pathname.startsWith('/media/')) file = join(ROOT, 'media', url.pathname.slice(7));
   else if (url.pathname.startsWith('/harness/')) file = join(HARNESS, url.pathname.slice(9));
   if (!file || file.includes('..') || !existsSync(file)) {
@@ -372,7 +375,7 @@ try {
       argsShown: text('.approval-card pre'),
       retry: [...document.querySelectorAll('.node[data-step-id="s8"] .node-actions button')].map((b) => b.textContent),
       spinnerNode: getComputedStyle(document.querySelector('.node[data-step-id="s7"] .node-glyph')!).animationName,
-      chips: [...document.querySelectorAll('.node[data-step-id="s1"] .chip')].map((c) => c.textContent),
+      chips: [...document.querySelectorAll('.node[data-step-id="s1"] .chip')].map((c) => `${c.querySelector('.chip-glyph')?.className}:${c.textContent}`),
     };
   });
   check('replaced steps stay, dimmed, labelled "replaced by replan 1 of 2"', ui.replacedClass && ui.replacedLabel.startsWith('replaced by replan 1 of 2'), ui.replacedLabel);
@@ -384,7 +387,22 @@ try {
   check('clicking a node opens its details with the approval and exact arguments', ui.detailsTitle === 'Step s7' && ui.detailsApprove === 1 && ui.argsShown.includes('"command": "npm test -- --grep \\"cli flags\\""'), `${ui.detailsTitle}, ${ui.detailsApprove} approve button(s)`);
   check('a step blocked by a denied required gate offers Retry', ui.retry.includes('Retry'), ui.retry.join(','));
   check('in-progress spinner respects prefers-reduced-motion', ui.spinnerNode === 'none', ui.spinnerNode);
-  check('tool-call chips show status glyphs', ui.chips.length === 2 && ui.chips.every((c) => c!.startsWith('✓')), ui.chips.join(' '));
+  check('tool-call chips show codicon status icons', ui.chips.length === 2 && ui.chips.every((c) => c.startsWith('codicon codicon-check chip-glyph:')), ui.chips.join(' '));
+  await page.evaluate(() => document.fonts.ready);
+  const icons = await page.evaluate(() => {
+    const all = [...document.querySelectorAll('.codicon')];
+    return {
+      count: all.length,
+      fontLoaded: [...document.fonts].some((f) => f.family.replace(/"/g, '') === 'codicon' && f.status === 'loaded'),
+      // The glyph comes from the font (::before content), never from text in the element.
+      withText: all.filter((e) => e.textContent !== '').length,
+      withoutGlyph: all.filter((e) => getComputedStyle(e, '::before').content === 'none').map((e) => e.className),
+      // Decorative icons are hidden from screen readers; meaningful ones are images with a name.
+      unlabelled: all.filter((e) => e.getAttribute('aria-hidden') !== 'true' && !(e.getAttribute('role') === 'img' && e.getAttribute('aria-label'))).map((e) => e.className),
+    };
+  });
+  check('the codicon font loads under the CSP and every icon has its glyph', icons.fontLoaded && icons.count > 20 && icons.withText === 0 && icons.withoutGlyph.length === 0, JSON.stringify(icons));
+  check('every icon is hidden from screen readers or labelled', icons.unlabelled.length === 0, icons.unlabelled.join(', '));
 
   // Double click on the node's Approve: exactly one answer.
   await page.dblclick('.node[data-step-id="s7"] .node-actions button:first-of-type');

@@ -4,9 +4,11 @@
 //   agentHost  src/host/agentHost.ts -> dist/agentHost.js (node, cjs; the agent core, loaded on first use)
 //   cli        src/cli/main.ts  -> dist/cli.js        (node, cjs, `#!/usr/bin/env node`)
 //   webview    webview/main.ts  -> dist/webview.js    (browser, iife)
+// and, with the webview, copies VS Code's icon font (@vscode/codicons: codicon.css + codicon.ttf)
+// into dist/codicons/, where the panel loads it from.
 // `--production` minifies and drops source maps; development builds keep linked source maps.
 import { build } from 'esbuild';
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,6 +41,21 @@ const entries = [
   },
 ];
 
+/** The panel's icon font: the CSS finds codicon.ttf next to itself. */
+const CODICON_FILES = ['codicon.css', 'codicon.ttf'];
+
+function copyCodicons() {
+  const from = join(root, 'node_modules', '@vscode', 'codicons', 'dist');
+  const to = join(root, 'dist', 'codicons');
+  mkdirSync(to, { recursive: true });
+  let bytes = 0;
+  for (const file of CODICON_FILES) {
+    copyFileSync(join(from, file), join(to, file));
+    bytes += statSync(join(to, file)).size;
+  }
+  console.log(`build: codicons  node_modules/@vscode/codicons/dist -> dist/codicons/ (${CODICON_FILES.join(', ')}, ${(bytes / 1024).toFixed(0)} KiB)`);
+}
+
 const started = Date.now();
 mkdirSync(join(root, 'dist'), { recursive: true });
 let failed = false;
@@ -65,6 +82,14 @@ for (const { name, entry, options, executable } of entries) {
   } catch (error) {
     // esbuild already printed the located errors.
     console.error(`build: ERROR bundling ${entry}: ${error.message.split('\n')[0]}`);
+    failed = true;
+  }
+}
+if (!only || only.includes('webview')) {
+  try {
+    copyCodicons();
+  } catch (error) {
+    console.error(`build: ERROR copying the codicon font for the panel: ${error.message} (is @vscode/codicons installed?)`);
     failed = true;
   }
 }

@@ -2,7 +2,7 @@ import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
 import { answerAll, approvalAnswer, cancelRun, retryStep } from './actions';
 import { DetailsPane } from './details';
-import { button, el } from './dom';
+import { button, el, iconButton } from './dom';
 import { createFrameScheduler, type FrameScheduler } from './frameScheduler';
 import { GraphView } from './graphView';
 import { RunHeader } from './header';
@@ -293,8 +293,8 @@ export class PanelApp {
     bar.setAttribute('role', 'toolbar');
     bar.setAttribute('aria-label', 'Zoom');
     bar.append(
-      button('−', 'btn-icon', 'Zoom out', () => this.viewport.zoomBy(1 / 1.2)),
-      button('+', 'btn-icon', 'Zoom in', () => this.viewport.zoomBy(1.2)),
+      iconButton('zoom-out', 'btn-icon', 'Zoom out', () => this.viewport.zoomBy(1 / 1.2)),
+      iconButton('zoom-in', 'btn-icon', 'Zoom in', () => this.viewport.zoomBy(1.2)),
       button('Fit', 'btn-icon btn-text', 'Fit the graph to the view', () => this.viewport.fit()),
     );
     return bar;

@@ -1,11 +1,11 @@
 import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
-import { badge, button, custom, el, pre, setText } from './dom';
+import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, prettyJson, prettyValue, truncate } from './format';
+import { CALL_STATUS_ICON, icon } from './icons';
 import type { PlanStore } from './store';
 import {
   blockedLabel,
-  CALL_GLYPH,
   CALL_STATUS_LABEL,
   creatingReplan,
   endLabel,
@@ -114,8 +114,7 @@ export class DetailsPane {
 
   private head(s: HTMLElement, view: StepView): void {
     const row = el('div', 'details-head');
-    const glyph = el('span', `details-glyph status-${view.status}`, view.glyph);
-    glyph.setAttribute('aria-hidden', 'true');
+    const glyph = icon(view.icon, `details-glyph status-${view.status}`);
     const title = el('h2', 'details-title', `Step ${view.id}`);
     const status = el('span', `status-pill status-${view.status}`, view.statusLabel);
     row.append(glyph, title, status);
@@ -124,7 +123,7 @@ export class DetailsPane {
       tag.title = t.title;
       row.append(tag);
     }
-    const close = button('✕', 'btn-icon details-close', 'Close details', () => this.handlers.close());
+    const close = iconButton('close', 'btn-icon details-close', 'Close details', () => this.handlers.close());
     close.title = 'Close details (Escape)';
     row.append(close);
     s.append(row);
@@ -208,7 +207,9 @@ export class DetailsPane {
     const v = step.verdict;
     s.append(el('h3', 'details-label', 'Verifier'));
     const p = el('p', `verdict ${v.passed ? 'verdict-pass' : 'verdict-fail'}`);
-    p.append(el('span', 'verdict-glyph', v.passed ? '✓ passed' : '✕ failed'), document.createTextNode(v.reason ? ` — ${v.reason}` : ''));
+    const verdict = el('span', 'verdict-glyph');
+    verdict.append(icon(v.passed ? 'pass' : 'error'), document.createTextNode(v.passed ? ' passed' : ' failed'));
+    p.append(verdict, document.createTextNode(v.reason ? ` — ${v.reason}` : ''));
     s.append(p);
     if (v.failedCallIds.length) s.append(el('p', 'muted', `Calls that failed verification: ${v.failedCallIds.join(', ')}`));
   }
@@ -252,7 +253,8 @@ export class DetailsPane {
     const c = custom('vscode-collapsible', `call call-${call.status}`) as HTMLElement & { heading: string; open: boolean };
     c.heading = `${i + 1}. ${call.name || call.requestedName} — ${CALL_STATUS_LABEL[call.status]}`;
     c.open = open;
-    const deco = el('span', `chip chip-${call.status}`, CALL_GLYPH[call.status]);
+    const deco = el('span', `chip chip-${call.status}`);
+    deco.append(icon(CALL_STATUS_ICON[call.status], 'chip-glyph'));
     deco.slot = 'decorations';
     deco.setAttribute('aria-hidden', 'true');
     c.append(deco);

@@ -1,3 +1,5 @@
+import { icon, type Codicon } from './icons';
+
 // Tiny DOM helpers. Text goes in through textContent only: nothing the host sends is ever parsed
 // as HTML.
 
@@ -32,6 +34,14 @@ export function button(text: string, className: string, ariaLabel: string, onCli
     if (b.disabled) return;
     onClick(ev, b);
   });
+  return b;
+}
+
+/** A real <button> showing only an icon: the accessible name is also its hover text. */
+export function iconButton(name: Codicon, className: string, ariaLabel: string, onClick: (ev: MouseEvent, self: HTMLButtonElement) => void): HTMLButtonElement {
+  const b = button('', className, ariaLabel, onClick);
+  b.title = ariaLabel;
+  b.append(icon(name));
   return b;
 }
 

@@ -1,5 +1,6 @@
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { button, el, setAttr, setText, svg } from './dom';
+import { icon, setIcon } from './icons';
 import { isNavKey, nextNode, readingOrder } from './keyboard';
 import { NODE_HEIGHT, NODE_WIDTH, type PlanLayout } from './layout';
 import type { StepView } from './stepView';
@@ -148,7 +149,7 @@ export class GraphView {
     }
     setAttr(refs.root, 'aria-label', view.ariaLabel);
     setAttr(refs.root, 'aria-current', view.id === this.selectedId ? 'true' : undefined);
-    setText(refs.glyph, view.glyph);
+    setIcon(refs.glyph, view.icon, 'node-glyph');
     setAttr(refs.glyph, 'title', view.statusLabel);
     setText(refs.desc, view.description);
     // Full text on hover, also when zoomed out (only the head is visible then).
@@ -177,7 +178,7 @@ export class GraphView {
       const chips = view.chips.map((c) => {
         const chip = el('span', `chip chip-${c.status}`);
         chip.title = c.title;
-        chip.append(el('span', 'chip-glyph', c.glyph), el('span', 'chip-label', c.label));
+        chip.append(icon(c.icon, 'chip-glyph'), el('span', 'chip-label', c.label));
         chip.setAttribute('role', 'img');
         chip.setAttribute('aria-label', c.title);
         return chip;

@@ -1,6 +1,7 @@
 import type { RunStatus } from '../src/core/plan/planTypes';
 import { button, el, setAttr, setText } from './dom';
 import { formatElapsed, formatTokens, oneLine } from './format';
+import { icon, RUN_STATUS_ICON, setIcon } from './icons';
 import type { PlanStore } from './store';
 
 // The run header: title, run status, elapsed time, tokens (when the provider reported usage),
@@ -15,7 +16,6 @@ export interface HeaderHandlers {
 }
 
 const RUN_STATUS_LABEL: Record<RunStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
-const RUN_STATUS_GLYPH: Record<RunStatus, string> = { running: '◐', completed: '✓', failed: '✕', cancelled: '⊘' };
 
 export function runStatusLabel(status: RunStatus, live: boolean): string {
   return `${RUN_STATUS_LABEL[status]}${!live && status === 'running' ? ' (not live)' : ''}`;
@@ -25,10 +25,11 @@ export class RunHeader {
   readonly root: HTMLElement;
   private readonly title = el('h1', 'run-title');
   private readonly status = el('span', 'run-status');
-  private readonly statusGlyph = el('span', 'run-status-glyph');
+  private readonly statusGlyph = icon(RUN_STATUS_ICON.running, 'run-status-glyph');
   private readonly statusText = el('span', 'run-status-text');
   private readonly announcer = el('span', 'sr-only');
   private readonly elapsed = el('span', 'run-elapsed');
+  private readonly elapsedText = el('span', 'run-elapsed-text');
   private readonly tokens = el('span', 'run-tokens');
   private readonly steps = el('span', 'run-steps');
   private readonly cancel: HTMLButtonElement;
@@ -43,9 +44,9 @@ export class RunHeader {
   constructor(private readonly handlers: HeaderHandlers) {
     this.root = el('header', 'run-header');
     const row = el('div', 'run-row');
-    this.statusGlyph.setAttribute('aria-hidden', 'true');
     this.status.append(this.statusGlyph, this.statusText);
     this.announcer.setAttribute('role', 'status');
+    this.elapsed.append(icon('watch', 'run-elapsed-icon', 'Elapsed time'), this.elapsedText);
     this.elapsed.title = 'Elapsed time';
     this.tokens.title = 'Tokens used (prompt + completion)';
     const meta = el('div', 'run-meta');
@@ -75,7 +76,7 @@ export class RunHeader {
     setAttr(this.title, 'title', s.task || undefined);
     const label = store.runId ? runStatusLabel(s.status, store.live) : 'No run';
     setText(this.statusText, label);
-    setText(this.statusGlyph, RUN_STATUS_GLYPH[s.status]);
+    setIcon(this.statusGlyph, RUN_STATUS_ICON[s.status], 'run-status-glyph');
     this.status.className = `run-status run-${store.runId ? s.status : 'idle'}`;
     if (label !== this.lastStatus) {
       this.lastStatus = label;
@@ -99,13 +100,12 @@ export class RunHeader {
   /** Elapsed time only (called every second while running). */
   tick(store: PlanStore, now: number): void {
     const s = store.state;
-    if (s.startedAt === undefined) {
-      setText(this.elapsed, '');
-      return;
-    }
+    const hide = s.startedAt === undefined;
+    if (this.elapsed.hidden !== hide) this.elapsed.hidden = hide;
+    if (s.startedAt === undefined) return;
     // A live run ticks with the clock; a finished one, or a trace that stopped mid-run, stops at its last event.
     const end = s.status === 'running' && store.live ? Math.max(now, s.startedAt) : (s.finishedAt ?? store.lastEventTime ?? s.startedAt);
-    setText(this.elapsed, `⏱ ${formatElapsed(end - s.startedAt)}`);
+    setText(this.elapsedText, formatElapsed(end - s.startedAt));
   }
 
   private updateBulk(store: PlanStore): void {

@@ -1,9 +1,11 @@
-import { button, el } from './dom';
+import { el, iconButton } from './dom';
+import { icon, NOTICE_ICON } from './icons';
 
 // Host notices (host/notice): info fades after a while, warnings and errors stay until closed.
 
 const INFO_TIMEOUT_MS = 8000;
 const MAX_NOTICES = 4;
+const LEVEL_LABEL = { info: 'Information', warning: 'Warning', error: 'Error' } as const;
 
 export class Notices {
   readonly root: HTMLElement;
@@ -16,9 +18,8 @@ export class Notices {
   show(level: 'info' | 'warning' | 'error', message: string): void {
     const item = el('div', `notice notice-${level}`);
     if (level === 'error') item.setAttribute('role', 'alert');
-    const glyph = el('span', 'notice-glyph', level === 'error' ? '✕' : level === 'warning' ? '⚠' : 'ℹ');
-    glyph.setAttribute('aria-hidden', 'true');
-    const close = button('✕', 'btn-icon', 'Dismiss notice', () => item.remove());
+    const glyph = icon(NOTICE_ICON[level], 'notice-glyph', LEVEL_LABEL[level]);
+    const close = iconButton('close', 'btn-icon', 'Dismiss notice', () => item.remove());
     item.append(glyph, el('span', 'notice-text', message), close);
     this.root.append(item);
     while (this.root.childElementCount > MAX_NOTICES) this.root.firstElementChild!.remove();

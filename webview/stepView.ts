@@ -1,8 +1,9 @@
 import type { PlanState, ReplanRecord, StepState, StepStatus, ToolCallRecord, ToolCallStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { humanize, oneLine } from './format';
+import { CALL_STATUS_ICON, STEP_STATUS_ICON, type Codicon } from './icons';
 
-// Pure view model of one DAG node: every label, glyph, chip and aria text the renderer shows, so
+// Pure view model of one DAG node: every label, icon, chip and aria text the renderer shows, so
 // the wording is unit-tested in Node and the DOM code only copies strings into textContent.
 
 export const MAX_NODE_CHIPS = 4;
@@ -15,14 +16,6 @@ export const STATUS_LABEL: Record<StepStatus, string> = {
   blocked: 'Blocked',
 };
 
-export const STATUS_GLYPH: Record<StepStatus, string> = {
-  not_started: '○',
-  in_progress: '◐',
-  completed: '✓',
-  failed: '✕',
-  blocked: '⊘',
-};
-
 export const CALL_STATUS_LABEL: Record<ToolCallStatus, string> = {
   pending: 'pending',
   success: 'success',
@@ -31,18 +24,10 @@ export const CALL_STATUS_LABEL: Record<ToolCallStatus, string> = {
   rejected: 'rejected',
 };
 
-export const CALL_GLYPH: Record<ToolCallStatus, string> = {
-  pending: '⏳',
-  success: '✓',
-  error: '✕',
-  awaiting_approval: '⚑',
-  rejected: '⊘',
-};
-
 export interface ChipView {
   callId: string;
   status: ToolCallStatus;
-  glyph: string;
+  icon: Codicon;
   label: string;
   /** Hover text: name, requested name if different, status. */
   title: string;
@@ -52,7 +37,7 @@ export interface StepView {
   id: string;
   status: StepStatus;
   statusLabel: string;
-  glyph: string;
+  icon: Codicon;
   description: string;
   replaced: boolean;
   /** Added by a replan (and still live). */
@@ -81,11 +66,11 @@ export interface StepViewContext {
   retryPending?: (stepId: string) => boolean;
 }
 
-/** The call's chip: glyph + resolved name, with requested-vs-resolved in the hover text. */
+/** The call's chip: status icon + resolved name, with requested-vs-resolved in the hover text. */
 export function chipView(call: ToolCallRecord): ChipView {
   const renamed = call.requestedName && call.requestedName !== call.name;
   const title = `${call.name}${renamed ? ` (requested as “${call.requestedName}”, ${call.nameResolution})` : ''}: ${CALL_STATUS_LABEL[call.status]}`;
-  return { callId: call.id, status: call.status, glyph: CALL_GLYPH[call.status], label: call.name || call.requestedName || '(unnamed)', title };
+  return { callId: call.id, status: call.status, icon: CALL_STATUS_ICON[call.status], label: call.name || call.requestedName || '(unnamed)', title };
 }
 
 /** At most `max` chips: calls awaiting approval, errors and pending calls first, then the most recent; shown in call order. */
@@ -187,7 +172,7 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
     id: step.id,
     status: step.status,
     statusLabel,
-    glyph: STATUS_GLYPH[step.status],
+    icon: STEP_STATUS_ICON[step.status],
     description: step.description,
     replaced,
     isNew,

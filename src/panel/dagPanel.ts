@@ -101,7 +101,8 @@ export class DagPanel implements vscode.Disposable {
       cspSource: webview.cspSource,
       nonce: createNonce(),
       scriptUri: asset('dist', 'webview.js'),
-      styleUris: [asset('media', 'panel.css')],
+      // VS Code's icon font first (the panel's icons), then the panel's own rules, which size them.
+      styleUris: [asset('dist', 'codicons', 'codicon.css'), asset('media', 'panel.css')],
       title: DagPanel.titleFor(this.source),
     });
   }

@@ -53,12 +53,12 @@ describe('webview step view', () => {
     assert.match(view.ariaLabel, /1 approval pending$/);
   });
 
-  it('builds chips with glyphs and requested-vs-resolved names', () => {
+  it('builds chips with status icons and requested-vs-resolved names', () => {
     const s1 = state.steps.get('s1')!;
     const chips = stepView(state, s1, false).chips;
-    assert.deepEqual(chips.map((c) => `${c.glyph} ${c.label}`), ['✓ read_file', '✓ search_files']);
+    assert.deepEqual(chips.map((c) => `${c.icon} ${c.label}`), ['check read_file', 'check search_files']);
     assert.equal(chips[1].title, 'search_files (requested as “grep”, alias): success');
-    assert.deepEqual(['pending', 'success', 'error', 'awaiting_approval', 'rejected'].map((s) => chipView(call('c', s as ToolCallRecord['status'])).glyph), ['⏳', '✓', '✕', '⚑', '⊘']);
+    assert.deepEqual(['pending', 'success', 'error', 'awaiting_approval', 'rejected'].map((s) => chipView(call('c', s as ToolCallRecord['status'])).icon), ['loading', 'check', 'error', 'shield', 'circle-slash']);
   });
 
   it('keeps approvals, errors and pending calls when there are more calls than chips', () => {
