@@ -27,6 +27,9 @@ export function baseSettings(server: ScriptedServer): Record<string, unknown> {
   return {
     'security.workspace.trust.enabled': false,
     'workbench.startupEditor': 'none',
+    // Every scenario's browser context is a new profile: without this, Cortex would greet each one
+    // with its walkthrough (the welcome scenario turns it back on). Machine scope: see openWorkspace.
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
     'workbench.tips.enabled': false,
     'extensions.autoCheckUpdates': false,
     'extensions.autoUpdate': false,
@@ -77,14 +80,18 @@ export function newWorkspace(env: E2eEnvironment, name: string, files: Record<st
   return realpathSync(folder);
 }
 
+/** Settings with `"scope": "machine"`: Cortex's security settings and one of VS Code's own. */
+const MACHINE_SCOPED: ReadonlySet<string> = new Set([...SECURITY_KEYS, 'workbench.welcomePage.walkthroughs.openOnInstall']);
+
 /**
- * Writes the settings (base + overrides) and opens `folder` in a new page. Security settings
- * (machine scope) go to the Machine settings file, where a remote window like code-server reads them.
+ * Writes the settings (base + overrides) and opens `folder` in a new page. Machine-scoped settings
+ * go to the Machine settings file: the extension host of a remote window like code-server reads
+ * them only from there.
  */
 export async function openWorkspace(env: E2eEnvironment, folder: string, settings: Record<string, unknown> = {}): Promise<Page> {
-  const user: Record<string, unknown> = { ...baseSettings(env.server) };
+  const user: Record<string, unknown> = {};
   const machine: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(settings)) (SECURITY_KEYS.includes(key as never) ? machine : user)[key] = value;
+  for (const [key, value] of Object.entries({ ...baseSettings(env.server), ...settings })) (MACHINE_SCOPED.has(key) ? machine : user)[key] = value;
   env.codeServer.writeUserSettings(user);
   env.codeServer.writeMachineSettings(machine);
   return openWorkbench(env.browser, env.codeServer.folderUrl(folder));
@@ -92,6 +99,12 @@ export async function openWorkspace(env: E2eEnvironment, folder: string, setting
 
 /** Text of the newest "Cortex" output channel log (for failure reports). */
 export function cortexLog(env: E2eEnvironment): string {
+  const file = cortexLogFile(env);
+  return file ? readFileSync(file, 'utf8') : '(no Cortex output channel log yet)';
+}
+
+/** The newest "Cortex" output channel log file (each extension host session writes its own). */
+export function cortexLogFile(env: E2eEnvironment): string | undefined {
   const logsRoot = join(env.codeServer.userDataDir, 'logs');
   const found: string[] = [];
   const walk = (dir: string) => {
@@ -104,10 +117,10 @@ export function cortexLog(env: E2eEnvironment): string {
   try {
     walk(logsRoot);
   } catch {
-    return '(no logs)';
+    return undefined;
   }
   found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  return found.length ? readFileSync(found[0], 'utf8') : '(no Cortex output channel log yet)';
+  return found[0];
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

@@ -112,3 +112,26 @@ export async function findPanelFrame(page: Page, timeout = 30_000): Promise<Fram
   }
   throw new Error(`no Cortex webview frame within ${timeout} ms; frames: ${JSON.stringify(page.frames().map((f) => f.url().slice(0, 160)))}`);
 }
+
+/** The status bar entry whose text matches (e.g. Cortex's "2 approvals waiting"). */
+export function statusBarEntry(page: Page, text: RegExp): ReturnType<Page['locator']> {
+  return page.locator('.part.statusbar .statusbar-item', { hasText: text });
+}
+
+/** The editor tab whose title matches. */
+export function editorTab(page: Page, title: RegExp): ReturnType<Page['locator']> {
+  return page.locator('.tabs-container .tab', { hasText: title }).first();
+}
+
+/** True if the tab is the visible one of its group and that group is the active (focused) one. */
+export async function isActiveTab(tab: ReturnType<Page['locator']>): Promise<boolean> {
+  return tab.evaluate((element) => element.getAttribute('aria-selected') === 'true' && element.closest('.editor-group-container')?.classList.contains('active') === true).catch(() => false);
+}
+
+/** True while the keyboard focus is inside a webview (the workbench's active element is a webview iframe). */
+export async function isWebviewFocused(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const active = document.activeElement;
+    return active?.tagName === 'IFRAME' && active.classList.contains('webview');
+  });
+}
