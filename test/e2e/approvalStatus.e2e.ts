@@ -7,7 +7,7 @@ import type { ScriptedRequest } from '../support/scriptedServer';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment, type PanelHandle } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
-import { clickNotificationButton, editorTab, isActiveTab, isWebviewFocused, notificationTexts, statusBarEntry, waitForNotification } from './support/workbench';
+import { clickNotificationButton, editorTab, isActiveTab, isWebviewFocused, notificationTexts, runCommand, statusBarEntry, waitForNotification } from './support/workbench';
 
 // Where waiting approvals show up besides the panel: the status bar counts them ("$(bell) 2
 // approvals waiting"; a click reveals and focuses the panel) and a notification is offered only
@@ -107,5 +107,10 @@ describe('e2e: approvals waiting in the status bar', function () {
     await waitForNotification(page, /Cortex finished: dist exists\./, 60_000);
     assert.equal(existsSync(join(workspace, 'dist')), true);
     assert.equal(await entry.count(), 0, 'no approval waits any more');
+    // The panel, shown again, no longer offers the answered approval.
+    await runCommand(page, 'Cortex: Show plan panel');
+    const panel = await cortexPanel(page);
+    await panel.waitForStatus('Create the dist folder', 'completed');
+    assert.equal(await panel.node('Create the dist folder').getByRole('button', { name: /^Approve/ }).count(), 0, 'the node still offers Approve');
   });
 });
