@@ -45,8 +45,10 @@ export interface LayoutEdge {
   source: string;
   target: string;
   kind: EdgeKind;
-  /** SVG path data in layout pixels. */
+  /** SVG path data in layout pixels, from the source's bottom edge to the target's top edge. */
   path: string;
+  /** Where the edge arrives: the middle of the target's top edge (the arrowhead's tip). */
+  end: readonly [number, number];
 }
 
 export interface PlanLayout {
@@ -205,7 +207,15 @@ export function layoutPlan(input: readonly LayoutNodeInput[], options: LayoutOpt
     for (const link of g.links()) {
       const source = link.source.data;
       const target = link.target.data;
-      laid.push({ id: `${source}->${target}`, source, target, kind: link.data, path: edgePath(link.points) });
+      // d3-dag's points run centre to centre; the nodes would hide both ends (and the arrowhead).
+      const points = link.points.map(([x, y]) => [x, y] as [number, number]);
+      const first = points[0];
+      const last = points[points.length - 1];
+      if (first[1] < last[1]) {
+        first[1] += NODE_HEIGHT / 2;
+        last[1] -= NODE_HEIGHT / 2;
+      }
+      laid.push({ id: `${source}->${target}`, source, target, kind: link.data, path: edgePath(points), end: last });
     }
     return { nodes, edges: laid, width, height, operators: ops, dropped };
   };

@@ -55,7 +55,14 @@ describe('webview layout', () => {
     }
     const edgeCount = nodes.reduce((a, n) => a + n.dependsOn.length, 0);
     assert.equal(layout.edges.length, edgeCount);
-    for (const edge of layout.edges) assert.match(edge.path, /^M[-\d.]+,[-\d.]+(C[-\d., ]+)+$/);
+    for (const edge of layout.edges) {
+      assert.match(edge.path, /^M[-\d.]+,[-\d.]+(C[-\d., ]+)+$/);
+      // From the bottom edge of the source to the top edge of the target, where the arrowhead goes.
+      const source = layout.nodes.get(edge.source)!;
+      const target = layout.nodes.get(edge.target)!;
+      assert.ok(edge.path.startsWith(`M${Math.round((source.x + NODE_WIDTH / 2) * 10) / 10},${Math.round((source.y + NODE_HEIGHT) * 10) / 10}C`), `${edge.id} starts at the bottom of ${edge.source}: ${edge.path.slice(0, 30)}`);
+      assert.deepEqual(edge.end, [target.x + NODE_WIDTH / 2, target.y]);
+    }
   });
 
   it('uses the quality operators for small graphs and the cheap ones above the size limit', () => {
