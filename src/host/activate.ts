@@ -21,6 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const keys = new ApiKeyStore(context.secrets);
   const approvalsItem = vscode.window.createStatusBarItem('cortex.approvals', vscode.StatusBarAlignment.Left, 99);
   approvalsItem.name = 'Cortex approvals';
+  approvalsItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
   const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem }), logger);
   context.subscriptions.push(approvalsItem, host);
 
