@@ -12,6 +12,9 @@ import { coordGreedy, decrossTwoLayer, type Coord, type Decross, type SugiNode, 
 // Both fall back to the d3-dag operator if the layered graph is not the simple shape sugiyama makes
 // (every node in one layer, every link between adjacent layers).
 
+/** Rounds of long-edge straightening in coordMedian. */
+const STRAIGHTEN_ROUNDS = 4;
+
 /** The layered graph as integer ids: `layers[i]` lists ids in order, `up`/`down` the neighbours in the layer above/below. */
 interface Indexed<N, L> {
   nodes: SugiNode<N, L>[];
@@ -87,20 +90,24 @@ function depthFirstOrder(g: Indexed<unknown, unknown>): void {
 
 /** Reorders one layer by the median position of each node's neighbours in the adjacent layer; nodes without neighbours keep their slot. */
 function medianReorder(row: number[], neighbours: number[][], pos: Int32Array): void {
-  const keyed: Array<{ id: number; key: number; at: number }> = [];
+  const n = row.length;
+  // Sort keys as single numbers: twice the median (an integer: positions are integers) times n plus
+  // the current slot, so ties keep their order and a native numeric sort does the work.
+  const keys: number[] = [];
   const scratch: number[] = [];
-  for (let j = 0; j < row.length; j++) {
+  for (let j = 0; j < n; j++) {
     const ns = neighbours[row[j]];
     if (ns.length === 0) continue;
     scratch.length = 0;
-    for (const n of ns) scratch.push(pos[n]);
-    keyed.push({ id: row[j], key: median(scratch), at: j });
+    for (const m of ns) scratch.push(pos[m]);
+    keys.push(2 * median(scratch) * n + j);
   }
-  keyed.sort((a, b) => a.key - b.key || a.at - b.at);
+  const sorted = Float64Array.from(keys).sort();
+  const before = row.slice();
   let k = 0;
-  for (let j = 0; j < row.length; j++) {
-    if (neighbours[row[j]].length === 0) continue;
-    row[j] = keyed[k++].id;
+  for (let j = 0; j < n; j++) {
+    if (neighbours[before[j]].length === 0) continue;
+    row[j] = before[sorted[k++] % n];
   }
   row.forEach((id, j) => (pos[id] = j));
 }
@@ -195,7 +202,9 @@ export function coordMedian(): Coord<unknown, unknown> {
     for (let i = 1; i <= last; i++) toMedian(i, g.up);
     for (let i = last - 1; i >= 0; i--) toMedian(i, g.down);
     const before = new Float64Array(x.length);
-    for (let round = 0; round <= last; round++) {
+    // Pushing apart keeps moving chains, so this rarely settles; past a few rounds it straightens
+    // only a few more segments (on a 200-step plan 23 rounds leave 452 slanted segments, 4 leave 471).
+    for (let round = 0; round < STRAIGHTEN_ROUNDS; round++) {
       before.set(x);
       for (let i = 1; i <= last; i++) straighten(i, g.up);
       for (let i = last - 1; i >= 0; i--) straighten(i, g.down);
