@@ -1,17 +1,23 @@
 import { parseCommandLine, type CommandSegment, type Redirection } from './commandSegments';
-import { DEFAULT_DENIED_COMMANDS, DEFAULT_SAFE_COMMANDS, NO_FILE_ACCESS_COMMANDS, describeDeniedCommand } from './defaultCommandRules';
-import { denyViews, innerScript, isRiskyWord, pointsOutsideWorkspace, strippedForms, withoutKeywords } from './segmentViews';
+import { DEFAULT_DENIED_COMMANDS, describeDeniedCommand, judgeDefaultSafe } from './defaultCommandRules';
+import { parseLiteralCommand } from './literalCommand';
+import { denyViews, innerScript, strippedForms } from './segmentViews';
 
 // The run_command policy: `cortex.policy.commands` (user allow/deny regexes) plus the built-in
-// lists, matched per segment of a compound command. A command is auto-allowed only when every
-// segment (substitutions included) is allowed and nothing writes to a file; one denied segment
-// denies the whole command.
+// rules. Two questions, answered separately:
+// - Deny: is any part of the command forbidden? Asked of the command as a shell would read it
+//   (every simple command, substitutions and `sh -c '…'` bodies included), so a forbidden
+//   command cannot hide in a compound line.
+// - Allow: may it run without asking a person? Only a command made of literal words
+//   (literalCommand.ts) can be, because only such a command is run without a shell, from exactly
+//   the words judged here. Everything else runs through `/bin/sh -c` after a person approved the
+//   exact text.
 
-export { DEFAULT_DENIED_COMMANDS, DEFAULT_SAFE_COMMANDS, describeDeniedCommand } from './defaultCommandRules';
+export { DEFAULT_DENIED_COMMANDS, describeDeniedCommand } from './defaultCommandRules';
 
 export type CommandDecision = 'allow' | 'deny' | 'confirm';
 
-/** `cortex.policy.commands`: JavaScript regular expressions (not anchored for you), tested per segment. */
+/** `cortex.policy.commands`: JavaScript regular expressions (not anchored for you). */
 export interface CommandRules {
   allow: string[];
   deny: string[];
@@ -20,20 +26,26 @@ export interface CommandRules {
 export interface SegmentVerdict {
   text: string;
   decision: CommandDecision;
-  /** The rule that decided, e.g. `cortex.policy.commands.deny ^git push` or `default-safe /^ls…/`. */
+  /** The rule that decided, e.g. `cortex.policy.commands.deny ^git push` or `default-safe git status`. */
   rule?: string;
   reason: string;
 }
 
 export interface CommandEvaluation {
   decision: CommandDecision;
-  /** Names the deciding segment (or redirection) and rule. */
+  /** Names the deciding part and rule. */
   reason: string;
+  /** Each simple command a shell would run, with its verdict. */
   segments: SegmentVerdict[];
   /** Every redirection as written. */
   redirections: string[];
-  /** Why the command could not be checked reliably (parse errors, invalid deny rules): never auto-allowed. */
+  /** Why the command could not be checked reliably (invalid deny rules, parse errors): never auto-allowed. */
   errors: string[];
+  /**
+   * The literal words, when the command is made only of them: it then runs from these words
+   * without a shell. Undefined: it can only run through `/bin/sh -c`, after a person's approval.
+   */
+  argv?: string[];
 }
 
 interface CompiledRule {
@@ -47,113 +59,130 @@ interface CompiledRules {
   errors: string[];
 }
 
+interface Denial {
+  segment: string;
+  reason: string;
+  rule?: string;
+}
+
 const MAX_INNER_DEPTH = 4;
 const MAX_CACHED_PATTERNS = 500;
 const patternCache = new Map<string, RegExp | Error>();
 
 /**
- * Decides one command line. Per segment: a deny rule (user or default) → deny; a user allow rule
- * or a default-safe rule → allow; otherwise confirm. Whole command: any deny (or a write to a
- * device) → deny; every segment allowed, no write redirection and no parse error → allow; else confirm.
+ * Decides one command line: deny when a deny rule (user or default) matches any part of it or it
+ * writes to a device; allow when it is made of literal words and a user allow rule or a default
+ * safe rule covers it; confirm otherwise (and whenever a deny rule is invalid).
  */
 export function evaluateCommand(command: string, rules: CommandRules): CommandEvaluation {
-  return evaluate(command, compileRules(rules), 0);
-}
-
-function evaluate(command: string, rules: CompiledRules, depth: number): CommandEvaluation {
+  const compiled = compileRules(rules);
   const parsed = parseCommandLine(command);
-  const errors = [...rules.errors, ...parsed.errors.map((error) => `could not parse the command: ${error}`)];
-  const segments = parsed.segments.map((segment) => evaluateSegment(segment, rules, depth));
-  const redirections = parsed.redirections.map((redirection) => ({ redirection, ...classifyRedirection(redirection) }));
-  const result = (decision: CommandDecision, reason: string): CommandEvaluation => ({
-    decision,
-    reason,
-    segments,
-    redirections: parsed.redirections.map((redirection) => redirection.text),
-    errors,
+  const literal = parseLiteralCommand(command);
+  const argv = literal.ok ? literal.words : undefined;
+  const text = command.trim();
+  const errors = [...compiled.errors];
+  if (!literal.ok) errors.push(...parsed.errors.map((error) => `could not parse the command: ${error}`));
+
+  const denials = new Map<CommandSegment, Denial>();
+  for (const segment of parsed.segments) {
+    const denial = segmentDenial(segment, compiled, 0);
+    if (denial) denials.set(segment, denial);
+  }
+  const wholeDenial = userDenial([text, ...(argv ? [argv.join(' '), ...argv] : [])], compiled);
+  const deviceWrite = parsed.redirections.find(writesToDevice);
+
+  let decision: CommandDecision;
+  let reason: string;
+  let allowRule: string | undefined;
+  const firstDenial = [...denials.values()][0];
+  if (firstDenial) {
+    decision = 'deny';
+    reason = `segment "${firstDenial.segment}" is denied: ${firstDenial.reason}`;
+  } else if (wholeDenial) {
+    decision = 'deny';
+    reason = `the command is denied: ${wholeDenial.reason}`;
+  } else if (deviceWrite) {
+    decision = 'deny';
+    reason = `redirection "${deviceWrite.text}" writes to a device (default deny)`;
+  } else if (errors.length > 0) {
+    decision = 'confirm';
+    reason = errors[0]!;
+  } else if (!argv) {
+    decision = 'confirm';
+    reason = `it is not made of literal words (${literal.ok ? '' : literal.reason}), so it can only run through /bin/sh -c with a person's approval`;
+  } else {
+    const userAllow = compiled.allow.find(({ regex }) => regex.test(text));
+    const safe = judgeDefaultSafe(argv);
+    if (userAllow) {
+      decision = 'allow';
+      allowRule = `cortex.policy.commands.allow ${userAllow.pattern}`;
+      reason = `matches the cortex.policy.commands allow rule ${JSON.stringify(userAllow.pattern)}`;
+    } else if (safe.safe) {
+      decision = 'allow';
+      allowRule = `default-safe ${safe.label}`;
+      reason = `"${safe.label}" is a default safe (read-only) command`;
+    } else {
+      decision = 'confirm';
+      reason = `no allow rule covers it: ${safe.reason}`;
+    }
+  }
+
+  const segments: SegmentVerdict[] = parsed.segments.map((segment) => {
+    const denial = denials.get(segment);
+    if (denial) return withRule({ text: segment.text, decision: 'deny', reason: denial.reason }, denial.rule);
+    if (wholeDenial) return withRule({ text: segment.text, decision: 'deny', reason: wholeDenial.reason }, wholeDenial.rule);
+    if (decision === 'allow') return withRule({ text: segment.text, decision: 'allow', reason }, allowRule);
+    return { text: segment.text, decision: 'confirm', reason };
   });
-
-  const denied = segments.find((segment) => segment.decision === 'deny');
-  if (denied) return result('deny', `segment "${denied.text}" is denied: ${denied.reason}`);
-  const deviceWrite = redirections.find((entry) => entry.decision === 'deny');
-  if (deviceWrite) return result('deny', `redirection "${deviceWrite.redirection.text}" ${deviceWrite.why}`);
-  if (errors.length > 0) return result('confirm', errors[0]!);
-  if (segments.length === 0) return result('confirm', 'the command is empty');
-  const unallowed = segments.find((segment) => segment.decision !== 'allow');
-  if (unallowed) return result('confirm', `segment "${unallowed.text}" needs confirmation: ${unallowed.reason}`);
-  const write = redirections.find((entry) => entry.decision === 'confirm');
-  if (write) return result('confirm', `redirection "${write.redirection.text}" ${write.why}`);
-  const list = segments.map((segment) => `"${segment.text}" (${segment.reason})`).join('; ');
-  return result('allow', `every segment is allowed: ${list}`);
+  const result: CommandEvaluation = { decision, reason, segments, redirections: parsed.redirections.map((redirection) => redirection.text), errors };
+  if (argv) result.argv = argv;
+  return result;
 }
 
-function evaluateSegment(segment: CommandSegment, rules: CompiledRules, depth: number): SegmentVerdict {
-  const verdict = (decision: CommandDecision, reason: string, rule?: string): SegmentVerdict =>
-    rule === undefined ? { text: segment.text, decision, reason } : { text: segment.text, decision, rule, reason };
+function withRule(verdict: SegmentVerdict, rule: string | undefined): SegmentVerdict {
+  return rule === undefined ? verdict : { ...verdict, rule };
+}
 
-  const views = denyViews(segment);
+/** A user deny rule matching any of `texts`. */
+function userDenial(texts: string[], rules: CompiledRules): Denial | undefined {
   for (const { pattern, regex } of rules.deny) {
-    if (views.some((view) => regex.test(view))) {
-      return verdict('deny', `matches the cortex.policy.commands deny rule ${JSON.stringify(pattern)}`, `cortex.policy.commands.deny ${pattern}`);
+    if (texts.some((text) => regex.test(text))) {
+      return { segment: texts[0] ?? '', reason: `matches the cortex.policy.commands deny rule ${JSON.stringify(pattern)}`, rule: `cortex.policy.commands.deny ${pattern}` };
     }
   }
-  for (const regex of DEFAULT_DENIED_COMMANDS) {
-    if (views.some((view) => regex.test(view))) return verdict('deny', `default deny rule: ${describeDeniedCommand(regex)}`, `default-deny ${regex}`);
-  }
-  // `sh -c '…'` and `eval …` run a program of their own: a denied command inside denies this one.
-  const values = segment.words.map((word) => word.value);
-  if (depth < MAX_INNER_DEPTH) {
-    for (const form of [values, ...strippedForms(values)]) {
-      const script = innerScript(form);
-      if (script === undefined) continue;
-      const inner = evaluate(script, rules, depth + 1);
-      if (inner.decision === 'deny') {
-        const rule = inner.segments.find((entry) => entry.decision === 'deny')?.rule;
-        return verdict('deny', `it runs "${script}": ${inner.reason}`, rule);
-      }
-    }
-  }
-
-  const words = withoutKeywords(segment.words);
-  if (segment.words.length > 0 && words.length === 0) return verdict('allow', 'a shell keyword on its own runs nothing', 'shell-keyword');
-  const rawCommand = words.map((word) => word.raw).join(' ');
-  for (const { pattern, regex } of rules.allow) {
-    if (regex.test(segment.text) || regex.test(rawCommand)) {
-      return verdict('allow', `matches the cortex.policy.commands allow rule ${JSON.stringify(pattern)}`, `cortex.policy.commands.allow ${pattern}`);
-    }
-  }
-  if (words.length === 0) return verdict('confirm', 'it only redirects (no command)');
-  const canonical = words.map((word) => word.value).join(' ');
-  const safe = DEFAULT_SAFE_COMMANDS.find((regex) => regex.test(canonical));
-  if (!safe) return verdict('confirm', 'no allow rule covers it');
-  const risky = words.find(isRiskyWord);
-  if (risky) return verdict('confirm', `"${risky.raw}" is expanded by the shell and could turn into anything, so the default safe rule does not apply`);
-  if (!NO_FILE_ACCESS_COMMANDS.test(canonical)) {
-    const outside = words.slice(1).find((word) => pointsOutsideWorkspace(word.value));
-    if (outside) return verdict('confirm', `"${outside.raw}" points outside the workspace, so the default safe rule does not apply`);
-  }
-  const name = words[0]!.value === 'git' && words[1] ? `git ${words[1].value}` : words[0]!.value;
-  return verdict('allow', `"${name}" is a default safe (read-only) command`, `default-safe ${safe}`);
+  return undefined;
 }
 
-const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
-const HARMLESS_SINKS = /^\/dev\/(?:null|stdout|stderr|tty|fd\/\d+)$/;
-const DEVICES = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|loop|mapper\/|mem$|kmem$|port$)/;
-const NETWORK = /^\/dev\/(?:tcp|udp)\//;
-
-/** allow: no file is written (fd duplication, /dev/null, here-documents, reads inside the workspace). */
-function classifyRedirection(redirection: Redirection): { decision: CommandDecision; why: string } {
-  const { operator, target } = redirection;
-  if (operator === '<<' || operator === '<<-' || operator === '<<<') return { decision: 'allow', why: 'is inline input' };
-  if ((operator === '>&' || operator === '<&') && /^(?:\d+-?|-)$/.test(target)) return { decision: 'allow', why: 'duplicates a file descriptor' };
-  if (NETWORK.test(target)) return { decision: 'confirm', why: 'opens a network connection' };
-  const writes = OUTPUT_OPERATORS.has(operator) || operator === '>&';
-  if (!writes) {
-    return pointsOutsideWorkspace(target) ? { decision: 'confirm', why: 'reads a file outside the workspace' } : { decision: 'allow', why: 'reads a file' };
+/**
+ * A deny rule matching one simple command: user rules see it as written, unquoted, with wrappers
+ * stripped, and each of its words; default rules see the command forms only. `sh -c '…'` and
+ * `eval …` bodies are checked in turn.
+ */
+function segmentDenial(segment: CommandSegment, rules: CompiledRules, depth: number): Denial | undefined {
+  const views = denyViews(segment);
+  const values = segment.words.map((word) => word.value);
+  const user = userDenial([...views, ...values], rules);
+  if (user) return { ...user, segment: segment.text };
+  for (const regex of DEFAULT_DENIED_COMMANDS) {
+    if (views.some((view) => regex.test(view))) return { segment: segment.text, reason: `default deny rule: ${describeDeniedCommand(regex)}`, rule: `default-deny ${regex}` };
   }
-  if (HARMLESS_SINKS.test(target)) return { decision: 'allow', why: 'writes to a standard stream' };
-  if (DEVICES.test(target)) return { decision: 'deny', why: 'writes to a device (default deny)' };
-  return { decision: 'confirm', why: 'writes to a file' };
+  if (depth >= MAX_INNER_DEPTH) return undefined;
+  for (const form of [values, ...strippedForms(values)]) {
+    const script = innerScript(form);
+    if (script === undefined) continue;
+    for (const inner of parseCommandLine(script).segments) {
+      const denial = segmentDenial(inner, rules, depth + 1);
+      if (denial) return { segment: segment.text, reason: `it runs "${script}": segment "${denial.segment}" is denied: ${denial.reason}`, rule: denial.rule };
+    }
+  }
+  return undefined;
+}
+
+const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
+const DEVICES = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|loop|mapper\/|mem$|kmem$|port$)/;
+
+function writesToDevice(redirection: Redirection): boolean {
+  return OUTPUT_OPERATORS.has(redirection.operator) && DEVICES.test(redirection.target);
 }
 
 function compileRules(rules: CommandRules): CompiledRules {

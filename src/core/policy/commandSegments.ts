@@ -1,8 +1,10 @@
-// A small, conservative shell (POSIX sh / bash) command-line parser for the command policy. It does
+// A small, conservative shell (POSIX sh / bash) command-line parser for the deny rules. It does
 // not run or expand anything: it finds every simple command that *would* run — including those
-// hidden in $(…), `…`, <(…), >(…) and unquoted here-documents — and every redirection, so a chained
-// command can only be auto-allowed when each piece is. When in doubt it reports an error or an
-// extra segment, never fewer segments: an extra segment only ever makes the verdict stricter.
+// hidden in $(…), `…`, <(…), >(…) and unquoted here-documents — and every redirection, so a denied
+// command cannot hide inside a compound line. When in doubt it reports an error or an extra
+// segment, never fewer segments: an extra segment only ever makes the verdict stricter. It never
+// decides that a command may run without a person: shells disagree on details (dash and bash
+// read `$'…'` differently), so only literal words (literalCommand.ts) are auto-approved.
 
 /** One shell word as the policy sees it. */
 export interface CommandWord {

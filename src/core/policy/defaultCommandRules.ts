@@ -1,17 +1,18 @@
-// The built-in command rules, in the spirit of VS Code 1.139's `chat.tools.terminal.autoApprove`
-// defaults: a short list of read-only commands that need no confirmation, with the arguments that
-// would make them write or run something carved out, and a short list of clearly destructive
-// commands that are always denied. Neither list tries to be complete: anything not listed needs a
-// confirmation (or a user rule in `cortex.policy.commands`). Workspace trust stays the real boundary.
+import { argumentLeavingByText } from './argumentPaths';
+import { judgeFind } from './safeFind';
+import { judgeGit } from './safeGit';
+import { judgeSpecCommand, VERSION_QUERIES } from './safeCommands';
+
+// The built-in command rules: a list of read-only commands that run without confirmation and a
+// short list of clearly destructive commands that are always denied. Anything else needs a
+// person's approval (or a user rule in `cortex.policy.commands`).
 //
-// DEFAULT_SAFE_COMMANDS are matched against a segment's *canonical* text (quotes removed, words
-// joined by one space, leading shell keywords like `then`/`do` dropped), so quoting cannot hide an
-// excluded option (`find . "-exec" …`). On top of the regexes, `commandRules.ts` refuses the default
-// allow when (1) a word starts with an expansion ($x, $(…), *, {a,b}, $'…') or is an option containing
-// one, since it could expand into an excluded option (wildcard injection: a file named `-delete`),
-// or (2) an argument is a path outside the workspace (absolute, ~, ..), except for commands that
-// only print their arguments. Stricter than VS Code on purpose: file tools are jailed to the
-// workspace, so the "safe" shell reads are too.
+// Default-safe commands are judged on the literal words of a command (see literalCommand.ts), so
+// there is no quoting, expansion or operator left to hide anything: the program name must be
+// listed, every option must be on that program's allowlist (safeCommands.ts, safeFind.ts,
+// safeGit.ts), and no argument may point outside the workspace by its text (absolute, `~`, `..`),
+// except for commands that only print their arguments. Right before an auto-approved command runs,
+// its arguments are checked again with symbolic links followed (argumentPaths.ts).
 //
 // DEFAULT_DENIED_COMMANDS are matched against the segment as written, its canonical text, and the
 // text after leading assignments, keywords and wrappers (env, nohup, timeout, command, exec, xargs…)
@@ -29,67 +30,29 @@ export function describeDeniedCommand(regex: RegExp): string {
   return DENY_LABELS.get(regex) ?? regex.toString();
 }
 
-/**
- * `--name` or any abbreviation of it down to `min` letters, followed by `=`, a space or the end:
- * GNU getopt and git accept unambiguous abbreviations (`sort --out=f` is `sort --output=f`).
- */
-function longOption(name: string, min = 1): string {
-  let tail = '';
-  for (let i = name.length - 1; i >= min; i--) tail = `(?:${escape(name[i]!)}${tail})?`;
-  return `--${escape(name.slice(0, min))}${tail}(?:=|\\s|$)`;
+export type SafeJudgement =
+  | { safe: true; label: string; /** Its arguments may name files: they must stay inside the workspace. */ checksPaths: boolean }
+  | { safe: false; reason: string };
+
+/** Whether literal words `argv` form a default-safe (read-only, inside the workspace) command. */
+export function judgeDefaultSafe(argv: readonly string[]): SafeJudgement {
+  const [program, ...args] = argv;
+  if (program === undefined) return { safe: false, reason: 'the command is empty' };
+  let judged;
+  if (program === 'git') judged = judgeGit(args);
+  else if (program === 'find') judged = judgeFind(args);
+  else if (Object.hasOwn(VERSION_QUERIES, program)) {
+    judged = args.length === 1 && VERSION_QUERIES[program]!.includes(args[0]!) ? { safe: true as const, printsOnly: true } : { safe: false as const, reason: `${program}: only ${VERSION_QUERIES[program]!.join(' or ')} is read-only` };
+  } else judged = judgeSpecCommand(program, args);
+  if (judged === undefined) return { safe: false, reason: `"${program}" is not a default safe (read-only) command` };
+  if (!judged.safe) return judged;
+  if (!judged.printsOnly) {
+    const outside = argumentLeavingByText(args);
+    if (outside !== undefined) return { safe: false, reason: `"${outside}" points outside the workspace` };
+  }
+  const name = program === 'git' && args[0] && !args[0].startsWith('-') ? `git ${args[0] === 'stash' ? 'stash list' : args[0]}` : program;
+  return { safe: true, label: name, checksPaths: !judged.printsOnly };
 }
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** `^name`, optionally followed by arguments, none of which match `forbidden`. */
-function command(name: string, forbidden?: string): RegExp {
-  const guard = forbidden ? `(?![\\s\\S]*(?:${forbidden}))` : '';
-  return new RegExp(`^(?:${name})${guard}(?:\\s[\\s\\S]*)?$`);
-}
-
-/**
- * Read-only commands auto-allowed without confirmation:
- * - printing/inspection: echo, printf, pwd, ls, cat, head, tail, wc, nl, tr, cut, cmp, diff, comm,
- *   which, type, basename, dirname, realpath, readlink, stat, du, df, whoami, id, uname, sleep,
- *   true, false, test/[ ]/[[ ]], cd (to a directory inside the workspace only);
- * - search: grep/egrep/fgrep, rg (not --pre, which runs a program per file), git grep (not
- *   -O/--open-files-in-pager, which runs a pager command);
- * - with carve-outs: find (not -delete, -exec, -execdir, -ok, -okdir, -fprint, -fprint0, -fprintf,
- *   -fls), sort (not -o/--output/--compress-program), tree (not -o), date (not -s/--set),
- *   column (not -c with a huge width), file (not -C/--compile); long options also in their
- *   abbreviated forms (`sort --out=f`), which GNU tools and git accept;
- * - git read-only sub-commands: status, log, show, diff, blame, shortlog, describe, rev-parse,
- *   ls-files, ls-tree, cat-file, merge-base (log/show/diff not --output=), `git branch` / `git tag`
- *   listing forms only, `git remote [-v]`, `git stash list`, `git config --get/--list`;
- * - version queries of common toolchains (`node --version`, `python3 -V`, `go version`...).
- */
-export const DEFAULT_SAFE_COMMANDS: RegExp[] = [
-  command('echo|printf|pwd|ls|cat|head|tail|wc|nl|tr|cut|cmp|diff|comm|which|type|basename|dirname|realpath|readlink|stat|du|df|whoami|id|uname|sleep|true|false'),
-  command('test|\\[|\\[\\['),
-  /^cd [^\s-][\s\S]*$/,
-  command('grep|egrep|fgrep'),
-  command('rg', '\\s--pre(?:=|\\s|$)'),
-  command('find', '\\s-(?:delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)(?:\\s|$)'),
-  command('sort', `\\s(?:-[A-Za-z]*o|--co|${longOption('output')})`),
-  command('tree', '\\s-[A-Za-z]*o'),
-  command('date', `\\s(?:-[A-Za-z]*s|${longOption('set')})`),
-  command('column', '\\s-c\\s*[0-9]{4,}'),
-  command('file', '\\s(?:-[A-Za-z]*C|--comp)'),
-  command('git (?:status|blame|shortlog|describe|rev-parse|ls-files|ls-tree|cat-file|merge-base)'),
-  command('git (?:log|show|diff)', `\\s${longOption('output', 2)}`),
-  command('git grep', '\\s(?:-[A-Za-z]*O|--op)'),
-  /^git branch(?: (?:-a|-r|-v|-vv|-l|--all|--remotes|--verbose|--list|--show-current|--no-color))*$/,
-  /^git tag(?: (?:-l|--list)(?: [^\s-]\S*)*)?$/,
-  /^git remote(?: -v| --verbose)?$/,
-  command('git stash list'),
-  /^git config (?:--list|-l|--get(?:-all)? \S+)$/,
-  /^(?:node|npm|npx|pnpm|yarn|bun|deno|tsc|python|python3|pip|pip3|go|cargo|rustc|java|javac|ruby|gem|dotnet|git|make|cmake|gcc|g\+\+|clang) (?:--version|-v|-V|-version|version)$/,
-];
-
-/** Commands that only print or test their arguments: the outside-the-workspace path guard does not apply. */
-export const NO_FILE_ACCESS_COMMANDS = /^(?:echo|printf|pwd|which|type|basename|dirname|whoami|id|uname|sleep|true|false|test|\[|\[\[)(?:\s|$)/;
 
 // Targets whose loss is catastrophic: the root, the home directory, top-level system directories.
 const ROOTISH = String.raw`(?:/+\*?|~/?\*?|\$\{?HOME\}?/?\*?|/(?:bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|Users|System|Library|Applications)/?\*?)`;

@@ -1,8 +1,8 @@
-import type { CommandSegment, CommandWord } from './commandSegments';
+import type { CommandSegment } from './commandSegments';
 
-// The different ways one segment is looked at by the command rules: as written, canonical
-// (unquoted words joined by one space), and with the prefixes that do not change what runs
-// stripped off (keywords, assignments, wrappers such as env/nohup/timeout, a path on the command).
+// The different ways one segment is looked at by the deny rules: as written, canonical (unquoted
+// words joined by one space), and with the prefixes that do not change what runs stripped off
+// (keywords, assignments, wrappers such as env/nohup/timeout, a path on the command).
 
 /** Reserved words that can start a segment without being the command itself. */
 const KEYWORDS = new Set(['!', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'do', 'done', 'while', 'until', 'esac']);
@@ -11,14 +11,6 @@ const WRAPPERS = new Set(['command', 'builtin', 'exec', 'nohup', 'nice', 'env', 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
 const WRAPPER_ARGUMENT = /^(?:-.*|\d+(?:\.\d+)?[smhd]?|\{\}|[A-Za-z_][A-Za-z0-9_]*=.*)$/s;
 const SHELL = /^(?:ba|da|k|z|tc|c|fi|a|mk)?sh$/;
-const HARMLESS_PATHS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin', '/dev/tty']);
-
-/** Words after any leading shell keywords (`then ls` → `ls`). */
-export function withoutKeywords(words: CommandWord[]): CommandWord[] {
-  let start = 0;
-  while (start < words.length && KEYWORDS.has(words[start]!.raw)) start++;
-  return words.slice(start);
-}
 
 /**
  * Successive forms of the command with keywords, assignments, wrapper commands (and their
@@ -66,26 +58,4 @@ export function innerScript(words: string[]): string | undefined {
   if (name === undefined || !SHELL.test(name)) return undefined;
   const flag = rest.findIndex((word) => /^-[A-Za-z]*c[A-Za-z]*$/.test(word));
   return flag >= 0 ? rest[flag + 1] : undefined;
-}
-
-/** A word that could turn into an option (or anything) at run time. */
-export function isRiskyWord(word: CommandWord): boolean {
-  return word.leadingExpansion || (word.expands && word.value.startsWith('-'));
-}
-
-/** An argument naming a path outside the workspace: absolute, home-relative or climbing with `..`. */
-export function pointsOutsideWorkspace(value: string): boolean {
-  const candidates = [value];
-  const equals = value.indexOf('=');
-  if (value.startsWith('-') && equals > 0) candidates.push(value.slice(equals + 1));
-  const attached = /^-[A-Za-z]+([\\/~].*)$/s.exec(value);
-  if (attached) candidates.push(attached[1]!);
-  return candidates.some(
-    (path) =>
-      (path.startsWith('/') && !HARMLESS_PATHS.has(path)) ||
-      path.startsWith('~') ||
-      /^[A-Za-z]:[\\/]/.test(path) ||
-      path.startsWith('\\\\') ||
-      /(?:^|[\\/])\.\.(?:[\\/]|$)/.test(path),
-  );
 }

@@ -33,14 +33,15 @@ describe('decideToolPolicy', () => {
       assert.equal(decide('write_file', WRITE).decision, 'allow');
     });
 
-    it('asks to confirm run_command unless every segment is safe', () => {
+    it('asks to confirm run_command unless it is a default safe command of literal words', () => {
       const install = decide('run_command', COMMAND, { args: { command: 'npm install' } });
       assert.equal(install.decision, 'confirm');
       assert.equal(install.required, false);
       assert.equal(install.denyEffect, 'continue');
-      assert.match(install.reason, /segment "npm install" needs confirmation/);
+      assert.match(install.reason, /"npm" is not a default safe \(read-only\) command/);
       assert.equal(install.command?.decision, 'confirm');
-      assert.equal(decide('run_command', COMMAND, { args: { command: 'git status && ls' } }).decision, 'allow');
+      assert.equal(decide('run_command', COMMAND, { args: { command: 'git status' } }).decision, 'allow');
+      assert.equal(decide('run_command', COMMAND, { args: { command: 'git status && ls' } }).decision, 'confirm', 'shell syntax always asks');
     });
 
     it('denies a dangerous command by default, naming the segment', () => {
