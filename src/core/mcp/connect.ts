@@ -1,0 +1,123 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { HttpServerEntry, StdioServerEntry } from './mcpTypes';
+import { ProcessGroupTransport } from './processTransport';
+
+// Opening one MCP session with the official SDK client: stdio (a child process in its own process
+// group on POSIX, the SDK's transport on Windows), Streamable HTTP, or SSE. A URL server that does
+// not speak Streamable HTTP is tried again with the older SSE transport, as the MCP specification
+// recommends for backwards compatibility.
+
+const CLIENT_INFO = { name: 'cortex', version: '0.1.0' };
+
+export interface OpenSession {
+  client: Client;
+  transport: Transport;
+  /** The transport that worked. */
+  via: 'stdio' | 'http' | 'sse';
+  pid?: number;
+  /** How the server process ended and what it last wrote to stderr, for messages (stdio only). */
+  exitText(): string;
+  /** Ends the session and, for stdio, stops the server's processes. */
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** The initialize handshake must finish within this time. */
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+function newClient(): Client {
+  // No sampling, elicitation or roots: Cortex never lets a server call back into the model or the person.
+  return new Client(CLIENT_INFO, { capabilities: {} });
+}
+
+async function closeQuietly(client: Client): Promise<void> {
+  try {
+    await client.close();
+  } catch {
+    /* already closed */
+  }
+}
+
+function describeExit(transport: ProcessGroupTransport | StdioClientTransport): string {
+  if (!(transport instanceof ProcessGroupTransport)) return '';
+  const exit = transport.exit;
+  const how = exit ? (exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${exit.code})`) : '';
+  const stderr = transport.stderrTail();
+  const last = stderr ? `: ${stderr.split('\n').slice(-3).join(' | ').slice(-400)}` : '';
+  return `${how}${last}`;
+}
+
+/** Starts a stdio server with the given (already scrubbed) environment and opens its session. */
+export async function connectStdio(entry: StdioServerEntry, env: Record<string, string>, options: ConnectOptions): Promise<OpenSession> {
+  const cwd = entry.cwd ?? process.cwd();
+  const transport =
+    process.platform === 'win32'
+      ? new StdioClientTransport({ command: entry.command, args: entry.args, env, cwd, stderr: 'ignore' })
+      : new ProcessGroupTransport({ command: entry.command, args: entry.args, env, cwd });
+  const client = newClient();
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
+  } catch (error) {
+    await closeQuietly(client);
+    const exited = transport instanceof ProcessGroupTransport && transport.exit !== undefined;
+    const reason = exited ? 'the server exited before it completed the MCP handshake' : startErrorText(error, entry.command, options.timeoutMs);
+    throw new Error(`${reason}${describeExit(transport)}`, { cause: error });
+  }
+  return { client, transport, via: 'stdio', pid: transport.pid ?? undefined, exitText: () => describeExit(transport), close: () => closeQuietly(client) };
+}
+
+function startErrorText(error: unknown, command: string, timeoutMs: number): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') return `the command "${command}" was not found`;
+  if (code === 'EACCES') return `the command "${command}" cannot be run (permission denied)`;
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) return `it did not complete the MCP handshake within ${Math.round(timeoutMs / 1000)} s (cortex.mcp.startTimeoutSeconds)`;
+  return errorText(error);
+}
+
+/** A one-line message of any error the SDK or Node throws. */
+export function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+}
+
+async function connectWith(make: () => Transport, via: 'http' | 'sse', options: ConnectOptions): Promise<OpenSession> {
+  const client = newClient();
+  const transport = make();
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
+  } catch (error) {
+    await closeQuietly(client);
+    throw error;
+  }
+  const close = async () => {
+    // Ask the server to end the session (Streamable HTTP), then close; neither may hold up the run.
+    if (transport instanceof StreamableHTTPClientTransport) await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+    await closeQuietly(client);
+  };
+  return { client, transport, via, exitText: () => '', close };
+}
+
+/** Opens a session with a URL server: Streamable HTTP first, then SSE (or SSE only for `type: "sse"`). */
+export async function connectHttp(entry: HttpServerEntry, options: ConnectOptions): Promise<OpenSession> {
+  const url = new URL(entry.url);
+  const requestInit = { headers: entry.headers };
+  const sse = () => connectWith(() => new SSEClientTransport(url, { requestInit }), 'sse', options);
+  if (entry.type === 'sse') return sse();
+  try {
+    return await connectWith(() => new StreamableHTTPClientTransport(url, { requestInit }), 'http', options);
+  } catch (httpError) {
+    if (options.signal.aborted) throw httpError;
+    try {
+      return await sse();
+    } catch (sseError) {
+      throw new Error(`neither Streamable HTTP (${errorText(httpError)}) nor SSE (${errorText(sseError)}) worked at ${entry.url}`, { cause: sseError });
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { toStrictSchema } from '../tools/strictSchema';
+import { ToolError, type ToolDefinition } from '../tools/toolTypes';
+import { createJsonSchemaValidator } from './jsonSchemaCheck';
+import type { McpAnnotations, McpToolOrigin } from './mcpTypes';
+import { renderToolResult } from './resultText';
+import type { McpServerConnection } from './serverConnection';
+import { mcpToolName } from './toolNames';
+
+// An MCP server's tools as registry tools (docs/design.md §21): named `<server>_<tool>`, their
+// `inputSchema` made strict like the native schemas and used both for the model and for the
+// pipeline's validation, `readOnlyHint` as the read-only flag (which lets them run concurrently
+// in parallel mode; the policy still asks unless the server is allowed), and every result rendered
+// as text with the raw result reported for the trace.
+
+/** Arguments are checked by `validate`; the zod schema is only a placeholder for the type. */
+const ANY_OBJECT = z.record(z.string(), z.unknown());
+
+function annotationsOf(tool: Tool): McpAnnotations | undefined {
+  const raw = tool.annotations;
+  if (!raw) return undefined;
+  const out: McpAnnotations = {};
+  if (typeof raw.title === 'string') out.title = raw.title;
+  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) if (typeof raw[key] === 'boolean') out[key] = raw[key];
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The input schema as the model sees it: an object schema, `$schema` removed, strict. */
+export function modelParameters(inputSchema: unknown): Record<string, unknown> {
+  const source = typeof inputSchema === 'object' && inputSchema !== null && !Array.isArray(inputSchema) ? (inputSchema as Record<string, unknown>) : {};
+  const { $schema: _ignored, ...schema } = source;
+  return toStrictSchema({ ...schema, type: 'object' });
+}
+
+function describe(server: string, tool: Tool): string {
+  const text = (tool.description ?? tool.title ?? tool.annotations?.title ?? '').trim();
+  return `${text || `The tool "${tool.name}"`} (MCP server "${server}")`;
+}
+
+/** Registry tools for every tool the connection listed. */
+export function mcpToolDefinitions(connection: McpServerConnection): ToolDefinition[] {
+  return connection.tools.map((tool) => {
+    const parameters = modelParameters(tool.inputSchema);
+    const annotations = annotationsOf(tool);
+    const origin: McpToolOrigin = { server: connection.name, tool: tool.name, ...(annotations ? { annotations } : {}) };
+    const definition: ToolDefinition = {
+      name: mcpToolName(connection.name, tool.name),
+      description: describe(connection.name, tool),
+      schema: ANY_OBJECT,
+      parameters,
+      validate: createJsonSchemaValidator(parameters),
+      kind: 'other',
+      readOnly: annotations?.readOnlyHint === true,
+      mcp: origin,
+      async run(args, context) {
+        const result = await connection.callTool(tool.name, args as Record<string, unknown>, { signal: context.signal, timeoutMs: context.timeoutMs });
+        const rendered = renderToolResult(result);
+        context.reportRaw?.({ server: connection.name, tool: tool.name, isError: rendered.isError, raw: rendered.rawJson });
+        if (rendered.isError) throw new ToolError(rendered.text || `the tool "${tool.name}" of MCP server "${connection.name}" reported an error without a message`);
+        return rendered.text;
+      },
+    };
+    return definition;
+  });
+}

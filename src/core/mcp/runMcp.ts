@@ -1,0 +1,38 @@
+import type { FlatConfig } from '../config/configSchema';
+import type { EventLog } from '../plan/eventLog';
+import { builtinTools } from '../tools/builtinTools';
+import type { ToolDefinition } from '../tools/toolTypes';
+import { McpSession } from './mcpSession';
+import type { McpServerDefinition } from './mcpTypes';
+
+// What a run does with its MCP servers before planning (docs/design.md §21): the host's notices
+// (servers it did not start, and why) go to the trace; in Restricted Mode nothing starts; else
+// every server starts and its tools join the run's registry.
+
+export interface RunMcpOptions {
+  servers: readonly McpServerDefinition[];
+  notices: readonly string[];
+  trusted: boolean;
+  config: FlatConfig;
+  log: EventLog;
+  signal: AbortSignal;
+  processEnv: NodeJS.ProcessEnv;
+}
+
+export async function startRunMcp(options: RunMcpOptions): Promise<{ session?: McpSession; tools: ToolDefinition[] }> {
+  const { log, servers, config } = options;
+  for (const notice of options.notices) log.append({ type: 'log', level: 'warn', message: notice });
+  if (servers.length === 0) return { tools: [] };
+  if (!options.trusted) {
+    log.append({ type: 'log', level: 'warn', message: `MCP servers are not started in Restricted Mode: ${servers.map((s) => s.name).join(', ')}`, data: { servers: servers.map((s) => s.name) } });
+    return { tools: [] };
+  }
+  return McpSession.start(servers, {
+    log,
+    processEnv: options.processEnv,
+    startTimeoutMs: config['cortex.mcp.startTimeoutSeconds'] * 1000,
+    signal: options.signal,
+    nativeNames: builtinTools.map((tool) => tool.name),
+    normalizeFallback: config['cortex.tools.normalizeFallback'],
+  });
+}
