@@ -34,6 +34,12 @@ export const FlatConfigSchema = z
     'cortex.execution.toolExecution': z.enum(['sequential', 'parallel']).default('sequential'),
     'cortex.execution.maxToolConcurrency': positiveInt(64).default(4),
     'cortex.execution.toolTimeoutSeconds': positiveInt(3600).default(60),
+    'cortex.execution.envPassthrough': z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name (letters, digits, _)'))
+      .max(100)
+      .default([]),
+    'cortex.sandbox.mode': z.enum(['auto', 'required', 'off']).default('auto'),
+    'cortex.sandbox.network': z.boolean().default(false),
     'cortex.limits.maxStepsPerTurn': positiveInt(1000).default(25),
     'cortex.limits.maxToolCallsPerTurn': positiveInt(1000).nullable().default(20),
     'cortex.limits.maxToolOutputBytes': z.number().int().min(256).max(10_000_000).default(32_768),
@@ -71,7 +77,7 @@ export type ConfigKey = keyof FlatConfig;
 export const CONFIG_KEYS = Object.keys(FlatConfigSchema.shape) as ConfigKey[];
 
 /** Settings that only user/machine scope may set (a cloned repo's .vscode/settings.json cannot loosen them). */
-export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands', 'cortex.policy.protectedPaths'];
+export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands', 'cortex.policy.protectedPaths', 'cortex.execution.envPassthrough', 'cortex.sandbox.mode', 'cortex.sandbox.network'];
 
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {

@@ -6,6 +6,11 @@ import { executeTool } from '../../../src/core/tools/toolExecutor';
 import { HeadTailCapture, runCommandTool } from '../../../src/core/tools/workspace/runCommand';
 import { createTempWorkspace, toolContext } from './workspaceFixture';
 
+// These check the process handling itself, unsandboxed: PIDs written by the command must be host
+// PIDs. The sandboxed behaviour (and what auto-approved commands may touch) is tested in
+// test/unit/sandbox.
+const UNSANDBOXED = { commandExecution: { sandboxMode: 'off' as const, network: false, envPassthrough: [] } };
+
 /** Running (a killed process may linger as a zombie until its new parent reaps it: that is dead). */
 function alive(pid: number): boolean {
   try {
@@ -38,7 +43,7 @@ describe('run_command', function () {
   });
   afterEach(async () => cleanup());
 
-  const run = (args: Record<string, unknown>, overrides = {}) => executeTool(runCommandTool, runCommandTool.schema.parse(args), toolContext(ws, overrides), 32_768);
+  const run = (args: Record<string, unknown>, overrides = {}) => executeTool(runCommandTool, runCommandTool.schema.parse(args), { ...toolContext(ws, overrides), ...UNSANDBOXED }, 32_768);
 
   it('runs in the workspace and returns stdout, stderr and the exit code', async () => {
     const result = await run({ command: 'pwd; echo out; echo err 1>&2' });
@@ -76,7 +81,7 @@ describe('run_command', function () {
 
   it('kills the process group when cancelled', async () => {
     const controller = new AbortController();
-    const pending = executeTool(runCommandTool, { command: 'sleep 30 & echo $! > bg.pid; sleep 30' }, toolContext(ws, { signal: controller.signal }), 32_768);
+    const pending = executeTool(runCommandTool, { command: 'sleep 30 & echo $! > bg.pid; sleep 30' }, { ...toolContext(ws, { signal: controller.signal }), ...UNSANDBOXED }, 32_768);
     await waitUntil(() => false, 300);
     controller.abort();
     const result = await pending;
@@ -84,6 +89,16 @@ describe('run_command', function () {
     assert.equal(result.ok, false);
     const pid = Number(await readFile(path.join(ws, 'bg.pid'), 'utf8'));
     assert.ok(await waitUntil(() => !alive(pid), 2000), `background process ${pid} survived`);
+  });
+
+  it('runs a command of literal words without a shell, from exactly those words', async () => {
+    const result = await run({ command: `printf '%s|' a 'b c' "d;e" f\\ g '$HOME' '*'` });
+    assert.equal(result.output, 'a|b c|d;e|f g|$HOME|*|\n[exit code 0]');
+  });
+
+  it('explains that a shell builtin needs the shell (and that cwd replaces cd)', async () => {
+    assert.match((await run({ command: 'cd sub' })).output, /"cd" is a shell builtin.*Use the cwd argument/);
+    assert.match((await run({ command: 'no-such-program-xyz' })).output, /Program "no-such-program-xyz" was not found on PATH/);
   });
 
   it('does not wait for background children that keep the pipes open', async () => {

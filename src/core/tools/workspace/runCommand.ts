@@ -1,146 +1,136 @@
-import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import type { ToolDefinition } from '../toolTypes';
+import { argumentLeavingByLink } from '../../policy/argumentPaths';
+import { judgeDefaultSafe } from '../../policy/defaultCommandRules';
+import { formatWords, parseLiteralCommand } from '../../policy/literalCommand';
+import { bubblewrapArgs } from '../../sandbox/bubblewrap';
+import { commandEnvironment } from '../../sandbox/commandEnvironment';
+import { DEFAULT_EXECUTION_SETTINGS, type CommandExecutionSettings } from '../../sandbox/executionSettings';
+import { CONFIG_LISTING_ARGS, guardedGitArgs, guardedGitEnv, inertConfigProblem } from '../../sandbox/gitGuard';
+import { runProcess, type CommandResult } from '../../sandbox/processRunner';
+import { findProgram } from '../../sandbox/programLookup';
+import { chooseSandbox, type SandboxChoice } from '../../sandbox/sandboxChoice';
+import type { ToolContext, ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../workspaceJail';
 import { withFsErrors } from './fsErrors';
 
-// run_command: a shell command in the workspace (policy decides whether it may run at all). The
-// process gets its own process group so a timeout or cancel kills it and everything it started.
+// run_command. A command made of literal words (see policy/literalCommand.ts) runs from those
+// words without any shell, so what runs is exactly what the policy judged; anything else runs
+// through `/bin/sh -c` (the policy only lets that happen after a person approved the text). Every
+// command gets a scrubbed environment and, where the platform has one, an OS sandbox. A command
+// the default rules would auto-approve is checked again right before it runs, against the disk:
+// its arguments must really stay inside the workspace (symbolic links followed), its program must
+// come from outside the workspace, and git runs guarded (sandbox/gitGuard.ts).
 
-/** Captured output beyond head + tail of this size each is dropped while running (memory bound). */
-const CAPTURE_BYTES = 512 * 1024;
-/** After the process exits, wait this long for pipes held by stray children before answering. */
-const CLOSE_GRACE_MS = 1000;
+export { HeadTailCapture } from '../../sandbox/processRunner';
+
+/** How long the git configuration check may take. */
+const GIT_CONFIG_CHECK_MS = 10_000;
+
+/** Shell builtins and keywords: they have no program of their own, so they cannot run without a shell. */
+const SHELL_ONLY = new Set([
+  'cd', 'export', 'unset', 'set', 'source', '.', 'alias', 'unalias', 'exit', 'return', 'shift', 'ulimit', 'umask', 'readonly', 'declare', 'local',
+  'typeset', 'eval', 'exec', 'trap', 'wait', 'jobs', 'fg', 'bg', 'builtin', 'hash', 'let', 'shopt', 'pushd', 'popd', 'dirs', 'history', 'read', 'type',
+  'times', 'getopts', '[[', 'function', 'if', 'for', 'while', 'until', 'case', 'select', 'coproc', '{', '}',
+]);
 
 export const RunCommandArgsSchema = z.strictObject({
-  command: z.string().min(1).describe('Shell command line to run (sh -c on Unix, cmd /c on Windows)'),
-  cwd: z.string().min(1).optional().describe("Working folder, relative to the workspace root (default '.')"),
+  command: z
+    .string()
+    .min(1)
+    .describe('Command line. Plain words (quotes allowed, no $VARS, globs, pipes, ;, && or redirections) run directly without a shell; anything else runs with /bin/sh -c and needs the user\'s approval'),
+  cwd: z.string().min(1).optional().describe("Working folder, relative to the workspace root (default '.'); use this instead of cd"),
   timeout_seconds: z.number().int().min(1).max(3600).optional().describe('Stop the command after this many seconds (capped by the configured tool timeout)'),
 });
 export type RunCommandArgs = z.infer<typeof RunCommandArgsSchema>;
 
-/** Keeps the first and last `limit` bytes of a stream of chunks. */
-export class HeadTailCapture {
-  private head: Buffer[] = [];
-  private headBytes = 0;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
-  private dropped = 0;
+export type { CommandResult } from '../../sandbox/processRunner';
 
-  constructor(private readonly limit: number) {}
+/** What a host adds to the tool context for commands (settings default when it adds nothing). */
+export interface CommandToolContext extends ToolContext {
+  commandExecution?: CommandExecutionSettings;
+}
 
-  push(chunk: Buffer): void {
-    if (this.headBytes < this.limit) {
-      const take = chunk.subarray(0, this.limit - this.headBytes);
-      this.head.push(take);
-      this.headBytes += take.length;
-      chunk = chunk.subarray(take.length);
+interface Launch {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+interface Place {
+  realRoot: string;
+  cwd: string;
+  sandbox: SandboxChoice;
+  settings: CommandExecutionSettings;
+}
+
+/** Wraps `launch` in the sandbox, if there is one. */
+function sandboxed(launch: Launch, place: Place): Launch {
+  if (place.sandbox.kind !== 'bubblewrap') return launch;
+  const layout = { workspace: place.realRoot, cwd: place.cwd, home: process.env.HOME, network: place.settings.network };
+  return { file: place.sandbox.bwrap, args: [...bubblewrapArgs(layout), launch.file, ...launch.args], env: launch.env };
+}
+
+function start(launch: Launch, place: Place, timeoutMs: number, signal: AbortSignal): Promise<CommandResult> {
+  const wrapped = sandboxed(launch, place);
+  return runProcess({ ...wrapped, cwd: place.cwd, timeoutMs, signal });
+}
+
+/** The program and arguments for literal `words`, checked against the disk when the default rules would auto-approve them. */
+async function literalLaunch(words: string[], env: Record<string, string>, place: Place, signal: AbortSignal): Promise<Launch> {
+  const [program, ...args] = words as [string, ...string[]];
+  const safe = judgeDefaultSafe(words);
+  const autoApprovable = safe.safe;
+  if (safe.safe && safe.checksPaths) {
+    const leaving = await argumentLeavingByLink(args, place.cwd, place.realRoot);
+    if (leaving) {
+      throw new ToolError(`"${leaving.word}" leads outside the workspace (${leaving.location}), so this read-only command does not run without approval. It did not run.`);
     }
-    if (chunk.length === 0) return;
-    this.tail.push(chunk);
-    this.tailBytes += chunk.length;
-    while (this.tailBytes - this.tail[0].length >= this.limit) {
-      this.tailBytes -= this.tail[0].length;
-      this.dropped += this.tail.shift()!.length;
+  }
+  const file = await findProgram(program, { pathValue: env.PATH, cwd: place.cwd, realRoot: place.realRoot, outsideWorkspaceOnly: autoApprovable });
+  if (!file) {
+    if (SHELL_ONLY.has(program)) {
+      throw new ToolError(`"${program}" is a shell builtin, and a command of plain words runs without a shell. ${program === 'cd' ? 'Use the cwd argument to choose the working folder.' : 'Write it as a shell command line if you need the shell (that needs approval).'}`);
     }
+    throw new ToolError(`Program "${program}" was not found${autoApprovable ? ' outside the workspace' : ''} on PATH.`);
   }
-
-  text(): string {
-    const middle = this.dropped > 0 ? `\n[... ${this.dropped} bytes of output dropped ...]\n` : '';
-    return Buffer.concat(this.head).toString('utf8') + middle + Buffer.concat(this.tail).toString('utf8');
-  }
+  if (program !== 'git' || !autoApprovable) return { file, args, env };
+  const gitEnv = guardedGitEnv(env);
+  const listing = await start({ file, args: [...CONFIG_LISTING_ARGS], env: gitEnv }, place, GIT_CONFIG_CHECK_MS, signal);
+  if (listing.exitCode !== 0) throw new ToolError(`Could not check the git configuration before running git (${listing.output.trim() || `exit ${listing.exitCode ?? listing.signal}`}). It did not run.`);
+  const problem = inertConfigProblem(listing.output);
+  if (problem) throw new ToolError(`Refused to run ${formatWords(words)} without approval: ${problem}. It did not run.`);
+  return { file, args: guardedGitArgs(args), env: gitEnv };
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    if (process.platform === 'win32') spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore' });
-    else process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-export interface CommandResult {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  output: string;
-  timedOut: boolean;
-  cancelled: boolean;
-  durationMs: number;
-}
-
-/** Runs `command` through the shell in `cwd`, stdout and stderr interleaved; kills the group on timeout or abort. */
-export function runShellCommand(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<CommandResult> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const capture = new HeadTailCapture(CAPTURE_BYTES);
-    const isWindows = process.platform === 'win32';
-    const child = spawn(isWindows ? 'cmd.exe' : '/bin/sh', isWindows ? ['/d', '/s', '/c', command] : ['-c', command], {
-      cwd,
-      detached: !isWindows, // own process group, so the whole tree can be killed
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-      env: { ...process.env, NO_COLOR: '1', TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' },
-    });
-    let timedOut = false;
-    let cancelled = false;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let done = false;
-    const finish = (code: number | null, exitSignal: NodeJS.Signals | null) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      clearTimeout(grace);
-      signal.removeEventListener('abort', onAbort);
-      resolve({ exitCode: code, signal: exitSignal, output: capture.text(), timedOut, cancelled, durationMs: Date.now() - started });
-    };
-    const onAbort = () => {
-      const reason = signal.reason as { name?: string } | undefined;
-      if (reason?.name === 'TimeoutError') timedOut = true;
-      else cancelled = true;
-      killGroup(child.pid);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, timeoutMs);
-    let grace: NodeJS.Timeout | undefined;
-    child.stdout.on('data', (chunk: Buffer) => capture.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => capture.push(chunk));
-    child.on('error', (error) => {
-      capture.push(Buffer.from(`Could not start the command: ${error.message}\n`));
-      finish(null, null);
-    });
-    child.on('exit', (code, exitSignal) => {
-      exit = { code, signal: exitSignal };
-      // Children that outlive the shell may hold the pipes open; do not wait on them forever.
-      killGroup(child.pid);
-      grace = setTimeout(() => finish(code, exitSignal), CLOSE_GRACE_MS);
-    });
-    child.on('close', (code, exitSignal) => finish(exit?.code ?? code, exit?.signal ?? exitSignal));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** run_command: runs a shell command with the workspace (or a folder in it) as working folder. */
+/** run_command: runs a command with the workspace (or a folder in it) as working folder. */
 export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
   name: 'run_command',
   description:
-    'Run a shell command in the workspace folder (or cwd inside it) and return its combined stdout and stderr with the exit code. Non-interactive: no input is given. Long-running commands are stopped at the timeout.',
+    'Run a command in the workspace folder (or cwd inside it) and return its combined stdout and stderr with the exit code. A command of plain words (e.g. git status, ls -la src, grep -rn TODO src) runs directly, without a shell; shell syntax (pipes, redirections, ;, &&, $VARS, globs) runs with /bin/sh -c and needs the user\'s approval. Non-interactive: no input is given. Long-running commands are stopped at the timeout.',
   schema: RunCommandArgsSchema,
   kind: 'command',
   readOnly: false,
-  async run(args, context) {
+  async run(args, context: CommandToolContext) {
+    const settings = context.commandExecution ?? DEFAULT_EXECUTION_SETTINGS;
     const shownCwd = args.cwd ?? '.';
     const cwd = await resolveInWorkspace(context.workspaceRoot, shownCwd);
     const stats = await withFsErrors(shownCwd, () => stat(cwd));
     if (!stats.isDirectory()) throw new ToolError(`cwd '${shownCwd}' is not a directory`);
+    const sandbox = await chooseSandbox(settings);
+    if (sandbox.kind === 'refused') throw new ToolError(sandbox.message);
+    const place: Place = { realRoot: await realpath(context.workspaceRoot), cwd, sandbox, settings };
+    const env = commandEnvironment(process.env, { passthrough: settings.envPassthrough, sandboxed: sandbox.kind === 'bubblewrap' });
     const timeoutMs = Math.min(context.timeoutMs, (args.timeout_seconds ?? Number.POSITIVE_INFINITY) * 1000);
-    const result = await runShellCommand(args.command, cwd, timeoutMs, context.signal);
+
+    const literal = parseLiteralCommand(args.command);
+    let launch: Launch;
+    if (literal.ok) launch = await literalLaunch(literal.words, env, place, context.signal);
+    else if (process.platform === 'win32') launch = { file: 'cmd.exe', args: ['/d', '/s', '/c', args.command], env };
+    else launch = { file: '/bin/sh', args: ['-c', args.command], env };
+
+    const result = await start(launch, place, timeoutMs, context.signal);
     const output = result.output === '' ? '(no output)' : result.output.replace(/\s+$/, '');
     if (result.cancelled) throw new ToolError(`Command cancelled.\n${output}`);
     if (result.timedOut) throw new ToolError(`Command timed out after ${Math.round(timeoutMs / 1000)} s and was stopped.\n${output}`);

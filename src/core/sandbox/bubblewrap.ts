@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+// The Linux sandbox for run_command: bubblewrap (Debian/Ubuntu package `bubblewrap`). The command
+// sees the whole file system read-only, the workspace read-write, an empty /tmp and an empty home
+// folder (the workspace stays visible when it lives there), a fresh /dev and /proc, no network
+// unless allowed, no capabilities (as root too: with them it could remount / read-write), its own
+// PID namespace (when the call ends, every process it started dies with it, `setsid` or not) and
+// its own session (no typing into the editor's terminal).
+
+/** Where bwrap is looked for: fixed system locations only, never the PATH a workspace could influence. */
+export const BWRAP_LOCATIONS = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
+const PROBE_TIMEOUT_MS = 10_000;
+
+export interface SandboxLayout {
+  /** Real path of the workspace (bound read-write). */
+  workspace: string;
+  /** Real path of the working folder inside it. */
+  cwd: string;
+  /** The home folder to hide, if any. */
+  home?: string;
+  network: boolean;
+}
+
+function depth(folder: string): number {
+  return folder.split(path.sep).filter(Boolean).length;
+}
+
+function realOrUndefined(folder: string | undefined): string | undefined {
+  if (!folder || !path.isAbsolute(folder)) return undefined;
+  try {
+    return realpathSync(folder);
+  } catch {
+    return undefined;
+  }
+}
+
+/** bwrap arguments up to and including `--`; the program and its arguments follow. */
+export function bubblewrapArgs(layout: SandboxLayout): string[] {
+  const mounts: Array<{ folder: string; args: string[] }> = [];
+  const hidden = new Set<string>();
+  for (const folder of ['/tmp', realOrUndefined(layout.home)]) {
+    if (!folder || folder === '/' || folder === layout.workspace || hidden.has(folder)) continue;
+    hidden.add(folder);
+    mounts.push({ folder, args: ['--tmpfs', folder] });
+  }
+  mounts.push({ folder: layout.workspace, args: ['--bind', layout.workspace, layout.workspace] });
+  // Parents first: a workspace inside the home folder is bound after the home is emptied; a home
+  // inside the workspace is emptied after the workspace is bound.
+  mounts.sort((a, b) => depth(a.folder) - depth(b.folder));
+  return [
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    ...mounts.flatMap((mount) => mount.args),
+    '--unshare-all',
+    ...(layout.network ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop', 'ALL',
+    '--chdir', layout.cwd,
+    '--',
+  ];
+}
+
+export type SandboxProbe = { available: true; bwrap: string } | { available: false; reason: string };
+
+let probed: Promise<SandboxProbe> | undefined;
+
+/**
+ * Whether bubblewrap works here, checked once per process by running `true` in a sandbox built
+ * the same way as a command's (user namespaces can be disabled, or a container can forbid them).
+ */
+export function probeSandbox(): Promise<SandboxProbe> {
+  probed ??= runProbe();
+  return probed;
+}
+
+/** Forgets the cached probe (tests). */
+export function resetSandboxProbe(): void {
+  probed = undefined;
+}
+
+async function runProbe(): Promise<SandboxProbe> {
+  if (process.platform !== 'linux') return { available: false, reason: `no sandbox is implemented for ${process.platform} (bubblewrap is Linux only)` };
+  const bwrap = BWRAP_LOCATIONS.find((location) => existsSync(location));
+  if (!bwrap) return { available: false, reason: `bubblewrap is not installed (looked for ${BWRAP_LOCATIONS.join(', ')}; Debian/Ubuntu package "bubblewrap")` };
+  const folder = realOrUndefined(process.cwd()) ?? '/';
+  const args = [...bubblewrapArgs({ workspace: folder, cwd: folder, home: process.env.HOME, network: false }), '/bin/true'];
+  return new Promise((resolve) => {
+    let stderr = '';
+    const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ available: false, reason: `${bwrap} could not start: ${error.message}` });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve({ available: true, bwrap });
+      else resolve({ available: false, reason: `${bwrap} does not work here (${signal ? `killed by ${signal}` : `exit ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}); user namespaces may be disabled` });
+    });
+  });
+}

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { requireBubblewrap, runIn, SANDBOXED, tempWorkspace, UNSANDBOXED } from './sandboxSupport';
+
+// What run_command checks on the disk right before a command the default rules would auto-approve:
+// its arguments must stay inside the workspace with symbolic links followed, its program must not
+// come from the workspace, and git must not find a configuration that runs programs. Both with and
+// without the sandbox: these checks do not rely on it.
+
+const SECRET = 'TOP-SECRET-OUTSIDE';
+
+describe('run_command checks before an auto-approvable command runs', function () {
+  this.timeout(30_000);
+  let ws: string;
+  let outside: string;
+  let cleanup: () => Promise<void>;
+  before(requireBubblewrap);
+  beforeEach(async () => {
+    ({ ws, cleanup } = await tempWorkspace());
+    outside = mkdtempSync(path.join(os.tmpdir(), 'cortex-outside-'));
+    writeFileSync(path.join(outside, 'secret.txt'), SECRET);
+    symlinkSync(outside, path.join(ws, 'docs'));
+    symlinkSync('/proc/self', path.join(ws, 'self'));
+    writeFileSync(path.join(ws, 'notes.txt'), 'inside\n');
+  });
+  afterEach(async () => {
+    await cleanup();
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  for (const [label, settings] of [['sandboxed', SANDBOXED], ['unsandboxed', UNSANDBOXED]] as const) {
+    describe(label, () => {
+      it('refuses to read through a symlinked folder or a link into /proc, and prints nothing of it', async () => {
+        for (const command of ['cat docs/secret.txt', 'head -c 100 self/environ', 'grep -r SECRET docs', 'grep -f docs/secret.txt notes.txt', 'wc --bytes docs/secret.txt']) {
+          const result = await runIn(ws, command, settings);
+          assert.equal(result.ok, false, `${command}: ${result.output}`);
+          assert.match(result.output, /leads outside the workspace/, command);
+          assert.doesNotMatch(result.output, new RegExp(SECRET), command);
+        }
+        assert.equal((await runIn(ws, 'cat notes.txt', settings)).output, 'inside\n[exit code 0]');
+      });
+
+      it('never runs a program the workspace brings along in place of a safe one, even with . in PATH', async () => {
+        const fake = path.join(ws, 'git');
+        writeFileSync(fake, '#!/bin/sh\ntouch pwned-fake-git\n');
+        chmodSync(fake, 0o755);
+        const saved = process.env.PATH;
+        process.env.PATH = `.:${ws}:${saved}`;
+        try {
+          const result = await runIn(ws, 'git --version', settings);
+          assert.match(result.output, /^git version /);
+          assert.equal(existsSync(path.join(ws, 'pwned-fake-git')), false);
+        } finally {
+          process.env.PATH = saved;
+        }
+      });
+
+      it('refuses git in a repository whose configuration runs programs (core.fsmonitor), and nothing runs', async () => {
+        execFileSync('git', ['init', '-q', ws]);
+        writeFileSync(path.join(ws, '.git', 'config'), '[core]\n\tfsmonitor = touch pwned\n', { flag: 'a' });
+        const result = await runIn(ws, 'git status', settings);
+        assert.equal(result.ok, false);
+        assert.match(result.output, /sets "core\.fsmonitor", which is not known to be inert/);
+        assert.equal(existsSync(path.join(ws, 'pwned')), false);
+      });
+
+      it('runs git in an ordinary repository', async () => {
+        execFileSync('git', ['init', '-q', ws]);
+        mkdirSync(path.join(ws, 'src'));
+        const result = await runIn(ws, 'git status --short', settings, { cwd: 'src' });
+        assert.equal(result.ok, true, result.output);
+        assert.match(result.output, /notes\.txt/);
+      });
+    });
+  }
+
+  it('a person-approved shell command is not held to the workspace (the person saw the text)', async () => {
+    const result = await runIn(ws, 'cat docs/secret.txt | tr a-z a-z', UNSANDBOXED);
+    assert.equal(result.ok, true, result.output);
+    assert.match(result.output, new RegExp(SECRET));
+  });
+});
