@@ -3,6 +3,9 @@ import type { FlatConfig } from '../config/configSchema';
 import { createOpenAiClient } from '../llm/openAiClient';
 import { LlmError, type LlmClient } from '../llm/llmTypes';
 import type { PlanSnapshot } from '../plan/events';
+import type { McpSession } from '../mcp/mcpSession';
+import type { McpServerDefinition } from '../mcp/mcpTypes';
+import { startRunMcp } from '../mcp/runMcp';
 import type { EventLog } from '../plan/eventLog';
 import { addStepsEvents, StepIdAllocator } from '../plan/planOperations';
 import { toSnapshot } from '../plan/snapshot';
@@ -35,6 +38,12 @@ export interface AgentRunOptions {
   holdDeniedGates?: boolean;
   /** Largest plan accepted from the planner (default 100; the benchmarks raise it). */
   maxPlanSteps?: number;
+  /** MCP servers to start for this run (already allowed by the person where needed, variables substituted). */
+  mcpServers?: readonly McpServerDefinition[];
+  /** Why configured servers were not passed (not allowed, an input not given…): warnings in the trace. */
+  mcpNotices?: readonly string[];
+  /** The environment MCP servers get their allowlisted variables from (default process.env). */
+  processEnv?: NodeJS.ProcessEnv;
 }
 
 export interface RunResult {
@@ -69,6 +78,7 @@ export class AgentRun {
   private readonly ids = new StepIdAllocator();
   private fatalError: string | undefined;
   private started = false;
+  private mcp: McpSession | undefined;
 
   constructor(private readonly options: AgentRunOptions) {
     this.runId = options.runId ?? newRunId();
@@ -137,6 +147,7 @@ export class AgentRun {
     const { log, config } = this.context;
     log.append({ type: 'run_started', runId: this.runId, task: this.options.task, workspace: this.options.workspaceRoot, model: config['cortex.llm.model'], baseUrl: config['cortex.llm.baseUrl'] });
     try {
+      await this.startMcpServers();
       const plan = await planTask(this.context, this.options.maxPlanSteps);
       log.append({ type: 'plan_created', title: plan.title });
       for (const event of addStepsEvents(log.state, { descriptions: plan.steps, dependencies: plan.dependencies, anchorDeps: [], origin: 'planner', newId: () => this.ids.next() })) log.append(event);
@@ -145,6 +156,14 @@ export class AgentRun {
       if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
     }
     return this.finish();
+  }
+
+  /** Starts the run's MCP servers; their tools join the registry (docs/design.md §21). */
+  private async startMcpServers(): Promise<void> {
+    const { options, context } = this;
+    const { session, tools } = await startRunMcp({ servers: options.mcpServers ?? [], notices: options.mcpNotices ?? [], trusted: options.trusted, config: context.config, log: context.log, signal: this.abort.signal, processEnv: options.processEnv ?? process.env });
+    this.mcp = session;
+    if (tools.length > 0) context.registry = createBuiltinRegistry(context.config, { trusted: options.trusted, extra: tools });
   }
 
   private async schedule(): Promise<void> {
@@ -217,6 +236,8 @@ export class AgentRun {
 
   private async finish(): Promise<RunResult> {
     const { log } = this.context;
+    // Every server this run started stops with it, whatever happened.
+    await this.mcp?.stop();
     const state = log.state;
     const cancelled = this.abort.signal.aborted && this.fatalError === undefined;
     // Steps that never ran because something upstream did not complete are shown as blocked by it.

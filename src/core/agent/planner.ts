@@ -2,6 +2,7 @@ import type { ChatMessage } from '../llm/llmTypes';
 import { callLlm } from './llmCall';
 import { buildPlannerMessages, parsePlannerReply } from './planParsing';
 import type { RunContext } from './runContext';
+import { toolSummaries } from '../mcp/toolSummaries';
 
 export interface PlannedSteps {
   title: string;
@@ -21,7 +22,7 @@ export class PlanningError extends Error {
  * becomes steps with dependencies, validated (shape, dangling indexes, cycles) before any step runs.
  */
 export async function planTask(context: RunContext, maxSteps = 100): Promise<PlannedSteps> {
-  const tools = context.registry.specs().map((t) => ({ name: t.function.name, description: t.function.description }));
+  const tools = toolSummaries(context.registry);
   const messages: ChatMessage[] = buildPlannerMessages(context.task, tools);
   let lastError = '';
   for (let attempt = 1; attempt <= 2; attempt++) {

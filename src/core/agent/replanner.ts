@@ -2,6 +2,7 @@ import { blockStepEvents, nextReplan, replanLimitEvents, replanOutcomeEvents, ty
 import { callLlm, isFatalLlmError } from './llmCall';
 import { buildReplanMessages, parseReplanReply } from './replanPrompt';
 import type { RunContext } from './runContext';
+import { toolSummaries } from '../mcp/toolSummaries';
 
 /**
  * Handles a step that failed verification (docs/design.md §15): within the lineage's attempt budget, one
@@ -18,7 +19,7 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
     append(replanLimitEvents(log.state, failedStepId));
     return 'blocked';
   }
-  const tools = context.registry.specs().map((t) => ({ name: t.function.name, description: t.function.description }));
+  const tools = toolSummaries(context.registry);
   try {
     const messages = buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts });
     const response = await callLlm(context, { purpose: 'replanner', stepId: failedStepId, messages, stream: false, jsonResponse: true });

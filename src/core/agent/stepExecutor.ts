@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../llm/llmTypes';
+import { selectStepTools } from '../mcp/stepToolSelection';
 import { limitToolCalls } from '../tools/toolCallLimits';
 import { prepareToolCalls } from '../tools/toolPipeline';
 import { RepeatDetector } from '../tools/repeatDetector';
@@ -27,7 +28,11 @@ export const ALL_FAILED_MESSAGE = 'All tool calls failed. Please check the error
 export async function executeStep(context: RunContext, stepId: string): Promise<StepOutcome> {
   const { log, config } = context;
   const messages: ChatMessage[] = buildStepMessages(log.state, stepId);
-  const tools = context.registry.specs();
+  // With many MCP tools, a step is sent only those its description needs (docs/design.md §21).
+  const selection = selectStepTools(context.registry, log.state.steps.get(stepId)?.description ?? '', config['cortex.mcp.maxTools']);
+  if (selection.audit) log.append({ type: 'step_audit', stepId, kind: 'mcp_tools', data: selection.audit });
+  const registry = selection.registry;
+  const tools = registry.specs();
   const repeats = new RepeatDetector(3);
   const maxTurns = config['cortex.limits.maxStepsPerTurn'];
   // Repair calls made by the pipeline are recorded like every other LLM request.
@@ -42,7 +47,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     const limited = limitToolCalls(calls, config['cortex.limits.maxToolCallsPerTurn']);
     log.append({ type: 'step_audit', stepId, kind: 'tool_calls_per_turn', data: { turn, ...limited.audit, parallelToolCalls: config['cortex.execution.parallelToolCalls'], received: response.toolCalls.length } });
 
-    const prepared = await prepareToolCalls(limited.kept, { registry: context.registry, config, llm: recordingLlm, signal: context.signal, stepId, logger: context.logger });
+    const prepared = await prepareToolCalls(limited.kept, { registry, config, llm: recordingLlm, signal: context.signal, stepId, logger: context.logger });
     if (prepared.audit.resolutions.length > 0 || prepared.audit.nameRepair || prepared.audit.argumentRepair || prepared.audit.truncated) log.append({ type: 'step_audit', stepId, kind: 'tool_pipeline', data: { turn, ...prepared.audit } });
 
     for (const call of prepared.calls) {

@@ -147,6 +147,8 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
       timeoutMs: config['cortex.execution.toolTimeoutSeconds'] * 1000,
       // The tools check the files again right before touching them: only what was approved passes.
       fileGuard: protection.guard(verdicts.get(call.call.id)?.protectedAccess),
+      // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md §21).
+      reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
     };
     const outcome = await executePreparedCall(call, toolContext, config['cortex.limits.maxToolOutputBytes']);
     if (context.signal.aborted) return; // cancelled mid-call: the call stays pending

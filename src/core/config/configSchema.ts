@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpServersSettingSchema } from '../mcp/serverEntry';
 import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
@@ -69,6 +70,10 @@ export const FlatConfigSchema = z
     'cortex.policy.protectedPaths': z
       .strictObject({ write: protectedGlobs(DEFAULT_PROTECTED_PATHS.write), read: protectedGlobs(DEFAULT_PROTECTED_PATHS.read) })
       .default(() => ({ write: [...DEFAULT_PROTECTED_PATHS.write], read: [...DEFAULT_PROTECTED_PATHS.read] })),
+    'cortex.mcp.servers': McpServersSettingSchema,
+    'cortex.mcp.allowReadOnly': z.array(z.string().min(1)).max(200).default([]),
+    'cortex.mcp.maxTools': positiveInt(1000).default(64),
+    'cortex.mcp.startTimeoutSeconds': positiveInt(600).default(30),
   })
   .strict();
 
@@ -77,7 +82,7 @@ export type ConfigKey = keyof FlatConfig;
 export const CONFIG_KEYS = Object.keys(FlatConfigSchema.shape) as ConfigKey[];
 
 /** Settings that only user/machine scope may set (a cloned repo's .vscode/settings.json cannot loosen them). */
-export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands', 'cortex.policy.protectedPaths', 'cortex.execution.envPassthrough', 'cortex.sandbox.mode', 'cortex.sandbox.network'];
+export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands', 'cortex.policy.protectedPaths', 'cortex.execution.envPassthrough', 'cortex.sandbox.mode', 'cortex.sandbox.network', 'cortex.mcp.servers', 'cortex.mcp.allowReadOnly'];
 
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {

@@ -1,4 +1,6 @@
 import type { FlatConfig, PolicyDecision } from '../config/configSchema';
+import { mcpApprovalNote, mcpDefaultMatch, mcpRuleMatches } from '../mcp/mcpPolicy';
+import type { McpToolOrigin } from '../mcp/mcpTypes';
 import type { ToolKind } from '../tools/toolTypes';
 import { evaluateCommand, type CommandEvaluation } from './commandRules';
 import { describeProtectedAccess, type ProtectedAccess } from './fileProtection';
@@ -26,10 +28,10 @@ export interface PolicyVerdict {
 export interface ToolPolicyInput {
   toolName: string;
   /** Undefined when the tool is unknown. */
-  tool?: { kind: ToolKind; readOnly: boolean };
+  tool?: { kind: ToolKind; readOnly: boolean; mcp?: McpToolOrigin };
   /** Parsed arguments (an object, or its JSON text). */
   args: unknown;
-  config: Pick<FlatConfig, 'cortex.policy.tools' | 'cortex.policy.commands'>;
+  config: Pick<FlatConfig, 'cortex.policy.tools' | 'cortex.policy.commands'> & Partial<Pick<FlatConfig, 'cortex.mcp.allowReadOnly'>>;
   /** Workspace trust: untrusted means read-only. */
   trusted: boolean;
   /** Protected files the call would read or write (found beforehand by `findProtectedAccess`). */
@@ -53,7 +55,8 @@ const RANK: Record<PolicyDecision, number> = { allow: 0, confirm: 1, 'confirm-re
  */
 export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
   const { toolName, tool, config, trusted } = input;
-  if (!trusted && !tool?.readOnly) {
+  // An MCP server's read-only annotation is only its own hint: Restricted Mode never runs MCP tools.
+  if (!trusted && (!tool?.readOnly || tool.mcp)) {
     const what = tool ? `"${toolName}" can change files or run programs` : `"${toolName}" is not a known read-only tool`;
     return verdict({ decision: 'deny', rule: 'untrusted-workspace', reason: `the workspace is untrusted, so Cortex is read-only and ${what}` }, []);
   }
@@ -66,7 +69,8 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
     matches.push({ decision: 'confirm', rule: 'cortex.policy.protectedPaths', reason: protectedAccess.map(describeProtectedAccess).join('; ') });
   }
   const tools = config['cortex.policy.tools'] ?? {};
-  for (const key of new Set([toolName, '*'])) {
+  if (tool?.mcp) matches.push(...mcpRuleMatches(toolName, tool.mcp, tools));
+  for (const key of new Set(tool?.mcp ? ['*'] : [toolName, '*'])) {
     if (!Object.hasOwn(tools, key)) continue;
     const decision = tools[key]!;
     const rule = `cortex.policy.tools[${JSON.stringify(key)}] = ${decision}`;
@@ -86,13 +90,14 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
     }
   }
 
-  if (matches.length === 0) matches.push(defaultMatch(toolName, tool, command));
+  if (matches.length === 0) matches.push(tool?.mcp ? mcpDefaultMatch(toolName, tool.mcp, config['cortex.mcp.allowReadOnly'] ?? []) : defaultMatch(toolName, tool, command));
   const strictest = matches.reduce((best, match) => (RANK[match.decision] > RANK[best.decision] ? match : best));
   const result = verdict(strictest, matches.map((match) => match.rule), command);
   if (protectedAccess.length > 0) {
     result.protectedAccess = protectedAccess;
     if (strictest.rule !== matches[0].rule && result.decision === 'confirm') result.reason += `; ${matches[0].reason}`;
   }
+  if (tool?.mcp && result.decision === 'confirm') result.reason += `; ${mcpApprovalNote(tool.mcp)}`;
   return result;
 }
 

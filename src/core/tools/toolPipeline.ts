@@ -121,12 +121,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A tool's own check (MCP tools: their JSON Schema), else its zod schema. */
+function validateFor(tool: ToolDefinition, value: unknown) {
+  return tool.validate ? tool.validate(value) : validateToolArguments(tool.schema, value);
+}
+
 /** Validation used for first checks and for repaired arguments alike. */
 function checkArguments(tool: ToolDefinition, value: unknown, validateSchema: boolean): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   if (!validateSchema) {
     return isRecord(value) ? { ok: true, value } : { ok: false, error: 'Invalid arguments: the arguments must be a JSON object' };
   }
-  const result = validateToolArguments(tool.schema, value);
+  const result = validateFor(tool, value);
   if (!result.ok) return { ok: false, error: result.error };
   return isRecord(result.value) ? { ok: true, value: result.value } : { ok: false, error: 'Invalid arguments: the arguments must be a JSON object' };
 }
@@ -241,6 +246,7 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
   // 5. Disposition: run, invalid (structured payload), or unparseable (stays pending).
   const prepared = work.map((w): PreparedCall => {
     const tool = registry.get(w.name);
+    if (tool?.mcp) w.audit.mcp = { server: tool.mcp.server, tool: tool.mcp.tool, ...(tool.mcp.annotations ? { annotations: tool.mcp.annotations } : {}) };
     const base = { call: w.call, requestedName: w.requestedName, name: w.name, nameResolution: w.resolution, audit: w.audit, ...(tool ? { tool } : {}) };
     if (!w.parsed.ok) {
       const remedy = w.parsed.error === 'truncated' ? '; the output was cut off, so redo this in a smaller step' : '';
@@ -271,7 +277,7 @@ export async function executePreparedCall(prepared: PreparedCall, context: ToolC
   if (prepared.disposition === 'invalid' || !prepared.tool) {
     return { ok: false, output: prepared.invalidPayload ?? buildInvalidPayload(prepared.requestedName, prepared.reason ?? 'The call cannot run', prepared.args ?? {}), durationMs: 0 };
   }
-  const checked = validateToolArguments(prepared.tool.schema, prepared.args ?? {});
+  const checked = validateFor(prepared.tool, prepared.args ?? {});
   if (!checked.ok) return { ok: false, output: buildInvalidPayload(prepared.requestedName, checked.error, prepared.args ?? {}), durationMs: 0 };
   return executeTool(prepared.tool, checked.value, context, maxOutputBytes);
 }

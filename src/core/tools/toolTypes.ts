@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { McpToolOrigin } from '../mcp/mcpTypes';
+import type { ValidationResult } from './argumentValidator';
 
 /** What every tool run gets: the jail root, cancellation, and output/size limits. */
 export interface ToolContext {
@@ -6,6 +8,8 @@ export interface ToolContext {
   signal: AbortSignal;
   maxReadFileBytes: number;
   timeoutMs: number;
+  /** Receives the raw result of a tool whose message is a rendering of it (MCP tools), for the trace. */
+  reportRaw?(raw: Record<string, unknown>): void;
 }
 
 export type ToolKind = 'read' | 'write' | 'command' | 'other';
@@ -20,6 +24,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   schema: S;
   kind: ToolKind;
   readOnly: boolean;
+  /** A JSON Schema given as is (MCP tools): sent to the model instead of the zod schema's. */
+  parameters?: Record<string, unknown>;
+  /** Checks arguments instead of `schema` (MCP tools validate against their JSON Schema). */
+  validate?(value: unknown): ValidationResult;
+  /** Set for the tools of an MCP server (docs/design.md §21). */
+  mcp?: McpToolOrigin;
   run(args: z.infer<S>, context: ToolContext): Promise<string>;
 }
 
