@@ -97,6 +97,8 @@ async function literalLaunch(words: string[], env: Record<string, string>, place
   }
   if (program !== 'git' || !autoApprovable) return { file, args, env };
   const gitEnv = guardedGitEnv(env);
+  // `git --version` reads no repository, so there is no configuration to check.
+  if (args.length === 1 && (args[0] === '--version' || args[0] === 'version')) return { file, args: guardedGitArgs(args), env: gitEnv };
   const listing = await start({ file, args: [...CONFIG_LISTING_ARGS], env: gitEnv }, place, GIT_CONFIG_CHECK_MS, signal);
   if (listing.exitCode !== 0) throw new ToolError(`Could not check the git configuration before running git (${listing.output.trim() || `exit ${listing.exitCode ?? listing.signal}`}). It did not run.`);
   const problem = inertConfigProblem(listing.output);
