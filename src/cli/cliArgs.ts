@@ -1,9 +1,12 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
-                  [--fallback-model NAME]... [--trace FILE] [--approve all|none] "TASK"
+                  [--fallback-model NAME]... [--trace FILE] [--approve all|none]
+                  [--mcp-config FILE] "TASK"
 
 Runs the Cortex planning agent headless.
+--mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
+a workspace's own .vscode/mcp.json is never read by the CLI.
 Exit codes:
   0  every step completed
   1  the run finished with failed or blocked steps, or was cancelled
@@ -34,6 +37,8 @@ export interface CliArgs {
   model?: string;
   fallbackModels: string[];
   trace?: string;
+  /** An MCP configuration file (`--mcp-config`). */
+  mcpConfig?: string;
   approve?: 'all' | 'none';
   help: boolean;
 }
@@ -45,6 +50,7 @@ const OPTIONS = {
   model: { type: 'string' },
   'fallback-model': { type: 'string', multiple: true },
   trace: { type: 'string' },
+  'mcp-config': { type: 'string' },
   approve: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -80,6 +86,7 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     model: v.model,
     fallbackModels: v['fallback-model'] ?? [],
     trace: v.trace,
+    ...(v['mcp-config'] !== undefined ? { mcpConfig: v['mcp-config'] } : {}),
     approve: v.approve,
     help: false,
   };

@@ -9,6 +9,7 @@ import { createTraceWriter } from '../core/trace/traceWriter';
 import { parseCliArgs, USAGE, UsageError } from './cliArgs';
 import { attachCliApprovals } from './cliApprovals';
 import { loadCliConfig } from './cliConfig';
+import { loadCliMcpServers } from './cliMcp';
 import { CLI_LLM_HINTS } from './cliHints';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
@@ -22,6 +23,7 @@ function printLine(stream: NodeJS.WritableStream, text: string): void {
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
   let args;
   let loaded;
+  let mcpServers;
   try {
     args = parseCliArgs(argv, io.cwd);
     if (args.help) {
@@ -29,6 +31,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       return EXIT.completed;
     }
     loaded = loadCliConfig(args, io.cwd);
+    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
   } catch (error) {
     const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex --help"' : '';
     printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
@@ -51,7 +54,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   const detach = attachCliApprovals(approvals, args.approve, { input: io.stdin, output: io.stderr });
   // The CLI builds the client itself so LLM errors name shell remedies (OPENAI_API_KEY, flags).
   const llm = createOpenAiClient({ ...clientOptionsFromSettings(loaded.config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
-  const run = new AgentRun({ task: args.task, workspaceRoot: loaded.workspace, config: loaded.config, llm, log, approvals, trusted: true, holdDeniedGates: false });
+  const run = new AgentRun({ task: args.task, workspaceRoot: loaded.workspace, config: loaded.config, llm, log, approvals, trusted: true, holdDeniedGates: false, mcpServers, processEnv: io.env });
   const onSignal = () => run.cancel('interrupted (SIGINT)');
   process.once('SIGINT', onSignal);
   try {

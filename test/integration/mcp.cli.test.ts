@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main';
+import { readTrace } from '../../src/core/trace/traceReader';
+import { tempWorkspace } from '../support/agentHarness';
+import { call, json, message, route, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
+import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { FAULTY_SERVER } from '../fixtures/mcp/mcpServers';
+
+// `cortex run --mcp-config FILE` (docs/design.md §21): the servers of that file (either shape) and
+// of cortex.mcp.servers; never a workspace's own .vscode/mcp.json.
+
+async function cli(argv: string[], env: Record<string, string> = {}) {
+  const collect = () => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (d) => (text += String(d)));
+    return { stream, text: () => text };
+  };
+  const stdout = collect();
+  const stderr = collect();
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  const code = await main(argv, { stdout: stdout.stream as never, stderr: stderr.stream as never, stdin: stdin as never, cwd: process.cwd(), env });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const faultyServer = (extra: Record<string, unknown> = {}) => ({ type: 'stdio', command: process.execPath, args: [FAULTY_SERVER], ...extra });
+
+describe('cortex CLI with MCP servers', function () {
+  this.timeout(30_000);
+  let server: ScriptedServer;
+  let workspace: string;
+  let files: string;
+  beforeEach(async () => {
+    server = await startScriptedServer();
+    workspace = tempWorkspace();
+    files = tempWorkspace('cortex-mcp-cli-');
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  const file = (name: string, content: unknown) => {
+    const path = join(files, name);
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  };
+  const base = () => ['run', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'm'];
+
+  it('runs the tools of an --mcp-config file (VS Code shape) and the trace records each call\'s server', async () => {
+    let told = '';
+    server.setHandler(
+      route({
+        planner: json({ title: 'echo', steps: ['Echo hi on faulty'], dependencies: {} }),
+        executor: (req) => (toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('echoed')) : toolCalls(call('faulty_echo', { message: 'hi' }))),
+        aggregator: message('Echoed.'),
+      }),
+    );
+    const config = file('mcp.json', `{ // VS Code's format, comments and all\n "servers": { "faulty": ${JSON.stringify(faultyServer())} } }`);
+    const trace = join(files, 'trace.jsonl');
+    const result = await cli([...base(), '--mcp-config', config, '--trace', trace, '--approve', 'all', 'echo hi']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), 'Echoed.');
+    assert.equal(told, 'hi');
+    const { events } = readTrace(trace);
+    assert.ok(events.some((e) => e.type === 'log' && /^MCP server "faulty" started \(stdio, pid \d+\)/.test(e.message)));
+    const requested = events.find((e) => e.type === 'tool_call_requested');
+    assert.deepEqual(requested?.type === 'tool_call_requested' && requested.call.audit?.mcp, { server: 'faulty', tool: 'echo', annotations: { readOnlyHint: true } });
+  });
+
+  it('reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace\'s .vscode/mcp.json', async () => {
+    let offered: string[] = [];
+    server.setHandler(route({ planner: json({ title: 't', steps: ['Look around'], dependencies: {} }), executor: (req) => ((offered = toolNames(req)), message('looked')), aggregator: message('ok') }));
+    mkdirSync(join(workspace, '.vscode'));
+    writeFileSync(join(workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { sneaky: faultyServer() } }));
+    const settings = file('settings.json', { 'cortex.mcp.servers': { fromSettings: { command: process.execPath, args: [FAULTY_SERVER] } } });
+    const config = file('agents.json', { mcpServers: { other: { command: process.execPath, args: [FAULTY_SERVER] } } });
+    const result = await cli([...base(), '--config', settings, '--mcp-config', config, 'look']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(offered.includes('fromSettings_echo') && offered.includes('other_echo'), offered.join(', '));
+    assert.ok(!offered.some((name) => name.startsWith('sneaky')), 'the workspace file was read');
+  });
+
+  it('exit 2 with one line for a missing or broken file, a bad server, a name defined twice, or an input without a terminal', async () => {
+    const missing = join(files, 'missing.json');
+    const cases: Array<[string[], string]> = [
+      [['--mcp-config', missing], `cortex: MCP config file ${missing} does not exist\n`],
+      [['--mcp-config', file('broken.json', '{ "servers": ')], `cortex: MCP config file ${join(files, 'broken.json')} is not valid JSON: `],
+      [['--mcp-config', file('bad.json', { servers: { x: { type: 'stdio', args: [] } } })], `cortex: MCP config file ${join(files, 'bad.json')}: server "x": "command" must name the program to run\n`],
+      [['--config', file('s.json', { 'cortex.mcp.servers': { twice: faultyServer() } }), '--mcp-config', file('twice.json', { servers: { twice: faultyServer() } })], `cortex: MCP server "twice" is defined in both the cortex.mcp.servers setting and ${join(files, 'twice.json')}; rename one\n`],
+      [['--mcp-config', file('input.json', { servers: { s: faultyServer({ env: { TOKEN: '${input:token}' } }) }, inputs: [{ type: 'promptString', id: 'token', description: 'Server token', password: true }] })], 'cortex: an MCP server needs ${input:token} (Server token), but there is no terminal to ask; put the value in ${env:NAME} instead\n'],
+    ];
+    for (const [flags, expected] of cases) {
+      const result = await cli([...base(), ...flags, 'x']);
+      assert.equal(result.code, 2, result.stderr);
+      assert.ok(result.stderr.startsWith(expected), `${result.stderr} does not start with ${expected}`);
+      assert.equal(result.stderr.trim().split('\n').length, 1);
+    }
+    assert.equal(server.requests.length, 0);
+  });
+
+  it('${env:NAME} takes a value from the CLI\'s environment for the server', async () => {
+    let told = '';
+    server.setHandler(
+      route({
+        planner: json({ title: 'env', steps: ['Read TOKEN on faulty'], dependencies: {} }),
+        executor: (req) => (toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('read')) : toolCalls(call('faulty_env', { name: 'TOKEN' }))),
+        aggregator: message('ok'),
+      }),
+    );
+    const config = file('env.json', { servers: { faulty: faultyServer({ env: { TOKEN: '${env:MY_TOKEN}' } }) } });
+    const result = await cli([...base(), '--mcp-config', config, '--approve', 'all', 'x'], { MY_TOKEN: 'from-the-shell' });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(told, 'from-the-shell');
+  });
+});
