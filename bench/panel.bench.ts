@@ -2,7 +2,7 @@
 //   - first layout + render of a 200-step plan            ≤ 100 ms (printed with the layout alone)
 //   - a status update (restyle, no re-layout) at 200 steps < 16 ms
 //   - 1,000 events per second for 5 s without a growing backlog
-//   - d3-dag layout timings at 50 / 200 / 1,000 steps: the panel's cheap operators vs the quality
+//   - layout timings at 50 / 200 / 1,000 steps: the panel's cheap layered layout vs d3-dag's quality
 //     operators and vs d3-dag's built-in cheap operators
 // plus functional checks of the real bundle (CSP, handshake, resync, approvals, keyboard, text-only
 // rendering) and a screenshot of a realistic plan in test-artifacts/panel-harness.png.
@@ -67,7 +67,7 @@ declare global {
 }
 
 async function main(): Promise<void> {
-// ---------- d3-dag layout timings (Node, the same layoutPlan the webview runs) ----------
+// ---------- layout timings (Node, the same layoutPlan the webview runs) ----------
 
 function layoutInput(n: number): LayoutNodeInput[] {
   return syntheticSteps(n).map((s) => ({ id: s.id, dependsOn: s.dependsOn, replaced: false }));
@@ -85,7 +85,7 @@ function timeLayout(n: number, operators: LayoutOperators, reps: number): { ms: 
   return { ms: median(times), width };
 }
 
-/** d3-dag's own cheap operators (one-pass two-layer median decrossing, greedy coordinates), which the panel used before. */
+/** d3-dag with its own cheap operators (one-pass two-layer median decrossing, greedy coordinates), which the panel used before. */
 function timeBuiltInCheap(n: number, reps: number): { ms: number; width: number } {
   const input = layoutInput(n);
   const { edges } = collectEdges(input);
@@ -110,16 +110,16 @@ function timeBuiltInCheap(n: number, reps: number): { ms: number; width: number 
 }
 
 console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min); timings scale with other load`);
-console.log('\nd3-dag layout (Node, warm): cheap = longest-path layering + median sweeps + median coordinates');
-console.log('(webview/layoutOperators.ts); quality = simplex layering + two-layer decrossing + simplex coords;');
-console.log("built-in cheap = d3-dag's one-pass two-layer decrossing + greedy coords. No exponential operators.");
+console.log('\nlayout (Node, warm): cheap = the layered layout of webview/layeredLayout.ts (longest-path layering,');
+console.log('median sweeps, median coordinates); quality = d3-dag simplex layering + two-layer decrossing + simplex');
+console.log("coords; built-in cheap = d3-dag's longest path + one-pass two-layer decrossing + greedy coords.");
 const cheapAt: Record<number, number> = {};
 const qualityAt: Record<number, number> = {};
 for (const n of [50, 200, 1000]) {
   const fast = timeLayout(n, 'fast', n >= 1000 ? 3 : 5);
   cheapAt[n] = fast.ms;
   const auto = layoutPlan(layoutInput(n)).operators;
-  line(`${n} steps, cheap operators (layout width ${Math.round(fast.width)} px)`, ms(fast.ms));
+  line(`${n} steps, cheap layout (width ${Math.round(fast.width)} px)`, ms(fast.ms));
   if (n <= 200) {
     const quality = timeLayout(n, 'quality', n >= 200 ? 2 : 5);
     qualityAt[n] = quality.ms;
@@ -251,13 +251,13 @@ try {
     const r = await measureMessage(page, { type: 'host/reset', runId: lastRun, live: true, events: lastPlan.events });
     firsts.push(r.work);
     layoutsAlone.push(r.layout);
-    console.log(`    load ${i + 1}: ${ms(r.work)} (handler ${ms(r.handler)} for ${lastPlan.events.length} events, frame ${ms(r.render)} incl. d3-dag ${ms(r.layout)} [${r.operators}], DOM ${ms(r.dom)}, fit ${ms(r.fit)}, style/layout ${ms(r.styleLayout)})`);
+    console.log(`    load ${i + 1}: ${ms(r.work)} (handler ${ms(r.handler)} for ${lastPlan.events.length} events, frame ${ms(r.render)} incl. layout ${ms(r.layout)} [${r.operators}], DOM ${ms(r.dom)}, fit ${ms(r.fit)}, style/layout ${ms(r.styleLayout)})`);
   }
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'panel-harness-200.png') });
   const nodeCount = await page.evaluate(() => document.querySelectorAll('.node').length);
   check('200 nodes on screen', nodeCount === 200, `${nodeCount} .node elements`);
-  line('layout alone (d3-dag in the panel), 200 steps (median of 7)', ms(median(layoutsAlone)));
+  line('layout alone (in the panel), 200 steps (median of 7)', ms(median(layoutsAlone)));
   line('first layout + render, 200 steps (median of 7)', ms(median(firsts)), '≤ 100 ms', median(firsts) <= 100);
   line('first layout + render, 200 steps (worst of 7)', ms(Math.max(...firsts)));
 

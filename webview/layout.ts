@@ -1,13 +1,13 @@
-import { coordSimplex, decrossTwoLayer, graph, layeringLongestPath, layeringSimplex, sugiyama, type MutGraphNode } from 'd3-dag';
+import { coordSimplex, decrossTwoLayer, graph, layeringSimplex, sugiyama, type MutGraphNode } from 'd3-dag';
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
-import { coordMedian, decrossSweeps } from './layoutOperators';
+import { layeredLayout } from './layeredLayout';
 
 // Pure DAG layout (no DOM): the webview calls it only when `structureVersion` changes. Replaced
 // steps stay in the graph (dimmed by the renderer) with a `replacement` edge to what replaced them.
-// d3-dag's exponential operators (decrossOpt, twolayerOpt) are never used: small graphs get the
-// quality operators (simplex layering, two-layer decrossing with greedy swaps, simplex coordinates),
-// big ones the cheap ones (longest-path layering, median sweeps, median coordinates: see
-// layoutOperators.ts); bench/panel.bench.ts prints both at 50 / 200 / 1,000 steps to show why.
+// Small graphs get d3-dag's quality operators (simplex layering, two-layer decrossing with greedy
+// swaps, simplex coordinates; its exponential operators are never used), big ones the cheap layered
+// layout of layeredLayout.ts (longest-path layering, median sweeps, median coordinates);
+// bench/panel.bench.ts prints both at 50 / 200 / 1,000 steps to show why.
 
 export const NODE_WIDTH = 248;
 export const NODE_HEIGHT = 112;
@@ -172,15 +172,58 @@ export function edgePath(points: ReadonlyArray<readonly [number, number]>): stri
   return d;
 }
 
-function makeLayout(operators: LayoutOperators) {
-  const base = sugiyama().nodeSize([NODE_WIDTH, NODE_HEIGHT] as const).gap(NODE_GAP);
-  if (operators === 'quality') return base.layering(layeringSimplex()).decross(decrossTwoLayer()).coord(coordSimplex());
-  return base
-    // Default longest path (final steps aligned at the bottom): of the variants it makes the fewest
-    // dummy nodes on plan-shaped graphs, so it is the narrowest and cheapest at 1,000 steps.
-    .layering(layeringLongestPath())
-    .decross(decrossSweeps())
-    .coord(coordMedian());
+/** A drawn edge through `points` (centre to centre), trimmed to leave the source's bottom and enter the target's top. */
+function layoutEdge(edge: Edge, centres: ReadonlyArray<readonly [number, number]>): LayoutEdge {
+  const points = centres.map(([x, y]) => [x, y] as [number, number]);
+  const first = points[0];
+  const last = points[points.length - 1];
+  // Centre to centre, the nodes would hide both ends (and the arrowhead).
+  if (first[1] < last[1]) {
+    first[1] += NODE_HEIGHT / 2;
+    last[1] -= NODE_HEIGHT / 2;
+  }
+  return { id: `${edge.source}->${edge.target}`, source: edge.source, target: edge.target, kind: edge.kind, path: edgePath(points), end: last };
+}
+
+/** The cheap layout (layeredLayout.ts). */
+function cheapLayout(input: readonly LayoutNodeInput[], edges: readonly Edge[], dropped: PlanLayout['dropped']): PlanLayout {
+  const index = new Map<string, number>();
+  for (const node of input) if (!index.has(node.id)) index.set(node.id, index.size);
+  const result = layeredLayout({
+    count: index.size,
+    edges: edges.map((e) => [index.get(e.source)!, index.get(e.target)!] as const),
+    nodeWidth: NODE_WIDTH,
+    nodeHeight: NODE_HEIGHT,
+    gap: NODE_GAP,
+  });
+  const nodes = new Map<string, PositionedNode>();
+  for (const [id, i] of index) {
+    nodes.set(id, { id, x: result.x[i] - NODE_WIDTH / 2, y: result.y[i] - NODE_HEIGHT / 2, width: NODE_WIDTH, height: NODE_HEIGHT, layer: result.layer[i] });
+  }
+  return { nodes, edges: edges.map((edge, k) => layoutEdge(edge, result.points[k])), width: result.width, height: result.height, operators: 'fast', dropped };
+}
+
+/** The quality layout: d3-dag's simplex layering and coordinates, two-layer decrossing. */
+function qualityLayout(input: readonly LayoutNodeInput[], edges: readonly Edge[], dropped: PlanLayout['dropped']): PlanLayout {
+  const g = graph<string, EdgeKind>();
+  const handles = new Map<string, MutGraphNode<string, EdgeKind>>();
+  for (const node of input) if (!handles.has(node.id)) handles.set(node.id, g.node(node.id));
+  const byLink = new Map<string, Edge>();
+  for (const edge of edges) {
+    g.link(handles.get(edge.source)!, handles.get(edge.target)!, edge.kind);
+    byLink.set(`${edge.source}->${edge.target}`, edge);
+  }
+  const layout = sugiyama().nodeSize([NODE_WIDTH, NODE_HEIGHT] as const).gap(NODE_GAP).layering(layeringSimplex()).decross(decrossTwoLayer()).coord(coordSimplex());
+  const { width, height } = layout(g);
+  const layerOf = new Map<number, number>();
+  const ys = [...new Set([...g.nodes()].map((n) => n.y))].sort((a, b) => a - b);
+  ys.forEach((y, i) => layerOf.set(y, i));
+  const nodes = new Map<string, PositionedNode>();
+  for (const n of g.nodes()) {
+    nodes.set(n.data, { id: n.data, x: n.x - NODE_WIDTH / 2, y: n.y - NODE_HEIGHT / 2, width: NODE_WIDTH, height: NODE_HEIGHT, layer: layerOf.get(n.y) ?? 0 });
+  }
+  const laid = [...g.links()].map((link) => layoutEdge(byLink.get(`${link.source.data}->${link.target.data}`)!, link.points));
+  return { nodes, edges: laid, width, height, operators: 'quality', dropped };
 }
 
 /** Lays out the plan graph. Pure and deterministic; never throws for a malformed plan. */
@@ -188,51 +231,19 @@ export function layoutPlan(input: readonly LayoutNodeInput[], options: LayoutOpt
   const requested = options.operators ?? 'auto';
   const { edges, dropped } = collectEdges(input);
   const operators = requested === 'auto' ? chooseOperators(input.length, edges.length, options.qualityLimit) : requested;
-  const nodes = new Map<string, PositionedNode>();
-  if (input.length === 0) return { nodes, edges: [], width: 0, height: 0, operators, dropped };
-
-  const run = (ops: LayoutOperators): PlanLayout => {
-    const g = graph<string, EdgeKind>();
-    const handles = new Map<string, MutGraphNode<string, EdgeKind>>();
-    for (const node of input) if (!handles.has(node.id)) handles.set(node.id, g.node(node.id));
-    for (const edge of edges) g.link(handles.get(edge.source)!, handles.get(edge.target)!, edge.kind);
-    const { width, height } = makeLayout(ops)(g);
-    const layerOf = new Map<number, number>();
-    const ys = [...new Set([...g.nodes()].map((n) => n.y))].sort((a, b) => a - b);
-    ys.forEach((y, i) => layerOf.set(y, i));
-    for (const n of g.nodes()) {
-      nodes.set(n.data, { id: n.data, x: n.x - NODE_WIDTH / 2, y: n.y - NODE_HEIGHT / 2, width: NODE_WIDTH, height: NODE_HEIGHT, layer: layerOf.get(n.y) ?? 0 });
-    }
-    const laid: LayoutEdge[] = [];
-    for (const link of g.links()) {
-      const source = link.source.data;
-      const target = link.target.data;
-      // d3-dag's points run centre to centre; the nodes would hide both ends (and the arrowhead).
-      const points = link.points.map(([x, y]) => [x, y] as [number, number]);
-      const first = points[0];
-      const last = points[points.length - 1];
-      if (first[1] < last[1]) {
-        first[1] += NODE_HEIGHT / 2;
-        last[1] -= NODE_HEIGHT / 2;
-      }
-      laid.push({ id: `${source}->${target}`, source, target, kind: link.data, path: edgePath(points), end: last });
-    }
-    return { nodes, edges: laid, width, height, operators: ops, dropped };
-  };
-
+  if (input.length === 0) return { nodes: new Map(), edges: [], width: 0, height: 0, operators, dropped };
+  if (operators === 'fast') return cheapLayout(input, edges, dropped);
   try {
-    return run(operators);
-  } catch (err) {
-    // The simplex solvers can reject odd graphs; the cheap operators always succeed.
-    if (operators === 'fast') throw err;
-    nodes.clear();
-    return run('fast');
+    return qualityLayout(input, edges, dropped);
+  } catch {
+    // The simplex solvers can reject odd graphs; the cheap layout always succeeds.
+    return cheapLayout(input, edges, dropped);
   }
 }
 
 /**
- * Runs both operator sets once on a small plan-shaped graph so the JIT has compiled d3-dag before
- * the host's first reset arrives (the panel calls it right after posting webview/ready).
+ * Runs both layouts once on a small plan-shaped graph so the JIT has compiled them before the
+ * host's first reset arrives (the panel calls it right after posting webview/ready).
  */
 export function warmUpLayout(): void {
   const nodes: LayoutNodeInput[] = [];
