@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { FlatConfig } from '../config/configSchema';
+import { ContextBudget } from '../context/contextBudget';
+import { CONTEXT_EXHAUSTED, ContextExhaustedError } from '../context/contextExhausted';
 import { createOpenAiClient } from '../llm/openAiClient';
 import { LlmError, type LlmClient } from '../llm/llmTypes';
+import { MemoryStore } from '../memory/memoryStore';
+import { createMemoryTools } from '../memory/memoryTools';
 import type { PlanSnapshot } from '../plan/events';
 import type { McpSession } from '../mcp/mcpSession';
 import type { McpServerDefinition } from '../mcp/mcpTypes';
@@ -12,6 +16,8 @@ import { toSnapshot } from '../plan/snapshot';
 import type { ApprovalBroker } from '../policy/approvalBroker';
 import { silentLogger, type Logger } from '../ports';
 import { createBuiltinRegistry } from '../tools/builtinTools';
+import type { ToolDefinition } from '../tools/toolTypes';
+import { BUDGET_EXCEEDED, RunCaps } from '../usage/runCaps';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
@@ -38,6 +44,8 @@ export interface AgentRunOptions {
   holdDeniedGates?: boolean;
   /** Largest plan accepted from the planner (default 100; the benchmarks raise it). */
   maxPlanSteps?: number;
+  /** The workspace's memory file (outside the repository); without one there are no memory tools. */
+  memoryFile?: string;
   /** MCP servers to start for this run (already allowed by the person where needed, variables substituted). */
   mcpServers?: readonly McpServerDefinition[];
   /** Why configured servers were not passed (not allowed, an input not given…): warnings in the trace. */
@@ -77,6 +85,11 @@ export class AgentRun {
   private readonly context: RunContext;
   private readonly ids = new StepIdAllocator();
   private fatalError: string | undefined;
+  /** Set once the run went past cortex.limits.maxRunTokens or maxRunCost (docs/design.md §20). */
+  private budgetError: string | undefined;
+  private readonly caps: RunCaps;
+  /** memory_store, memory_search, memory_forget when the run has a memory file. */
+  private readonly memoryTools: ToolDefinition[];
   private started = false;
   private mcp: McpSession | undefined;
 
@@ -84,6 +97,9 @@ export class AgentRun {
     this.runId = options.runId ?? newRunId();
     const { config } = options;
     let batch = 0;
+    this.caps = new RunCaps(config);
+    const memory = options.memoryFile ? new MemoryStore(options.memoryFile) : undefined;
+    this.memoryTools = memory ? createMemoryTools(memory) : [];
     this.context = {
       runId: this.runId,
       task: options.task,
@@ -104,7 +120,7 @@ export class AgentRun {
         }),
       log: options.log,
       approvals: options.approvals,
-      registry: createBuiltinRegistry(config, { trusted: options.trusted }),
+      registry: createBuiltinRegistry(config, { trusted: options.trusted, extra: this.memoryTools }),
       trusted: options.trusted,
       logger: options.logger ?? silentLogger,
       signal: this.abort.signal,
@@ -115,6 +131,9 @@ export class AgentRun {
           if (this.abort.signal.aborted) return reject(this.abort.signal.reason);
           this.retryWaiters.set(stepId, { resolve, reject });
         }),
+      budget: new ContextBudget({ windowTokens: config['cortex.context.windowTokens'], reserveOutputTokens: config['cortex.context.reserveOutputTokens'] }, config['cortex.llm.model']),
+      memory,
+      overBudget: () => (this.budgetError ??= this.caps.exceeded(options.log.state.usage)),
     };
     this.abort.signal.addEventListener('abort', () => {
       for (const waiter of this.retryWaiters.values()) waiter.reject(this.abort.signal.reason);
@@ -146,6 +165,8 @@ export class AgentRun {
     this.started = true;
     const { log, config } = this.context;
     log.append({ type: 'run_started', runId: this.runId, task: this.options.task, workspace: this.options.workspaceRoot, model: config['cortex.llm.model'], baseUrl: config['cortex.llm.baseUrl'] });
+    const unpriced = this.caps.unpricedWarning(config);
+    if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
     try {
       await this.startMcpServers();
       const plan = await planTask(this.context, this.options.maxPlanSteps);
@@ -163,7 +184,7 @@ export class AgentRun {
     const { options, context } = this;
     const { session, tools } = await startRunMcp({ servers: options.mcpServers ?? [], notices: options.mcpNotices ?? [], trusted: options.trusted, config: context.config, log: context.log, signal: this.abort.signal, processEnv: options.processEnv ?? process.env });
     this.mcp = session;
-    if (tools.length > 0) context.registry = createBuiltinRegistry(context.config, { trusted: options.trusted, extra: tools });
+    if (tools.length > 0) context.registry = createBuiltinRegistry(context.config, { trusted: options.trusted, extra: [...this.memoryTools, ...tools] });
   }
 
   private async schedule(): Promise<void> {
@@ -175,7 +196,8 @@ export class AgentRun {
     const maxParallel = config['cortex.execution.maxParallelSteps'];
     while (!this.abort.signal.aborted && this.fatalError === undefined) {
       for (const stepId of queue.ready(new Set(running.keys()))) {
-        if (running.size >= maxParallel) break;
+        // Past a run cap no new step starts (docs/design.md §20); running ones end their turn.
+        if (running.size >= maxParallel || this.context.overBudget()) break;
         const task = this.runStep(stepId, (failedId) => {
           // Replans change the graph: serialise them, while other steps keep running.
           const next = replanChain.then(() => replanFailedStep(this.context, failedId, this.ids));
@@ -208,7 +230,10 @@ export class AgentRun {
         this.abort.abort(new RunCancelled(this.fatalError));
         return;
       }
-      outcome = { output: `The step stopped on an error: ${errorMessage(error)}`, endReason: 'llm_error' as StepOutcome['endReason'] };
+      outcome =
+        error instanceof ContextExhaustedError
+          ? { output: `The step stopped: ${error.message}`, endReason: CONTEXT_EXHAUSTED }
+          : { output: `The step stopped on an error: ${errorMessage(error)}`, endReason: 'llm_error' as StepOutcome['endReason'] };
     }
     log.append({ type: 'step_output', stepId, output: outcome.output });
     const step = log.state.steps.get(stepId)!;
@@ -217,13 +242,17 @@ export class AgentRun {
       log.append({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'approval_denied' });
       return;
     }
-    const verdict = judgeStep(step, outcome.endReason === 'answered' ? undefined : outcome.endReason);
+    const judged = judgeStep(step, outcome.endReason === 'answered' ? undefined : outcome.endReason);
+    // A step cut off by its context window or by the run's cap did not finish its work.
+    const verdict = outcome.endReason === CONTEXT_EXHAUSTED || outcome.endReason === BUDGET_EXCEEDED ? { ...judged, passed: false } : judged;
     log.append({ type: 'step_verified', stepId, passed: verdict.passed, reason: verdict.reason, failedCallIds: verdict.failedCallIds });
     if (verdict.passed) {
       log.append({ type: 'step_status_changed', stepId, status: 'completed', reason: outcome.endReason === 'answered' ? undefined : outcome.endReason });
       return;
     }
     log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: outcome.endReason === 'answered' ? 'verification_failed' : outcome.endReason });
+    // Replanning is another LLM request: not past a run cap.
+    if (this.context.overBudget()) return;
     try {
       await replan(stepId);
     } catch (error) {
@@ -240,15 +269,19 @@ export class AgentRun {
     await this.mcp?.stop();
     const state = log.state;
     const cancelled = this.abort.signal.aborted && this.fatalError === undefined;
-    // Steps that never ran because something upstream did not complete are shown as blocked by it.
+    const overBudget = cancelled ? undefined : this.context.overBudget();
+    // Steps that never ran because something upstream did not complete are shown as blocked by it;
+    // past a run cap, the ones that could have started are blocked by the cap.
     for (const id of state.stepOrder) {
       const step = state.steps.get(id)!;
       if (step.status !== 'not_started' || cancelled) continue;
       const culprit = step.dependsOn.find((dep) => state.steps.get(dep)?.status !== 'completed');
       if (culprit) log.append({ type: 'step_status_changed', stepId: id, status: 'blocked', reason: `blocked by ${culprit}`, blockedBy: culprit });
+      else if (overBudget) log.append({ type: 'step_status_changed', stepId: id, status: 'blocked', reason: BUDGET_EXCEEDED });
     }
     let answer: string | undefined;
-    if (!cancelled && this.fatalError === undefined && state.stepOrder.length > 0) {
+    if (overBudget) answer = `(The final summary was not written: ${overBudget}.)`;
+    else if (!cancelled && this.fatalError === undefined && state.stepOrder.length > 0) {
       try {
         answer = await aggregate(this.context);
       } catch (error) {
@@ -256,8 +289,8 @@ export class AgentRun {
       }
     }
     const allCompleted = state.stepOrder.length > 0 && state.stepOrder.every((id) => state.steps.get(id)!.status === 'completed');
-    const status: RunResult['status'] = cancelled ? 'cancelled' : this.fatalError === undefined && allCompleted ? 'completed' : 'failed';
-    const error = this.fatalError ?? (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
+    const status: RunResult['status'] = cancelled ? 'cancelled' : this.fatalError === undefined && allCompleted && !overBudget ? 'completed' : 'failed';
+    const error = this.fatalError ?? (overBudget ? `${BUDGET_EXCEEDED}: ${overBudget}` : undefined) ?? (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
     const snapshot = { ...toSnapshot(state), status, answer, error };
     log.append({ type: 'run_finished', status, answer, error, plan: snapshot });
     return { status, answer, error, snapshot };

@@ -1,18 +1,58 @@
+import { fitRequest, type ContextCostRecord } from '../context/contextFitter';
+import { ContextExhaustedError } from '../context/contextExhausted';
+import { isContextOverflow, overflowFacts, overflowModel } from '../context/contextOverflow';
 import { endsTheRun, failoverNotice } from '../llm/failoverPolicy';
 import { LlmError, type ChatRequest, type ChatResponse } from '../llm/llmTypes';
+import { requestUsage } from '../usage/requestUsage';
 import type { RunContext } from './runContext';
 
 /** Failovers already announced, per run ("from→to"), so a run says each one once. */
 const announcedFailovers = new WeakMap<RunContext, Set<string>>();
 
 /**
- * Every LLM request of a run goes through here, so each one (purpose, step, models, attempts,
- * usage, outcome) lands in the event log and therefore in the trace and the panel.
+ * Every LLM request of a run goes through here. First the prompt is fitted into the model's
+ * context budget (docs/design.md §19; `request.messages` is replaced in place by the pruned or
+ * compacted form); then it is sent, and each request (purpose, step, models, attempts, usage,
+ * cost, outcome) lands in the event log and therefore in the trace and the panel. A provider's
+ * context-overflow error gets one compaction and one retry, never a failover.
  */
 export async function callLlm(context: RunContext, request: Omit<ChatRequest, 'signal'>): Promise<ChatResponse> {
+  const fitted = await fitRequest(budgetDeps(context), request);
+  try {
+    return await sendAndRecord(context, request, fitted.counted);
+  } catch (error) {
+    if (!isContextOverflow(error) || request.purpose === 'compact') throw error;
+    context.budget.learnOverflow(overflowModel(error, context.budget.model), fitted.counted, overflowFacts(error.message));
+    const refitted = await fitRequest(budgetDeps(context), request, { afterOverflow: true });
+    try {
+      return await sendAndRecord(context, request, refitted.counted);
+    } catch (again) {
+      if (!isContextOverflow(again)) throw again;
+      throw new ContextExhaustedError(`The endpoint still found the ${request.purpose} prompt too long after compacting it: ${again.message}`, refitted.record.tokensAfter, refitted.record.budget);
+    }
+  }
+}
+
+/** What the context fitter needs from the run: the budget, a way to summarise, and where to report. */
+function budgetDeps(context: RunContext) {
+  return {
+    budget: context.budget,
+    summarise: async (messages: ChatRequest['messages'], stepId: string | undefined) => (await callLlm(context, { purpose: 'compact', stepId, messages, stream: false })).content,
+    mustPropagate: (error: unknown) => context.signal.aborted || isFatalLlmError(error),
+    record: (record: ContextCostRecord, stepId: string | undefined) => {
+      // Requests of the run as a whole (planner, aggregator) have no step to file the audit under.
+      if (stepId !== undefined) context.log.append({ type: 'step_audit', stepId, kind: 'context_cost', data: { ...record } });
+      else context.log.append({ type: 'log', level: 'debug', message: `context_cost ${record.purpose}: ${record.tokensAfter} of ${record.budget} tokens`, data: { kind: 'context_cost', ...record } });
+    },
+  };
+}
+
+async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'signal'>, countedPrompt: number): Promise<ChatResponse> {
   const started = Date.now();
   try {
     const response = await context.llm.chat({ ...request, signal: context.signal });
+    context.budget.model = response.usedModel;
+    if (response.usage) context.budget.observeUsage(response.usedModel, countedPrompt, response.usage.promptTokens);
     context.log.append({
       type: 'llm_request',
       purpose: request.purpose,
@@ -22,7 +62,7 @@ export async function callLlm(context: RunContext, request: Omit<ChatRequest, 's
       attempts: response.attempts.map((a) => ({ ...a })),
       ok: true,
       finishReason: response.finishReason,
-      usage: response.usage,
+      usage: requestUsage(response, countedPrompt, context.config['cortex.llm.pricing']),
       durationMs: Date.now() - started,
     });
     announceFailover(context, request, response);

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { CONTEXT_EXHAUSTED } from '../context/contextExhausted';
+import { clipPlanHistory, HISTORY_CLIP_PASSES } from '../context/historyClip';
+import { countPromptTokens } from '../context/tokenCounter';
 import type { ChatMessage } from '../llm/llmTypes';
 import { subgraphAnchorDeps } from '../plan/planOperations';
 import type { PlanState, StepState } from '../plan/planTypes';
@@ -75,14 +78,33 @@ function earlierRedesigns(state: PlanState, failed: StepState): string[] {
  * The replanner's request (docs/design.md §15): completed steps with their full tool
  * history, the failed step with its calls (unanswered ones marked ❌) and why it failed, the
  * downstream steps to redesign, the other live steps, earlier redesigns of this lineage and the
- * available tools. `stepsToReplan` is the failed step followed by its downstream.
+ * available tools. `stepsToReplan` is the failed step followed by its downstream. Results,
+ * outputs and argument values are clipped by tokens, harder until the prompt fits
+ * `promptBudget` (tokens a request may use, docs/design.md §19).
  */
 export function buildReplanMessages(
   state: PlanState,
   failedStepId: string,
   stepsToReplan: readonly string[],
   availableTools: ReadonlyArray<{ name: string; description: string }>,
-  options: { maxAttempts?: number; format?: ToolHistoryFormatOptions } = {},
+  options: { maxAttempts?: number; format?: ToolHistoryFormatOptions; promptBudget?: number } = {},
+): ChatMessage[] {
+  // Clipping is by tokens (below); the formatter's own character limits are out of the way.
+  const format: ToolHistoryFormatOptions = { maxValueChars: Number.MAX_SAFE_INTEGER, maxResultChars: Number.MAX_SAFE_INTEGER, ...options.format };
+  let messages: ChatMessage[] = [];
+  for (const caps of HISTORY_CLIP_PASSES) {
+    messages = composeReplanMessages(clipPlanHistory(state, caps), failedStepId, stepsToReplan, availableTools, { ...options, format });
+    if (countPromptTokens(messages) <= (options.promptBudget ?? Infinity)) break;
+  }
+  return messages;
+}
+
+function composeReplanMessages(
+  state: PlanState,
+  failedStepId: string,
+  stepsToReplan: readonly string[],
+  availableTools: ReadonlyArray<{ name: string; description: string }>,
+  options: { maxAttempts?: number; format?: ToolHistoryFormatOptions },
 ): ChatMessage[] {
   const failed = state.steps.get(failedStepId);
   if (!failed) throw new Error(`buildReplanMessages: "${failedStepId}" is not a live step of the plan`);
@@ -104,7 +126,10 @@ export function buildReplanMessages(
   const failedBlock = formatStepHistory(failed, {
     ...format,
     headingSuffix: () => ' [FAILED]',
-    extraLines: () => (failure.length > 0 ? [`Why it failed: ${failure.join('; ')}`] : []),
+    extraLines: () => [
+      ...(failure.length > 0 ? [`Why it failed: ${failure.join('; ')}`] : []),
+      ...(failed.endReason === CONTEXT_EXHAUSTED ? ['It ran out of context window: its work did not fit in one conversation. Split it into several smaller steps that each read or produce less (for example one file or one question per step).'] : []),
+    ],
   });
   const downstreamBlocks = downstream.map((id) => formatStepHistory(state.steps.get(id)!, { ...format, includeCalls: false, includeOutput: false, headingSuffix: dependsOnSuffix }));
   sections.push(`## Failed step and its downstream (to redesign)\n\n${[failedBlock, ...downstreamBlocks].join('\n\n')}`);

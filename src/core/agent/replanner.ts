@@ -21,7 +21,7 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
   }
   const tools = toolSummaries(context.registry);
   try {
-    const messages = buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts });
+    const messages = buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts, promptBudget: context.budget.countedLimit() });
     const response = await callLlm(context, { purpose: 'replanner', stepId: failedStepId, messages, stream: false, jsonResponse: true });
     const result = parseReplanReply(response.content);
     append(

@@ -1,7 +1,9 @@
 import type { FlatConfig } from '../config/configSchema';
+import type { ContextBudget } from '../context/contextBudget';
 import type { LlmClient } from '../llm/llmTypes';
 import type { EventLog } from '../plan/eventLog';
 import type { ApprovalBroker } from '../policy/approvalBroker';
+import type { MemoryStore } from '../memory/memoryStore';
 import type { Logger } from '../ports';
 import type { ToolRegistry } from '../tools/toolRegistry';
 
@@ -24,4 +26,10 @@ export interface RunContext {
   holdDeniedGates: boolean;
   /** Resolves when `retryStep(stepId)` is called, or rejects when the run is cancelled. */
   waitForRetry(stepId: string): Promise<void>;
+  /** How many prompt tokens each request may use (docs/design.md §19). */
+  budget: ContextBudget;
+  /** The workspace's memory; absent when the host gave no memory file. */
+  memory?: MemoryStore;
+  /** Why the run is past cortex.limits.maxRunTokens or maxRunCost (docs/design.md §20), else undefined. */
+  overBudget(): string | undefined;
 }

@@ -1,5 +1,7 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { selectStepTools } from '../mcp/stepToolSelection';
+import { injectRelevantMemory } from '../memory/memoryInjection';
+import { BUDGET_EXCEEDED } from '../usage/runCaps';
 import { limitToolCalls } from '../tools/toolCallLimits';
 import { prepareToolCalls } from '../tools/toolPipeline';
 import { RepeatDetector } from '../tools/repeatDetector';
@@ -9,7 +11,7 @@ import type { RunContext } from './runContext';
 import { buildStepMessages } from './stepPrompt';
 import { runToolBatch } from './toolBatchRunner';
 
-export type StepEndReason = 'answered' | 'max_steps_exceeded' | 'all_tool_calls_failed' | 'repeated_tool_call' | 'approval_denied';
+export type StepEndReason = 'answered' | 'max_steps_exceeded' | 'all_tool_calls_failed' | 'repeated_tool_call' | 'approval_denied' | 'context_exhausted' | 'budget_exceeded';
 
 export interface StepOutcome {
   output: string;
@@ -27,7 +29,8 @@ export const ALL_FAILED_MESSAGE = 'All tool calls failed. Please check the error
  */
 export async function executeStep(context: RunContext, stepId: string): Promise<StepOutcome> {
   const { log, config } = context;
-  const messages: ChatMessage[] = buildStepMessages(log.state, stepId);
+  const messages: ChatMessage[] = buildStepMessages(log.state, stepId, context.budget.countedLimit());
+  await injectRelevantMemory(context, stepId, messages);
   // With many MCP tools, a step is sent only those its description needs (docs/design.md §21).
   const selection = selectStepTools(context.registry, log.state.steps.get(stepId)?.description ?? '', config['cortex.mcp.maxTools']);
   if (selection.audit) log.append({ type: 'step_audit', stepId, kind: 'mcp_tools', data: selection.audit });
@@ -39,6 +42,9 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
   const recordingLlm = { chat: (request: Parameters<typeof callLlm>[1]) => callLlm(context, request) };
 
   for (let turn = 1; turn <= maxTurns; turn++) {
+    // Past a run cap (docs/design.md §20) the step stops between turns, never in the middle of one.
+    const overBudget = context.overBudget();
+    if (overBudget) return { output: `Stopped: ${overBudget}.`, endReason: BUDGET_EXCEEDED };
     const response = await callLlm(context, { purpose: 'executor', stepId, messages, tools, stream: true, batch: context.nextBatch() });
     if (response.toolCalls.length === 0) return { output: response.content, endReason: 'answered' };
 

@@ -1,8 +1,12 @@
+import { clipToTokens } from '../context/tokenCounter';
 import type { ChatMessage } from '../llm/llmTypes';
 import type { PlanState } from '../plan/planTypes';
 import { TOOL_ERROR_GUIDANCE } from '../tools/toolPipeline';
 
-const MAX_DEPENDENCY_OUTPUT_CHARS = 8_000;
+/** Tokens of one dependency's output in a step's prompt, at most. */
+export const MAX_DEPENDENCY_OUTPUT_TOKENS = 2_000;
+/** Share of the prompt budget that all dependency outputs together may take. */
+const DEPENDENCY_BUDGET_SHARE = 0.25;
 
 export const EXECUTOR_SYSTEM_PROMPT = [
   'You are the executor of one step of a larger plan, working inside a code workspace.',
@@ -11,20 +15,19 @@ export const EXECUTOR_SYSTEM_PROMPT = [
   TOOL_ERROR_GUIDANCE,
 ].join('\n\n');
 
-function clip(text: string): string {
-  return text.length <= MAX_DEPENDENCY_OUTPUT_CHARS ? text : `${text.slice(0, MAX_DEPENDENCY_OUTPUT_CHARS)}\n…[${text.length - MAX_DEPENDENCY_OUTPUT_CHARS} more characters truncated]`;
-}
-
 /**
  * The first messages of a step's conversation. The user message contains the step's description
- * verbatim, then the outputs of the steps it depends on (docs/design.md §5).
+ * verbatim, then the outputs of the steps it depends on (docs/design.md §5), each clipped by tokens:
+ * at most 2,000, and together at most a quarter of `promptBudget` (tokens a request may use).
  */
-export function buildStepMessages(state: PlanState, stepId: string): ChatMessage[] {
+export function buildStepMessages(state: PlanState, stepId: string, promptBudget = Infinity): ChatMessage[] {
   const step = state.steps.get(stepId);
   if (!step) throw new Error(`unknown step ${stepId}`);
   const parts = [`Overall task: ${state.task}`, `Your step:\n${step.description}`];
   const deps = step.dependsOn.map((id) => state.steps.get(id)).filter((s) => s !== undefined);
   if (deps.length > 0) {
+    const perDep = Math.max(50, Math.min(MAX_DEPENDENCY_OUTPUT_TOKENS, Math.floor((promptBudget * DEPENDENCY_BUDGET_SHARE) / deps.length)));
+    const clip = (text: string) => clipToTokens(text, perDep);
     parts.push(
       'Outputs of the steps this one depends on:\n' +
         deps.map((dep) => `### ${dep.id}: ${dep.description}\n${clip(dep.output ?? '(no output)')}`).join('\n\n'),

@@ -18,6 +18,13 @@ const protectedGlobs = (defaults: readonly string[]) =>
     .max(500)
     .default(() => [...defaults]);
 
+/** Prices per million tokens of one model (cortex.llm.pricing). */
+const ModelPriceSchema = z.strictObject({
+  inputPerMTok: z.number().min(0),
+  outputPerMTok: z.number().min(0),
+  cachedInputPerMTok: z.number().min(0).optional(),
+});
+
 export const PolicyDecisionSchema = z.enum(['allow', 'deny', 'confirm', 'confirm-required']);
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
@@ -30,6 +37,7 @@ export const FlatConfigSchema = z
     'cortex.llm.streamIdleTimeoutSeconds': positiveInt(3600).default(60),
     'cortex.llm.maxRetries': nonNegativeInt(10).default(2),
     'cortex.llm.temperature': z.number().min(0).max(2).nullable().default(null),
+    'cortex.llm.pricing': z.record(z.string().trim().min(1), ModelPriceSchema).default({}),
     'cortex.execution.maxParallelSteps': positiveInt(64).default(4),
     'cortex.execution.parallelToolCalls': z.boolean().default(true),
     'cortex.execution.toolExecution': z.enum(['sequential', 'parallel']).default('sequential'),
@@ -45,6 +53,11 @@ export const FlatConfigSchema = z
     'cortex.limits.maxToolCallsPerTurn': positiveInt(1000).nullable().default(20),
     'cortex.limits.maxToolOutputBytes': z.number().int().min(256).max(10_000_000).default(32_768),
     'cortex.limits.maxReadFileBytes': z.number().int().min(1024).max(100_000_000).default(1_000_000),
+    'cortex.limits.maxRunTokens': positiveInt(1_000_000_000_000).nullable().default(null),
+    'cortex.limits.maxRunCost': z.number().positive().max(1_000_000).nullable().default(null),
+    'cortex.context.windowTokens': z.number().int().min(1024).max(100_000_000).nullable().default(null),
+    'cortex.context.reserveOutputTokens': nonNegativeInt(1_000_000).default(4096),
+    'cortex.memory.searchLimit': nonNegativeInt(50).default(5),
     'cortex.replan.maxAttempts': nonNegativeInt(10).default(2),
     'cortex.repair.toolNameAttempts': nonNegativeInt(5).default(1),
     'cortex.repair.toolCallAttempts': nonNegativeInt(5).default(1),
@@ -75,7 +88,13 @@ export const FlatConfigSchema = z
     'cortex.mcp.maxTools': positiveInt(1000).default(64),
     'cortex.mcp.startTimeoutSeconds': positiveInt(600).default(30),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    const window = config['cortex.context.windowTokens'];
+    if (window !== null && config['cortex.context.reserveOutputTokens'] > window - 256) {
+      ctx.addIssue({ code: 'custom', path: ['cortex.context.reserveOutputTokens'], message: `must leave at least 256 tokens of cortex.context.windowTokens (${window}) for the prompt` });
+    }
+  });
 
 export type FlatConfig = z.infer<typeof FlatConfigSchema>;
 export type ConfigKey = keyof FlatConfig;

@@ -71,6 +71,8 @@ const ABOUT_TOOLS = /\b(tools?|tool_choice|tool[ _-]?calls?|tool[ _-]?calling|to
 const ABOUT_MODEL = /\bmodels?\b/i;
 const ABOUT_STREAM_OPTIONS = /stream_options|include_usage/i;
 const ABOUT_RESPONSE_FORMAT = /response_format|json_object|json[ _]mode/i;
+/** A prompt longer than the model's window; OpenAI's words mention "functions", so this is checked before tools. */
+const CONTEXT_OVERFLOW = /context_length_exceeded|maximum context length|context (?:window|length) (?:exceeded|is exceeded)|exceeds? the (?:model's )?(?:context|maximum context)|prompt is too long/i;
 
 export function classifyLlmFailure(facts: FailureFacts, ctx: FailureContext): FailureDecision {
   const d = classify(facts, ctx);
@@ -137,6 +139,10 @@ function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): F
     }
     if (ctx.sentResponseFormat && ABOUT_RESPONSE_FORMAT.test(text)) {
       return { ...decision('bad_request', false, `The endpoint refused response_format (${status})${said}.`), drop: 'response_format' };
+    }
+    if (facts.code === 'context_length_exceeded' || CONTEXT_OVERFLOW.test(text)) {
+      // Never a failover: another model would not make the prompt shorter. The agent compacts and retries once.
+      return decision('context_overflow', false, `The prompt is longer than model '${ctx.model}' accepts (${status})${said}.`);
     }
     const aboutHistory = (facts.param ?? '').startsWith('messages') || /messages\[\d+\]/.test(facts.message);
     if (!aboutHistory && ABOUT_TOOLS.test(text)) {

@@ -67,12 +67,13 @@ export interface ChatResponse {
   requestedModel: string;
   usedModel: string;
   attempts: LlmAttempt[];
-  usage?: { promptTokens: number; completionTokens: number };
+  /** As the endpoint reported it; `cachedPromptTokens` from `prompt_tokens_details.cached_tokens`. */
+  usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };
   /** Ingestion notes for the trace (double-encoded args, unparseable calls...). */
   notes: string[];
 }
 
-export type LlmErrorKind = 'unreachable' | 'auth' | 'bad_request' | 'not_found' | 'rate_limit' | 'server' | 'stream_broken' | 'timeout' | 'cancelled' | 'bad_response';
+export type LlmErrorKind = 'unreachable' | 'auth' | 'bad_request' | 'not_found' | 'rate_limit' | 'server' | 'stream_broken' | 'timeout' | 'cancelled' | 'bad_response' | 'context_overflow';
 
 /** A failed LLM request, with a message meant for a person (no stack traces). */
 export class LlmError extends Error {

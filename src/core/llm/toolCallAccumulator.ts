@@ -44,7 +44,7 @@ export interface AccumulatorResult {
   /** Names dropped because they were empty or only symbols (docs/design.md §6). */
   droppedToolNames: string[];
   finishReason: string | null;
-  usage?: { promptTokens: number; completionTokens: number };
+  usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };
   /** Ingestion notes for the trace: odd shapes met and how they were handled. */
   notes: string[];
 }
@@ -109,7 +109,7 @@ class Accumulator implements ToolCallAccumulator {
   private current: CallState | undefined;
   private deltaSerial = 0;
   private readonly content: string[] = [];
-  private usage: { promptTokens: number; completionTokens: number } | undefined;
+  private usage: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number } | undefined;
   private readonly notes: string[] = [];
   private notesOverflow = 0;
   private readonly noted = new Set<string>();
@@ -216,6 +216,9 @@ class Accumulator implements ToolCallAccumulator {
     const completion = usage.completion_tokens;
     if (typeof prompt === 'number' || typeof completion === 'number') {
       this.usage = { promptTokens: typeof prompt === 'number' ? prompt : 0, completionTokens: typeof completion === 'number' ? completion : 0 };
+      // OpenAI's prompt caching: part of the prompt was served from the cache (priced lower).
+      const cached = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : undefined;
+      if (typeof cached === 'number' && cached > 0) this.usage.cachedPromptTokens = cached;
     }
   }
 

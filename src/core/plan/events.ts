@@ -7,11 +7,22 @@ import { z } from 'zod';
 const StepStatusSchema = z.enum(['not_started', 'in_progress', 'completed', 'failed', 'blocked']);
 const ToolCallStatusSchema = z.enum(['pending', 'success', 'error', 'rejected', 'awaiting_approval']);
 const NameResolutionSchema = z.enum(['exact', 'alias', 'normalized', 'repaired', 'unknown', 'missing']);
-const PurposeSchema = z.enum(['planner', 'executor', 'replanner', 'tool-name-repair', 'tool-call-repair', 'aggregator']);
+const PurposeSchema = z.enum(['planner', 'executor', 'replanner', 'tool-name-repair', 'tool-call-repair', 'aggregator', 'compact']);
 export type Purpose = z.infer<typeof PurposeSchema>;
 
 const Base = { seq: z.number().int().nonnegative(), time: z.number() };
 const Audit = z.record(z.string(), z.unknown());
+/**
+ * Token usage of a request, a step or a run. `estimated`: some tokens were counted by Cortex's
+ * tokenizer because the endpoint reported none. `cost` from cortex.llm.pricing, when priced.
+ */
+const UsageSchema = z.object({
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  cachedPromptTokens: z.number().optional(),
+  estimated: z.boolean().optional(),
+  cost: z.number().optional(),
+});
 
 export const ToolCallSnapshotSchema = z.object({
   id: z.string(),
@@ -70,6 +81,8 @@ export const StepSnapshotSchema = z.object({
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   audits: z.array(Audit),
+  /** Every LLM request filed under this step (its turns, repairs, compactions, its replan). */
+  usage: UsageSchema.optional(),
 });
 
 export const ReplanRecordSchema = z.object({
@@ -94,7 +107,7 @@ export const PlanSnapshotSchema = z.object({
   error: z.string().optional(),
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
+  usage: UsageSchema,
 });
 export type PlanSnapshot = z.infer<typeof PlanSnapshotSchema>;
 export type StepSnapshot = z.infer<typeof StepSnapshotSchema>;
@@ -184,7 +197,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     ok: z.boolean(),
     error: z.string().optional(),
     finishReason: z.string().nullable().optional(),
-    usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).optional(),
+    usage: UsageSchema.optional(),
     durationMs: z.number(),
   }),
   z.object({ ...Base, type: z.literal('log'), level: z.enum(['trace', 'debug', 'info', 'warn', 'error']), message: z.string(), stepId: z.string().optional(), data: Audit.optional() }),

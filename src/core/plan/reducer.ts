@@ -133,12 +133,12 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       break;
     }
     case 'llm_request': {
-      if (event.usage) {
-        state.usage.promptTokens += event.usage.promptTokens;
-        state.usage.completionTokens += event.usage.completionTokens;
-      }
       // Retries, failovers and errors of a step's requests belong to its audit trail (details pane).
       const step = event.stepId === undefined ? undefined : state.steps.get(event.stepId);
+      if (event.usage) {
+        addUsage(state.usage, event.usage);
+        if (step) addUsage((step.usage ??= { promptTokens: 0, completionTokens: 0 }), event.usage);
+      }
       const failedOver = event.usedModel !== undefined && event.usedModel !== event.requestedModel;
       if (step && (!event.ok || failedOver || event.attempts.length > 1)) {
         step.audits.push({
@@ -164,6 +164,15 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       break;
   }
   return state;
+}
+
+/** Adds one request's usage to a total; optional parts appear only once some request had them. */
+function addUsage(total: NonNullable<StepState['usage']>, usage: NonNullable<StepState['usage']>): void {
+  total.promptTokens += usage.promptTokens;
+  total.completionTokens += usage.completionTokens;
+  if (usage.cachedPromptTokens !== undefined) total.cachedPromptTokens = (total.cachedPromptTokens ?? 0) + usage.cachedPromptTokens;
+  if (usage.cost !== undefined) total.cost = (total.cost ?? 0) + usage.cost;
+  if (usage.estimated) total.estimated = true;
 }
 
 /** Folds a whole event list (a trace, a resync) into a new state. */

@@ -1,0 +1,147 @@
+import type { ChatMessage, ToolSpec } from '../llm/llmTypes';
+
+// Token counts with a real BPE tokenizer (o200k_base, the encoding of OpenAI's current models),
+// never characters ÷ 4. Other providers tokenize differently; the per-model calibration
+// (tokenCalibration.ts) scales these counts to what the endpoint reports. The encoding's tables
+// are large, so they are loaded on the first count, not when the agent bundle loads.
+
+type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
+
+let encoding: Encoding | undefined;
+function tokenizer(): Encoding {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  encoding ??= require('gpt-tokenizer/encoding/o200k_base') as Encoding;
+  return encoding;
+}
+
+/** Text such as `<|endoftext|>` in a tool output is ordinary text here, never a control token. */
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/** Per message: role and separators (OpenAI's chat format spends 3–4 tokens on them). */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Per tool call in an assistant message: id, type and the function wrapper. */
+export const TOOL_CALL_OVERHEAD_TOKENS = 8;
+/** Every reply is primed with the assistant's role. */
+export const REPLY_PRIMING_TOKENS = 3;
+
+export function countTextTokens(text: string): number {
+  if (text === '') return 0;
+  let tokens = 0;
+  for (const piece of safePieces(text)) tokens += tokenizer().countTokens(piece, PLAIN_TEXT);
+  return tokens;
+}
+
+/** The tokens of `text`, encoded piece by piece (see safePieces); decoding them gives the text back. */
+function encodeText(text: string): number[] {
+  const tokens: number[] = [];
+  for (const piece of safePieces(text)) for (const token of tokenizer().encode(piece, PLAIN_TEXT)) tokens.push(token);
+  return tokens;
+}
+
+// BPE merges within one pre-token cost time quadratic in its length: 30,000 identical letters
+// take 0.4 s, a minified megabyte minutes. Runs of non-space characters longer than LONG_RUN
+// are therefore cut into RUN_PIECE pieces and counted separately (at most one extra token per
+// piece, an over-count, which is the safe side for a budget).
+const LONG_RUN = /\S{1000,}/g;
+const RUN_PIECE = 500;
+
+function* safePieces(text: string): Generator<string> {
+  if (text.length < 1000) {
+    yield text;
+    return;
+  }
+  let at = 0;
+  for (const match of text.matchAll(LONG_RUN)) {
+    if (match.index > at) yield text.slice(at, match.index);
+    const end = match.index + match[0].length;
+    for (let start = match.index; start < end; ) {
+      let stop = Math.min(end, start + RUN_PIECE);
+      // Never between the two halves of a surrogate pair.
+      if (stop < end && /[\uDC00-\uDFFF]/.test(text[stop])) stop++;
+      yield text.slice(start, stop);
+      start = stop;
+    }
+    at = end;
+  }
+  if (at < text.length) yield text.slice(at);
+}
+
+/** The text of a message's content: a string, or the text parts of an array. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let text = '';
+  for (const part of content) if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') text += (part as { text: string }).text;
+  return text;
+}
+
+// Messages are never changed once built (pruning makes new ones), so a count is kept per object:
+// a long step's request costs only the messages that are new since the last one.
+const messageCounts = new WeakMap<object, number>();
+const toolCounts = new WeakMap<object, number>();
+
+export function countMessageTokens(message: ChatMessage): number {
+  const cached = messageCounts.get(message);
+  if (cached !== undefined) return cached;
+  let tokens = MESSAGE_OVERHEAD_TOKENS + countTextTokens(contentText(message.content));
+  if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      if (call.type !== 'function') continue;
+      tokens += TOOL_CALL_OVERHEAD_TOKENS + countTextTokens(call.function.name) + countTextTokens(call.function.arguments) + countTextTokens(call.id);
+    }
+  }
+  if (message.role === 'tool') tokens += countTextTokens(message.tool_call_id);
+  messageCounts.set(message, tokens);
+  return tokens;
+}
+
+/** The tool specs as the endpoint receives them (their JSON). */
+export function countToolsTokens(tools: readonly ToolSpec[] | undefined): number {
+  if (!tools || tools.length === 0) return 0;
+  const cached = toolCounts.get(tools);
+  if (cached !== undefined) return cached;
+  const tokens = countTextTokens(JSON.stringify(tools));
+  toolCounts.set(tools, tokens);
+  return tokens;
+}
+
+/** The whole prompt of a request: every message, the tool specs and the reply priming. */
+export function countPromptTokens(messages: readonly ChatMessage[], tools?: readonly ToolSpec[]): number {
+  let tokens = REPLY_PRIMING_TOKENS + countToolsTokens(tools);
+  for (const message of messages) tokens += countMessageTokens(message);
+  return tokens;
+}
+
+/**
+ * `text` cut to at most `maxTokens` tokens (the marker included), keeping the start, or the start
+ * and the end with `keep: 'both'`. The marker says how many tokens were left out.
+ */
+export function clipToTokens(text: string, maxTokens: number, keep: 'head' | 'both' = 'head'): string {
+  const total = countTextTokens(text);
+  if (total <= maxTokens) return text;
+  const tokens = encodeText(text);
+  const marker = (omitted: number) => `\n…[${omitted} more tokens truncated]\n`;
+  const room = Math.max(0, maxTokens - countTextTokens(marker(total)));
+  if (keep === 'head' || room < 2) {
+    const head = prefixOf(text, tokenizer().decode(tokens.slice(0, room)));
+    return `${head}${marker(total - room)}`.trimEnd();
+  }
+  const headCount = Math.ceil(room / 2);
+  const tailCount = room - headCount;
+  const head = prefixOf(text, tokenizer().decode(tokens.slice(0, headCount)));
+  const tail = suffixOf(text, tokenizer().decode(tokens.slice(tokens.length - tailCount)));
+  return `${head}${marker(total - room)}${tail}`;
+}
+
+// A token boundary can split a multi-byte character; the decoder then ends (or starts) with U+FFFD.
+// Only what really is a prefix (suffix) of the text is kept.
+function prefixOf(text: string, decoded: string): string {
+  let s = decoded;
+  while (s.length > 0 && !text.startsWith(s)) s = s.slice(0, -1);
+  return s;
+}
+function suffixOf(text: string, decoded: string): string {
+  let s = decoded;
+  while (s.length > 0 && !text.endsWith(s)) s = s.slice(1);
+  return s;
+}

@@ -1,0 +1,38 @@
+import type { RunContext } from '../agent/runContext';
+import { countMessageTokens } from '../context/tokenCounter';
+import type { ChatMessage } from '../llm/llmTypes';
+import { relevantContextMessage } from './relevantContext';
+
+// Before a step's first turn, the workspace memories that best match the step's description
+// (at most cortex.memory.searchLimit) are added to its conversation as `<relevant_context>`, and
+// a `memory_injected` audit says which (docs/design.md §19). A memory file that cannot be read is
+// a warning: the step runs without memories.
+
+const SHOWN_TEXT_CHARS = 200;
+
+export async function injectRelevantMemory(context: Pick<RunContext, 'memory' | 'config' | 'log'>, stepId: string, messages: ChatMessage[]): Promise<void> {
+  const limit = context.config['cortex.memory.searchLimit'];
+  const step = context.log.state.steps.get(stepId);
+  if (!context.memory || limit === 0 || !step) return;
+  let hits;
+  try {
+    hits = await context.memory.search(step.description, limit);
+  } catch (error) {
+    context.log.append({ type: 'log', level: 'warn', stepId, message: `Workspace memory not used for ${stepId}: ${(error as Error).message}` });
+    return;
+  }
+  if (hits.length === 0) return;
+  const message = relevantContextMessage(hits);
+  const firstTurn = messages.findIndex((m) => m.role === 'assistant');
+  messages.splice(firstTurn < 0 ? messages.length : firstTurn, 0, message);
+  context.log.append({
+    type: 'step_audit',
+    stepId,
+    kind: 'memory_injected',
+    data: {
+      count: hits.length,
+      tokens: countMessageTokens(message),
+      memories: hits.map((hit) => ({ id: hit.id, tags: hit.tags, score: hit.score, text: hit.text.length > SHOWN_TEXT_CHARS ? `${hit.text.slice(0, SHOWN_TEXT_CHARS)}…` : hit.text })),
+    },
+  });
+}

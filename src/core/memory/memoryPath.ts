@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+// Where a workspace's memory lives: outside the repository, one file per workspace, named by the
+// sha256 of the workspace's real path (so the repository's contents never name it).
+
+export function memoryFileName(workspace: string): string {
+  let path = resolve(workspace);
+  try {
+    path = realpathSync(path);
+  } catch {
+    // A workspace that does not exist yet keeps its resolved path.
+  }
+  return `${createHash('sha256').update(path).digest('hex')}.json`;
+}
+
+/** Under a storage folder (the extension's global storage): `<dir>/memory/<sha256>.json`. */
+export function memoryFileIn(storageDir: string, workspace: string): string {
+  return join(storageDir, 'memory', memoryFileName(workspace));
+}
+
+/** The CLI's default: `$XDG_CACHE_HOME/cortex/memory/<sha256>.json`, else `~/.cache/cortex/memory/…`. */
+export function defaultCliMemoryFile(workspace: string, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(home, '.cache');
+  return join(cache, 'cortex', 'memory', memoryFileName(workspace));
+}
