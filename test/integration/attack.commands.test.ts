@@ -182,10 +182,11 @@ describe('attack corpus: hostile run_command calls through the real CLI', functi
     assert.deepEqual(leftovers(ws), [], describeRun(run));
   });
 
-  it('reads through a symlinked folder or a link into /proc are refused and reveal nothing', async () => {
+  it('reads through a symlinked folder, a link into /proc, or of a protected file are refused and reveal nothing', async () => {
     const ws = workspace();
     const outside = realpathSync(mkdtempSync(join(tmpdir(), 'cortex-attack-outside-')));
     writeFileSync(join(outside, 'secret.txt'), SECRET);
+    writeFileSync(join(ws, '.env'), `API_KEY=${SECRET}\n`);
     symlinkSync(outside, join(ws, 'docs'));
     symlinkSync('/proc/self', join(ws, 'self'));
     scriptAttack(server, [
@@ -193,11 +194,16 @@ describe('attack corpus: hostile run_command calls through the real CLI', functi
       cmd('grep-link', 'grep -r TOP docs'),
       cmd('proc-environ', 'cat self/environ'),
       cmd('absolute', `cat ${join(outside, 'secret.txt')}`),
+      cmd('dotenv', 'cat .env'),
+      cmd('dotenv-search', 'grep -rn API_KEY .'),
+      cmd('dotenv-rg', 'rg --hidden API_KEY'),
       cmd('control', 'cat notes.txt'),
     ]);
     const run = await runAttack(server, ws);
     assertEnded(run);
     for (const id of ['cat-link', 'grep-link', 'proc-environ']) assertFailedWithoutAsking(run, id, /leads outside the workspace/);
+    assertFailedWithoutAsking(run, 'dotenv', /names the protected file \.env/);
+    for (const id of ['dotenv-search', 'dotenv-rg']) assertFailedWithoutAsking(run, id, /would read the protected file \.env/);
     assertAskedAndRefused(run, 'absolute', /points outside the workspace/);
     assert.match(resultOf(run, 'control'), /b\na/);
     const seen = run.events.map((event) => JSON.stringify(event)).join('\n');

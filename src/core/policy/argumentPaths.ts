@@ -6,7 +6,8 @@ import { isInside, realLocation } from '../tools/workspaceJail';
 // checked: the word itself, the value after `=` in `--opt=value`, and the value glued to a short
 // option (`-fFILE`, so every tail of the word). First by its text (absolute, `~`, `..`: no file
 // system needed), then, right before the command runs, by its real location with every symbolic
-// link followed: `cat docs/secret` where `docs` links to a folder outside is refused too.
+// link followed: `cat docs/secret` where `docs` links to a folder outside is refused too, and so is
+// a protected file inside (`cat .env`), which the file tools would only read after approval.
 
 const HARMLESS_PATHS = new Set(['/dev/null', '/dev/stdin']);
 /** More candidate paths than this in one command: refuse rather than stat them all. */
@@ -39,11 +40,25 @@ export function argumentLeavingByText(args: readonly string[]): string | undefin
   return args.find((word) => pathCandidates(word).some(leavesByText));
 }
 
+export interface ArgumentProblem {
+  word: string;
+  /** Where it leads (or why it cannot be resolved). */
+  location: string;
+  /** Set when it stays inside but names a protected file: the glob that matched. */
+  protectedBy?: string;
+}
+
 /**
- * The first argument whose real location (symbolic links followed) is outside `workspaceRoot`,
- * with where it leads, or undefined when all stay inside. `cwd` is the command's real working folder.
+ * The first argument whose real location (symbolic links followed) is outside `realRoot`, or that
+ * names a file `protectedRead` reports (a glob of cortex.policy.protectedPaths.read, given the
+ * workspace-relative path), or undefined when all are fine. `cwd` is the command's real working folder.
  */
-export async function argumentLeavingByLink(args: readonly string[], cwd: string, realRoot: string): Promise<{ word: string; location: string } | undefined> {
+export async function argumentLeavingByLink(
+  args: readonly string[],
+  cwd: string,
+  realRoot: string,
+  protectedRead?: (relativePath: string) => string | undefined,
+): Promise<ArgumentProblem | undefined> {
   let budget = MAX_CANDIDATES;
   for (const word of args) {
     for (const candidate of pathCandidates(word)) {
@@ -56,6 +71,8 @@ export async function argumentLeavingByLink(args: readonly string[], cwd: string
         return { word, location: `cannot be resolved (${(error as Error).message})` };
       }
       if (!isInside(realRoot, location)) return { word, location };
+      const glob = protectedRead?.(path.relative(realRoot, location).split(path.sep).join('/'));
+      if (glob !== undefined) return { word, location, protectedBy: glob };
     }
   }
   return undefined;

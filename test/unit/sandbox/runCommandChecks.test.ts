@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { compileProtectedPaths } from '../../../src/core/policy/protectedPaths';
 import { requireBubblewrap, runIn, SANDBOXED, tempWorkspace, UNSANDBOXED } from './sandboxSupport';
 
 // What run_command checks on the disk right before a command the default rules would auto-approve:
@@ -41,6 +42,30 @@ describe('run_command checks before an auto-approvable command runs', function (
           assert.doesNotMatch(result.output, new RegExp(SECRET), command);
         }
         assert.equal((await runIn(ws, 'cat notes.txt', settings)).output, 'inside\n[exit code 0]');
+      });
+
+      it('refuses to read a protected file (.env, keys) or search a folder holding one; search elsewhere runs', async () => {
+        mkdirSync(path.join(ws, 'config'));
+        mkdirSync(path.join(ws, 'src'));
+        writeFileSync(path.join(ws, 'config', '.env.local'), `KEY=${SECRET}\n`);
+        writeFileSync(path.join(ws, 'src', 'a.ts'), 'const KEY = 1;\n');
+        const refused: Array<[string, RegExp]> = [
+          ['cat config/.env.local', /names the protected file config\/\.env\.local/],
+          ['grep KEY config/.env.local', /names the protected file/],
+          ['grep -r KEY .', /would read the protected file config\/\.env\.local/],
+          ['grep -rn KEY config', /would read the protected file/],
+          ['grep --recursive KEY', /would read the protected file/],
+          ['rg KEY', /would read the protected file/],
+        ];
+        for (const [command, why] of refused) {
+          const result = await runIn(ws, command, settings);
+          assert.equal(result.ok, false, command);
+          assert.match(result.output, why, command);
+          assert.doesNotMatch(result.output, new RegExp(SECRET), command);
+        }
+        assert.match((await runIn(ws, 'grep -rn KEY src', settings)).output, /src\/a\.ts:1:const KEY/);
+        const allowedByUser = await runIn(ws, 'cat config/.env.local', settings, { protectedPaths: compileProtectedPaths({ read: [], write: [] }) });
+        assert.match(allowedByUser.output, new RegExp(SECRET), 'cortex.policy.protectedPaths with read: [] lets it run');
       });
 
       it('never runs a program the workspace brings along in place of a safe one, even with . in PATH', async () => {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { ProtectedPathMatcher } from '../../../src/core/policy/protectedPaths';
 import { probeSandbox } from '../../../src/core/sandbox/bubblewrap';
 import type { CommandExecutionSettings } from '../../../src/core/sandbox/executionSettings';
 import { executeTool, type ToolRunResult } from '../../../src/core/tools/toolExecutor';
@@ -26,7 +27,7 @@ export async function tempWorkspace(prefix = 'cortex-sbx-ws-'): Promise<{ ws: st
   return { ws, cleanup: () => rm(ws, { recursive: true, force: true }) };
 }
 
-export function runIn(ws: string, command: string, settings: CommandExecutionSettings, extra: { timeoutMs?: number; cwd?: string } = {}): Promise<ToolRunResult> {
+export function runIn(ws: string, command: string, settings: CommandExecutionSettings, extra: { timeoutMs?: number; cwd?: string; protectedPaths?: ProtectedPathMatcher } = {}): Promise<ToolRunResult> {
   const context: CommandToolContext = {
     workspaceRoot: ws,
     signal: new AbortController().signal,
@@ -34,6 +35,7 @@ export function runIn(ws: string, command: string, settings: CommandExecutionSet
     timeoutMs: extra.timeoutMs ?? 15_000,
     commandExecution: settings,
   };
+  if (extra.protectedPaths) context.protectedPaths = extra.protectedPaths;
   const args = runCommandTool.schema.parse(extra.cwd ? { command, cwd: extra.cwd } : { command });
   return executeTool(runCommandTool, args, context, 32_768);
 }

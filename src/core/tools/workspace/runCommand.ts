@@ -1,8 +1,9 @@
 import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { argumentLeavingByLink } from '../../policy/argumentPaths';
 import { judgeDefaultSafe } from '../../policy/defaultCommandRules';
 import { formatWords, parseLiteralCommand } from '../../policy/literalCommand';
+import { diskProblem } from '../../policy/diskChecks';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type ProtectedPathMatcher } from '../../policy/protectedPaths';
 import { bubblewrapArgs } from '../../sandbox/bubblewrap';
 import { commandEnvironment } from '../../sandbox/commandEnvironment';
 import { DEFAULT_EXECUTION_SETTINGS, type CommandExecutionSettings } from '../../sandbox/executionSettings';
@@ -20,8 +21,9 @@ import { withFsErrors } from './fsErrors';
 // through `/bin/sh -c` (the policy only lets that happen after a person approved the text). Every
 // command gets a scrubbed environment and, where the platform has one, an OS sandbox. A command
 // the default rules would auto-approve is checked again right before it runs, against the disk:
-// its arguments must really stay inside the workspace (symbolic links followed), its program must
-// come from outside the workspace, and git runs guarded (sandbox/gitGuard.ts).
+// its arguments must really stay inside the workspace (symbolic links followed) and not name a
+// protected file, a recursive search must not cross one, its program must come from outside the
+// workspace, and git runs guarded (sandbox/gitGuard.ts).
 
 export { HeadTailCapture } from '../../sandbox/processRunner';
 
@@ -47,10 +49,14 @@ export type RunCommandArgs = z.infer<typeof RunCommandArgsSchema>;
 
 export type { CommandResult } from '../../sandbox/processRunner';
 
-/** What a host adds to the tool context for commands (settings default when it adds nothing). */
+/** What a host adds to the tool context for commands (defaults when it adds nothing). */
 export interface CommandToolContext extends ToolContext {
   commandExecution?: CommandExecutionSettings;
+  /** cortex.policy.protectedPaths, compiled: auto-approved commands may not name protected files. */
+  protectedPaths?: ProtectedPathMatcher;
 }
+
+let defaultProtectedPaths: ProtectedPathMatcher | undefined;
 
 interface Launch {
   file: string;
@@ -60,6 +66,7 @@ interface Launch {
 
 interface Place {
   realRoot: string;
+  protectedPaths: ProtectedPathMatcher;
   cwd: string;
   sandbox: SandboxChoice;
   settings: CommandExecutionSettings;
@@ -83,10 +90,8 @@ async function literalLaunch(words: string[], env: Record<string, string>, place
   const safe = judgeDefaultSafe(words);
   const autoApprovable = safe.safe;
   if (safe.safe && safe.checksPaths) {
-    const leaving = await argumentLeavingByLink(args, place.cwd, place.realRoot);
-    if (leaving) {
-      throw new ToolError(`"${leaving.word}" leads outside the workspace (${leaving.location}), so this read-only command does not run without approval. It did not run.`);
-    }
+    const problem = await diskProblem(words, { cwd: place.cwd, realRoot: place.realRoot, protectedPaths: place.protectedPaths });
+    if (problem) throw new ToolError(`${problem}, so this read-only command does not run without approval. It did not run.`);
   }
   const file = await findProgram(program, { pathValue: env.PATH, cwd: place.cwd, realRoot: place.realRoot, outsideWorkspaceOnly: autoApprovable });
   if (!file) {
@@ -122,7 +127,9 @@ export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
     if (!stats.isDirectory()) throw new ToolError(`cwd '${shownCwd}' is not a directory`);
     const sandbox = await chooseSandbox(settings);
     if (sandbox.kind === 'refused') throw new ToolError(sandbox.message);
-    const place: Place = { realRoot: await realpath(context.workspaceRoot), cwd, sandbox, settings };
+    defaultProtectedPaths ??= compileProtectedPaths(DEFAULT_PROTECTED_PATHS);
+    const protectedPaths = context.protectedPaths ?? defaultProtectedPaths;
+    const place: Place = { realRoot: await realpath(context.workspaceRoot), protectedPaths, cwd, sandbox, settings };
     const env = commandEnvironment(process.env, { passthrough: settings.envPassthrough, sandboxed: sandbox.kind === 'bubblewrap' });
     const timeoutMs = Math.min(context.timeoutMs, (args.timeout_seconds ?? Number.POSITIVE_INFINITY) * 1000);
 

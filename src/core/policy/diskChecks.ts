@@ -1,0 +1,35 @@
+import path from 'node:path';
+import { realLocation } from '../tools/workspaceJail';
+import { argumentLeavingByLink } from './argumentPaths';
+import type { ProtectedPathMatcher } from './protectedPaths';
+import { protectedFileBelow, readsRecursively, searchedFolders } from './recursiveReads';
+
+// The checks a default-safe command passes on the disk right before it runs (the policy judged its
+// text only): every argument stays inside the workspace with symbolic links followed and names no
+// protected file, and a recursive search crosses no protected file.
+
+export interface DiskPlace {
+  /** Real working folder. */
+  cwd: string;
+  realRoot: string;
+  protectedPaths: ProtectedPathMatcher;
+}
+
+/** Why `argv` must not run without approval, or undefined when it may. */
+export async function diskProblem(argv: readonly string[], place: DiskPlace): Promise<string | undefined> {
+  const args = argv.slice(1);
+  const isProtected = (relative: string) => place.protectedPaths.match('read', relative);
+  const problem = await argumentLeavingByLink(args, place.cwd, place.realRoot, isProtected);
+  if (problem?.protectedBy !== undefined) {
+    return `"${problem.word}" names the protected file ${path.relative(place.realRoot, problem.location)} (cortex.policy.protectedPaths read: ${problem.protectedBy})`;
+  }
+  if (problem) return `"${problem.word}" leads outside the workspace (${problem.location})`;
+  if (!readsRecursively(argv)) return undefined;
+  const locations: string[] = [];
+  for (const word of args.filter((arg) => !arg.startsWith('-'))) locations.push(await realLocation(path.resolve(place.cwd, word)));
+  const found = await protectedFileBelow(await searchedFolders(locations, place.cwd), place.realRoot, isProtected);
+  if (found === undefined) return undefined;
+  return found === 'too many files to check'
+    ? 'the search would cover more files than can be checked for protected ones (search_text skips them)'
+    : `the search would read the protected file ${found} (cortex.policy.protectedPaths read; search_text skips it)`;
+}
