@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
-                  [--fallback-model NAME]... [--trace FILE] [--approve all|none]
+                  [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
                   [--mcp-config FILE] "TASK"
 
 Runs the Cortex planning agent headless.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
+--memory FILE is the workspace's memory (memory_store/search/forget); by default
+$XDG_CACHE_HOME/cortex/memory/<sha256 of the workspace path>.json (~/.cache when unset).
 Exit codes:
   0  every step completed
   1  the run finished with failed or blocked steps, or was cancelled
@@ -39,6 +41,8 @@ export interface CliArgs {
   trace?: string;
   /** An MCP configuration file (`--mcp-config`). */
   mcpConfig?: string;
+  /** The workspace memory file; undefined = the default under the user's cache folder. */
+  memory?: string;
   approve?: 'all' | 'none';
   help: boolean;
 }
@@ -51,6 +55,7 @@ const OPTIONS = {
   'fallback-model': { type: 'string', multiple: true },
   trace: { type: 'string' },
   'mcp-config': { type: 'string' },
+  memory: { type: 'string' },
   approve: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -87,6 +92,7 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     fallbackModels: v['fallback-model'] ?? [],
     trace: v.trace,
     ...(v['mcp-config'] !== undefined ? { mcpConfig: v['mcp-config'] } : {}),
+    ...(v.memory !== undefined ? { memory: v.memory } : {}),
     approve: v.approve,
     help: false,
   };

@@ -8,7 +8,7 @@ import { describeFsError } from './fsErrorText';
  * Settings for a CLI run: the --config JSON file (same keys as VS Code), then flags on top. Also
  * checks the workspace and the trace file's directory, so a typo is a clear line before any request.
  */
-export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig; workspace: string; trace?: string } {
+export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig; workspace: string; trace?: string; memory?: string } {
   let fileValues: Record<string, unknown> = {};
   if (args.configFile) {
     const file = resolve(cwd, args.configFile);
@@ -47,7 +47,9 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
   if (!isDir) throw new UsageError(`workspace ${workspace} is not a directory`, false);
   const trace = args.trace ? resolve(cwd, args.trace) : undefined;
   if (trace) checkTraceDirectory(trace);
-  return { config, workspace, trace };
+  const memory = args.memory ? resolve(cwd, args.memory) : undefined;
+  if (memory) checkMemoryFile(memory);
+  return { config, workspace, trace, memory };
 }
 
 /** The trace's directory is created when missing, but a path through a file can never work. */
@@ -62,6 +64,22 @@ function checkTraceDirectory(trace: string): void {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw new UsageError(describeFsError(error, 'trace directory', dir), false);
       dir = dirname(dir);
     }
+  }
+}
+
+/** A memory file given on the command line must be a file (or not exist yet), in a folder that can exist. */
+function checkMemoryFile(memory: string): void {
+  try {
+    if (statSync(memory).isDirectory()) throw new UsageError(`memory file ${memory} is a directory`, false);
+    return;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(describeFsError(error, 'memory file', memory), false);
+  }
+  try {
+    checkTraceDirectory(memory);
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/^trace file/, 'memory file').replace('trace directory', 'memory directory'), false);
   }
 }
 

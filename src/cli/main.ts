@@ -1,6 +1,7 @@
 import { AgentRun } from '../core/agent/agentRun';
 import { clientOptionsFromSettings } from '../core/llm/clientSettings';
 import { createOpenAiClient } from '../core/llm/openAiClient';
+import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { EventLog } from '../core/plan/eventLog';
 import { ApprovalBroker } from '../core/policy/approvalBroker';
 import { terminalSafe } from '../core/text/terminalSafe';
@@ -13,6 +14,7 @@ import { loadCliMcpServers } from './cliMcp';
 import { CLI_LLM_HINTS } from './cliHints';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
+import { usageSummaryLine } from './usageSummary';
 
 /** One line on a terminal: model, tool and endpoint text in it cannot act on the terminal. */
 function printLine(stream: NodeJS.WritableStream, text: string): void {
@@ -54,11 +56,13 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   const detach = attachCliApprovals(approvals, args.approve, { input: io.stdin, output: io.stderr });
   // The CLI builds the client itself so LLM errors name shell remedies (OPENAI_API_KEY, flags).
   const llm = createOpenAiClient({ ...clientOptionsFromSettings(loaded.config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
-  const run = new AgentRun({ task: args.task, workspaceRoot: loaded.workspace, config: loaded.config, llm, log, approvals, trusted: true, holdDeniedGates: false, mcpServers, processEnv: io.env });
+  const memoryFile = loaded.memory ?? defaultCliMemoryFile(loaded.workspace, io.env);
+  const run = new AgentRun({ task: args.task, workspaceRoot: loaded.workspace, config: loaded.config, llm, log, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env });
   const onSignal = () => run.cancel('interrupted (SIGINT)');
   process.once('SIGINT', onSignal);
   try {
     const result = await run.start();
+    printLine(io.stderr, usageSummaryLine(result.snapshot));
     if (result.answer) printLine(io.stdout, result.answer);
     return exitCodeFor(result, log.events);
   } finally {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { countPromptTokens } from '../../src/core/context/tokenCounter';
 
 // A scripted OpenAI-compatible endpoint on 127.0.0.1 for tests. It speaks real HTTP and SSE so the
 // real `openai` SDK talks to it, and it refuses what a real endpoint refuses (unanswered tool calls,
@@ -20,6 +21,8 @@ export interface ScriptedRequest {
   /** Header x-cortex-step. */
   stepId?: string;
   stream: boolean;
+  /** The prompt's size by Cortex's tokenizer, when the server has `maxPromptTokens`. */
+  promptTokens?: number;
 }
 
 export type ToolCallSpec = { id?: string; name: string; arguments: string | Record<string, unknown> };
@@ -74,9 +77,15 @@ export interface ScriptedServerOptions {
   rejectResponseFormat?: boolean;
   /** If true, any request with tools gets 400 "tools is not supported by this model". */
   rejectTools?: boolean;
+  /**
+   * The model's context window for prompts: a request whose messages and tools count more tokens
+   * (by Cortex's own tokenizer) gets OpenAI's 400 `context_length_exceeded`; answered requests
+   * report that count as `usage.prompt_tokens` unless the reply sets its own usage.
+   */
+  maxPromptTokens?: number;
 }
 
-export type RefusalReason = 'protocol' | 'auth' | 'model' | 'unsupported' | 'not_found';
+export type RefusalReason = 'protocol' | 'auth' | 'model' | 'unsupported' | 'not_found' | 'context';
 export interface Refusal { request: ScriptedRequest; status: number; message: string; reason: RefusalReason }
 
 export interface ScriptedServer {
@@ -191,6 +200,13 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
     }
     if (options.rejectTools && chat.tools !== undefined) {
       return refuse(400, 'unsupported', errorBody('tools is not supported by this model', 'invalid_request_error', 'tools', 'unsupported_parameter'));
+    }
+    if (options.maxPromptTokens !== undefined) {
+      request.promptTokens = countPromptTokens(chat.messages, chat.tools);
+      if (request.promptTokens > options.maxPromptTokens) {
+        const text = `This model's maximum context length is ${options.maxPromptTokens} tokens. However, your messages resulted in ${request.promptTokens} tokens. Please reduce the length of the messages.`;
+        return refuse(400, 'context', errorBody(text, 'invalid_request_error', 'messages', 'context_length_exceeded'));
+      }
     }
 
     if (!current) {
@@ -457,8 +473,8 @@ function argumentText(spec: ToolCallSpec): string {
 function finishReasonOf(reply: MessageReply): string {
   return reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop');
 }
-function usageOf(reply: MessageReply) {
-  const u = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+function usageOf(request: ScriptedRequest, reply: MessageReply) {
+  const u = reply.usage ?? { prompt_tokens: request.promptTokens ?? 10, completion_tokens: 5 };
   return { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens };
 }
 
@@ -484,7 +500,7 @@ function completionJson(request: ScriptedRequest, reply: MessageReply, model: st
         finish_reason: finishReasonOf(reply),
       },
     ],
-    usage: usageOf(reply),
+    usage: usageOf(request, reply),
   };
 }
 
@@ -506,7 +522,7 @@ export function streamChunks(request: ScriptedRequest, reply: MessageReply, mode
     for (const piece of fragments(argumentText(spec), size)) out.push(chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] }));
   });
   out.push(chunk({}, finishReasonOf(reply)));
-  if (includeUsage) out.push({ ...base, choices: [], usage: usageOf(reply) });
+  if (includeUsage) out.push({ ...base, choices: [], usage: usageOf(request, reply) });
   return out;
 }
 
