@@ -6,7 +6,8 @@ import { protectedFileBelow, readsRecursively, searchedFolders } from './recursi
 
 // The checks a default-safe command passes on the disk right before it runs (the policy judged its
 // text only): every argument stays inside the workspace with symbolic links followed and names no
-// protected file, and a recursive search crosses no protected file.
+// protected file (on the disk, or in git's history as `rev:path`), and a recursive search crosses no
+// protected file. Not covered: a protected file's content shown by `git log -p` or `git diff`.
 
 export interface DiskPlace {
   /** Real working folder. */
@@ -24,6 +25,16 @@ export async function diskProblem(argv: readonly string[], place: DiskPlace): Pr
     return `"${problem.word}" names the protected file ${path.relative(place.realRoot, problem.location)} (cortex.policy.protectedPaths read: ${problem.protectedBy})`;
   }
   if (problem) return `"${problem.word}" leads outside the workspace (${problem.location})`;
+  if (argv[0] === 'git') {
+    // `git show HEAD:.env` reads a file from the repository's history, not from the disk.
+    for (const arg of args) {
+      const colon = arg.indexOf(':');
+      if (arg.startsWith('-') || colon < 0) continue;
+      const inRepository = arg.slice(colon + 1).replace(/^(\.\/)+/, '');
+      const glob = inRepository === '' ? undefined : isProtected(inRepository);
+      if (glob !== undefined) return `"${arg}" names the protected file ${inRepository} (cortex.policy.protectedPaths read: ${glob})`;
+    }
+  }
   if (!readsRecursively(argv)) return undefined;
   const locations: string[] = [];
   for (const word of args.filter((arg) => !arg.startsWith('-'))) locations.push(await realLocation(path.resolve(place.cwd, word)));

@@ -92,6 +92,12 @@ describe('run_command checks before an auto-approvable command runs', function (
         assert.equal(existsSync(path.join(ws, 'pwned')), false);
       });
 
+      it('refuses to show a protected file from git history (rev:path)', async () => {
+        execFileSync('git', ['init', '-q', ws]);
+        assert.match((await runIn(ws, 'git show HEAD:.env', settings)).output, /"HEAD:\.env" names the protected file \.env/);
+        assert.match((await runIn(ws, 'git show main:./keys/id_rsa', settings)).output, /names the protected file .*id_rsa/);
+      });
+
       it('runs git in an ordinary repository', async () => {
         execFileSync('git', ['init', '-q', ws]);
         mkdirSync(path.join(ws, 'src'));
