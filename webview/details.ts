@@ -1,5 +1,6 @@
 import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
+import { stepContextView } from './contextView';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
@@ -32,8 +33,10 @@ export interface DetailsHandlers {
 /** Characters of a result, argument or output shown before "Show all". */
 export const DETAIL_TEXT_LIMIT = 4000;
 
-type SectionName = 'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'calls' | 'audits' | 'replans' | 'output' | 'notes';
-const SECTION_ORDER: SectionName[] = ['head', 'description', 'state', 'approvals', 'verdict', 'calls', 'output', 'audits', 'replans', 'notes'];
+type SectionName = 'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'calls' | 'context' | 'audits' | 'replans' | 'output' | 'notes';
+const SECTION_ORDER: SectionName[] = ['head', 'description', 'state', 'approvals', 'verdict', 'calls', 'output', 'context', 'audits', 'replans', 'notes'];
+/** Audits the context section shows (one per request: too many for the generic list). */
+const CONTEXT_AUDITS = new Set(['context_cost', 'memory_injected']);
 
 interface Section {
   el: HTMLElement;
@@ -98,6 +101,7 @@ export class DetailsPane {
       if (step.output === undefined) return;
       s.append(el('h3', 'details-label', 'Output'), this.longText(step.output, 'pre'));
     });
+    this.update('context', `${step.audits.length}|${JSON.stringify(step.usage ?? null)}`, (s) => this.contextSection(s, step));
     this.update('audits', String(step.audits.length), (s) => this.auditsSection(s, step));
     this.update('replans', String(state.replans.length), (s) => this.replansSection(s, state, step));
     this.update('notes', `${step.notes.length}|${step.files.length}`, (s) => this.notesSection(s, step));
@@ -285,12 +289,41 @@ export class DetailsPane {
     return c;
   }
 
+  /** Tokens and cost, the memories injected, and each request's context-budget decision. */
+  private contextSection(s: HTMLElement, step: StepState): void {
+    const view = stepContextView(step);
+    if (!view) return;
+    s.append(el('h3', 'details-label', 'Tokens and context'));
+    const dl = el('dl', 'details-grid');
+    const add = (term: string, value: string): void => {
+      dl.append(el('dt', '', term), el('dd', '', value));
+    };
+    if (view.tokens) add('Tokens', view.tokens);
+    add('Context', view.summary);
+    s.append(dl);
+    if (view.memories.length) {
+      s.append(el('h4', 'details-sublabel', `Memories injected (${view.memories.length})`));
+      const ul = el('ul', 'note-list');
+      for (const m of view.memories) ul.append(el('li', '', `[${m.id}]${m.tags.length ? ` (${m.tags.join(', ')})` : ''} ${m.text}`));
+      s.append(ul);
+    }
+    if (view.rows.length) {
+      const c = custom('vscode-collapsible', 'audit') as HTMLElement & { heading: string };
+      c.heading = `Budget decisions${view.hiddenRows ? ` (last ${view.rows.length} of ${view.rows.length + view.hiddenRows})` : ''}`;
+      const ol = el('ol', 'note-list');
+      for (const row of view.rows) ol.append(el('li', '', `${row.purpose}: ${row.tokens} — ${row.actions}${row.flag ? ` [${row.flag}]` : ''}`));
+      c.append(ol);
+      s.append(c);
+    }
+  }
+
   private auditsSection(s: HTMLElement, step: StepState): void {
-    if (step.audits.length === 0) return;
+    const audits = step.audits.filter((a) => !CONTEXT_AUDITS.has(String(a.kind)));
+    if (audits.length === 0) return;
     const head = el('h3', 'details-label', 'Repair and failover audits ');
-    head.append(badge(String(step.audits.length)));
+    head.append(badge(String(audits.length)));
     s.append(head);
-    for (const audit of step.audits) {
+    for (const audit of audits) {
       const kind = typeof audit.kind === 'string' ? humanize(audit.kind) : 'audit';
       const c = custom('vscode-collapsible', 'audit') as HTMLElement & { heading: string };
       c.heading = kind;

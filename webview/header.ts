@@ -1,5 +1,6 @@
 import type { RunStatus } from '../src/core/plan/planTypes';
 import { button, el, setAttr, setText } from './dom';
+import { formatCost, usageText } from '../src/core/usage/formatUsage';
 import { formatElapsed, formatTokens, oneLine } from './format';
 import { icon, RUN_STATUS_ICON, setIcon } from './icons';
 import type { PlanStore } from './store';
@@ -86,9 +87,11 @@ export class RunHeader {
     for (const step of s.steps.values()) if (step.status === 'completed') done++;
     setText(this.steps, s.steps.size ? `${done}/${s.steps.size} steps` : '');
     const total = s.usage.promptTokens + s.usage.completionTokens;
-    setText(this.tokens, total > 0 ? `${formatTokens(total)} tokens` : '');
+    // "~" and "estimated": the endpoint reported no usage for some requests (counted by the tokenizer).
+    const approx = s.usage.estimated ? '~' : '';
+    setText(this.tokens, total > 0 ? `${approx}${formatTokens(total)} tokens${s.usage.cost !== undefined ? ` · ${approx}${formatCost(s.usage.cost)}` : ''}` : '');
     this.tokens.hidden = total === 0;
-    setAttr(this.tokens, 'title', total > 0 ? `Tokens: ${s.usage.promptTokens} prompt + ${s.usage.completionTokens} completion` : undefined);
+    setAttr(this.tokens, 'title', total > 0 ? `Tokens of the run: ${usageText(s.usage)}` : undefined);
     const running = s.status === 'running' && store.live && !!store.runId;
     this.cancel.hidden = !running;
     this.cancel.disabled = store.cancelRequested;

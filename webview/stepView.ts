@@ -1,5 +1,6 @@
 import type { PlanState, ReplanRecord, StepState, StepStatus, ToolCallRecord, ToolCallStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
+import { stepTokensTag } from './contextView';
 import { humanize, oneLine } from './format';
 import { CALL_STATUS_ICON, STEP_STATUS_ICON, type Codicon } from './icons';
 
@@ -42,7 +43,7 @@ export interface StepView {
   replaced: boolean;
   /** Added by a replan (and still live). */
   isNew: boolean;
-  tags: Array<{ text: string; title: string; kind: 'new' | 'replaced' | 'attempt' }>;
+  tags: Array<{ text: string; title: string; kind: 'new' | 'replaced' | 'attempt' | 'tokens' }>;
   /** One short line under the description: why blocked, what replaced it, why it failed. */
   meta: string;
   chips: ChipView[];
@@ -148,6 +149,9 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
     const record = creatingReplan(state, step.id);
     if (isNew) tags.push({ text: 'new', title: record ? `added by replan ${record.attempt} of ${record.maxAttempts}` : 'added by a replan', kind: 'new' });
   }
+  // Live steps show what they spent; a replaced step's tokens are in its details.
+  const tokens = replaced ? undefined : stepTokensTag(step);
+  if (tokens) tags.push({ ...tokens, kind: 'tokens' });
   const mine = replaced ? [] : stepApprovals(step, ctx.approvals ?? []);
   let meta = '';
   if (replaced) {
@@ -166,6 +170,7 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
   if (isNew) parts.push('new');
   if (meta && !replaced) parts.push(meta);
   parts.push(`${step.toolCalls.length} tool call${step.toolCalls.length === 1 ? '' : 's'}`);
+  if (tokens) parts.push(tokens.title);
   if (mine.length > 0) parts.push(`${mine.length} approval${mine.length === 1 ? '' : 's'} pending`);
   const retry = canRetry(step, replaced) ? (ctx.retryPending?.(step.id) ? 'sent' : 'available') : 'none';
   return {
