@@ -7,7 +7,6 @@ import type { FlatConfig } from '../core/config/configSchema';
 import { McpConfigFileError, parseMcpConfigFile } from '../core/mcp/mcpConfigFile';
 import type { McpInput, McpServerDefinition } from '../core/mcp/mcpTypes';
 import { duplicateServerNames, resolveGroup, type ServerGroup } from '../core/mcp/serverSources';
-import { McpVariableError } from '../core/mcp/variables';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { UsageError } from './cliArgs';
 import { describeFsError } from './fsErrorText';
@@ -76,11 +75,10 @@ export async function loadCliMcpServers(mcpConfig: string | undefined, config: F
   const duplicates = duplicateServerNames(groups);
   if (duplicates.length > 0) throw new UsageError(duplicates.join('; '), false);
   const definitions: McpServerDefinition[] = [];
-  try {
-    for (const group of groups) definitions.push(...(await resolveGroup(group, { workspaceFolder: workspace, userHome: homedir(), env: io.env }, (input) => askOnTerminal(input, io))));
-  } catch (error) {
-    if (error instanceof McpVariableError) throw new UsageError(error.message, false);
-    throw error;
+  for (const group of groups) {
+    const resolved = await resolveGroup(group, { workspaceFolder: workspace, userHome: homedir(), env: io.env }, (input) => askOnTerminal(input, io));
+    if (resolved.problems.length > 0) throw new UsageError(resolved.problems.join('; '), false);
+    definitions.push(...resolved.definitions);
   }
   return definitions;
 }

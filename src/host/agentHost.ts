@@ -6,6 +6,8 @@ import type { RunSource } from '../panel/runSource';
 import { ApprovalAttention } from './approvalAttention';
 import type { ApiKeyStore } from './apiKeyStore';
 import { showApprovalNotification, statusBarApprovalView } from './approvalNotifier';
+import { McpHostServers } from './mcpRunServers';
+import { showMcpServers } from './mcpServersCommand';
 import { openRunTrace } from './openRunTrace';
 import { PanelManager } from './panelManager';
 import { openTraceDocument, RunController } from './runController';
@@ -33,6 +35,8 @@ export interface AgentHost extends vscode.Disposable {
   cancelRun(): Promise<void>;
   openTrace(): Promise<void>;
   restorePanel(panel: vscode.WebviewPanel, state: PanelState | undefined): Promise<void>;
+  /** "Cortex: MCP servers": the configured servers with their state and tools. */
+  showMcpServers(): Promise<void>;
 }
 
 export function createAgentHost({ context, logger, keys, approvalsItem }: AgentHostDeps): AgentHost {
@@ -55,7 +59,8 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     statusBarApprovalView(approvalsItem),
     logger,
   );
-  const controller = new RunController(settings, keys, registry, index, panels, attention, logger);
+  const mcp = new McpHostServers(context, logger);
+  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, mcp);
   const serializer = new DagPanelSerializer(context.extensionUri, logger, panels.actions, (runId) => Promise.resolve().then(() => registry.source(runId)), (panel) => panels.adopt(panel), () => panels.unclaimedRunId());
 
   return {
@@ -64,6 +69,16 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     cancelRun: () => controller.cancelRun(),
     openTrace: () => openRunTrace(index, registry, panels, logger),
     restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
+    showMcpServers: async () => {
+      const folders = vscode.workspace.workspaceFolders ?? [];
+      const folder = folders.length > 1 ? await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder whose MCP servers to show' }) : folders[0];
+      if (!folder) {
+        if (folders.length === 0) void vscode.window.showInformationMessage('Cortex: open a folder to see its MCP servers.');
+        return;
+      }
+      const config = await settings.readOrReport();
+      if (config) await showMcpServers(mcp, folder, config, logger);
+    },
     dispose: () => {
       controller.dispose();
       panels.dispose();

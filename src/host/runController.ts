@@ -9,6 +9,7 @@ import { createTraceWriter } from '../core/trace/traceWriter';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { ApprovalAttention } from './approvalAttention';
 import { brokerApprovals, liveRunSource, type LiveRun } from './liveRun';
+import type { McpHostServers } from './mcpRunServers';
 import type { PanelManager } from './panelManager';
 import type { RunIndex } from './runIndex';
 import type { RunRegistry } from './runRegistry';
@@ -45,6 +46,7 @@ export class RunController implements vscode.Disposable {
     private readonly panels: PanelManager,
     private readonly attention: ApprovalAttention,
     private readonly logger: Logger,
+    private readonly mcp?: McpHostServers,
   ) {
     this.statusBar = vscode.window.createStatusBarItem('cortex.run', vscode.StatusBarAlignment.Left, 100);
     this.statusBar.name = 'Cortex run';
@@ -98,9 +100,11 @@ export class RunController implements vscode.Disposable {
     const trusted = vscode.workspace.isTrusted;
     const log = new EventLog({ onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
     const broker = new ApprovalBroker({ logger: this.logger });
+    // MCP servers: the user's, and the workspace's once allowed (docs/design.md §21).
+    const mcp = (await this.mcp?.forRun(folder.uri.fsPath, config, trusted).catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
     let agent: AgentRun;
     try {
-      agent = new AgentRun({ task, workspaceRoot: folder.uri.fsPath, config, apiKey, log, approvals: broker, trusted, logger: this.logger, runId, holdDeniedGates: true });
+      agent = new AgentRun({ task, workspaceRoot: folder.uri.fsPath, config, apiKey, log, approvals: broker, trusted, logger: this.logger, runId, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices });
     } catch (error) {
       this.logger.error(`Could not start a run: ${(error as Error).stack ?? String(error)}`);
       void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);

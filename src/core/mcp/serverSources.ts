@@ -1,5 +1,5 @@
 import type { McpInput, McpServerDefinition, McpServerEntry, McpServerSource } from './mcpTypes';
-import { resolveVariables, type VariableContext } from './variables';
+import { McpVariableError, resolveVariables, type VariableContext } from './variables';
 
 // Servers from several places (the user's `cortex.mcp.servers`, a CLI `--mcp-config` file, a
 // workspace's `.vscode/mcp.json`) become one list of definitions for a run: one name means one
@@ -38,9 +38,10 @@ export function duplicateServerNames(groups: readonly ServerGroup[]): string[] {
 /**
  * The definitions of one group with variables substituted. An input is asked at most once per
  * group (several servers may use the same token); one the group does not define is asked as a
- * plain text prompt named by its id.
+ * plain text prompt named by its id. A server whose variables cannot be substituted (an unknown
+ * variable, an input not given) is left out with a problem naming it; the others go on.
  */
-export async function resolveGroup(group: ServerGroup, context: Omit<VariableContext, 'input'>, ask: InputAsker): Promise<McpServerDefinition[]> {
+export async function resolveGroup(group: ServerGroup, context: Omit<VariableContext, 'input'>, ask: InputAsker): Promise<{ definitions: McpServerDefinition[]; problems: string[] }> {
   const answers = new Map<string, Promise<string | undefined>>();
   const input = (id: string) => {
     let answer = answers.get(id);
@@ -52,6 +53,14 @@ export async function resolveGroup(group: ServerGroup, context: Omit<VariableCon
     return answer;
   };
   const definitions: McpServerDefinition[] = [];
-  for (const { name, entry } of group.servers) definitions.push({ name, entry: await resolveVariables(name, entry, { ...context, input }), source: group.source });
-  return definitions;
+  const problems: string[] = [];
+  for (const { name, entry } of group.servers) {
+    try {
+      definitions.push({ name, entry: await resolveVariables(name, entry, { ...context, input }), source: group.source });
+    } catch (error) {
+      if (!(error instanceof McpVariableError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  return { definitions, problems };
 }

@@ -79,7 +79,7 @@ describe('package.json commands and activation', () => {
 
   it('contributes the Cortex commands under the Cortex category', () => {
     const ids = commands.map((c) => c.command).sort();
-    assert.deepEqual(ids, ['cortex.cancelRun', 'cortex.clearApiKey', 'cortex.openTrace', 'cortex.runTask', 'cortex.setApiKey', 'cortex.showPanel']);
+    assert.deepEqual(ids, ['cortex.cancelRun', 'cortex.clearApiKey', 'cortex.mcpServers', 'cortex.openTrace', 'cortex.runTask', 'cortex.setApiKey', 'cortex.showPanel']);
     for (const command of commands) assert.equal(command.category, 'Cortex', command.command);
     assert.equal(commands.find((c) => c.command === 'cortex.runTask')?.title, 'Run agent task');
     assert.equal(commands.find((c) => c.command === 'cortex.openTrace')?.title, 'Open run trace…');

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { McpServerEntry } from '../../../src/core/mcp/mcpTypes';
+import { McpConsentStore, type StateLike } from '../../../src/host/mcpConsentStore';
+import { readWorkspaceMcpFiles } from '../../../src/host/mcpWorkspaceFiles';
+import { tempWorkspace } from '../../support/agentHarness';
+
+function memento(): StateLike & { data: Map<string, unknown> } {
+  const data = new Map<string, unknown>();
+  return { data, get: <T>(key: string) => data.get(key) as T | undefined, update: (key, value) => (data.set(key, structuredClone(value)), Promise.resolve()) };
+}
+
+describe('workspace MCP servers: files and consent', () => {
+  it('reads .vscode/mcp.json and .mcp.json, and names what it cannot use', () => {
+    const folder = tempWorkspace();
+    mkdirSync(join(folder, '.vscode'));
+    writeFileSync(join(folder, '.vscode', 'mcp.json'), '{ "servers": { "a": { "command": "node", "args": ["a.js"] }, "b": { "type": "stdio" } } }');
+    writeFileSync(join(folder, '.mcp.json'), '{ "mcpServers": { "c": { "url": "http://localhost:1/mcp" } } }');
+    const { groups, problems } = readWorkspaceMcpFiles(folder);
+    assert.deepEqual(groups.map((g) => [g.source, g.servers.map((s) => s.name)]), [[{ kind: 'workspace', file: '.vscode/mcp.json' }, ['a']], [{ kind: 'workspace', file: '.mcp.json' }, ['c']]]);
+    assert.deepEqual(problems, ['.vscode/mcp.json: server "b": "command" must name the program to run']);
+    writeFileSync(join(folder, '.mcp.json'), '{ nope');
+    assert.match(readWorkspaceMcpFiles(folder).problems[1], /^\.mcp\.json is not valid JSON: /);
+    assert.deepEqual(readWorkspaceMcpFiles(tempWorkspace()), { groups: [], problems: [] }, 'no file, nothing to say');
+  });
+
+  it('remembers an answer for the exact definition: a changed command asks again', async () => {
+    const state = memento();
+    const store = new McpConsentStore(state);
+    const entry: McpServerEntry = { type: 'stdio', command: 'node', args: ['server.js'], env: {} };
+    assert.equal(store.status('.vscode/mcp.json', 'srv', entry), 'ask');
+    await store.record('.vscode/mcp.json', 'srv', entry, 'allow');
+    assert.equal(store.status('.vscode/mcp.json', 'srv', entry), 'allowed');
+    assert.equal(new McpConsentStore(state).status('.vscode/mcp.json', 'srv', { ...entry, args: ['server.js', '--all-files'] }), 'changed');
+    assert.equal(store.status('.mcp.json', 'srv', entry), 'ask', 'per file');
+    assert.equal(store.status('.vscode/mcp.json', 'other', entry), 'ask', 'per server');
+    await store.record('.vscode/mcp.json', 'srv', entry, 'deny');
+    assert.equal(store.status('.vscode/mcp.json', 'srv', entry), 'denied');
+    assert.ok(![...state.data.values()].some((value) => JSON.stringify(value).includes('server.js')), 'only hashes are kept');
+  });
+});
