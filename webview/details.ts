@@ -2,7 +2,7 @@ import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/plan
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { stepContextView } from './contextView';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
-import { formatDuration, formatOffset, humanize, prettyJson, prettyValue, truncate } from './format';
+import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
 import type { PlanStore } from './store';
 import {
@@ -245,7 +245,7 @@ export class DetailsPane {
         return;
       }
       const open = cached ? ((cached.el as HTMLElement & { open?: boolean }).open ?? false) : call.status !== 'success' || i === calls.length - 1;
-      const fresh = this.callEntry(state, call, i, open);
+      const fresh = this.callEntry(state, call, i, open, step);
       this.callCache.set(call.id, { sig, el: fresh });
       if (cached?.el.parentElement === list) cached.el.replaceWith(fresh);
       else list.insertBefore(fresh, list.children[i] ?? null);
@@ -253,9 +253,10 @@ export class DetailsPane {
     while (list.children.length > calls.length) list.lastElementChild!.remove();
   }
 
-  private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean): HTMLElement {
+  private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean, step: StepState): HTMLElement {
     const c = custom('vscode-collapsible', `call call-${call.status}`) as HTMLElement & { heading: string; open: boolean };
-    c.heading = `${i + 1}. ${call.name || call.requestedName} — ${CALL_STATUS_LABEL[call.status]}`;
+    const mcp = mcpOrigin(call);
+    c.heading = `${i + 1}. ${mcp ? mcpLabel(mcp) : call.name || call.requestedName} — ${CALL_STATUS_LABEL[call.status]}`;
     c.open = open;
     const deco = el('span', `chip chip-${call.status}`);
     deco.append(icon(CALL_STATUS_ICON[call.status], 'chip-glyph'));
@@ -268,6 +269,11 @@ export class DetailsPane {
       dl.append(el('dt', '', term), el('dd', '', value));
     };
     add('Tool', call.requestedName && call.requestedName !== call.name ? `${call.name} (requested “${call.requestedName}”, resolved by ${call.nameResolution})` : `${call.name} (${call.nameResolution})`);
+    if (mcp) {
+      add('MCP server', mcp.server);
+      add('MCP tool', mcp.tool);
+      add('Annotations', `${mcpAnnotationText(mcp.annotations)} (the server's own hints)`);
+    }
     add('Status', `${CALL_STATUS_LABEL[call.status]}${call.reason ? ` — ${call.reason}` : ''}`);
     add('Call', `id ${call.id} · turn ${call.turn} · index ${call.index}${call.finishReason ? ` · finish ${call.finishReason}` : ''}${call.isComplete ? '' : ' · incomplete arguments'}`);
     const timing = [`requested ${formatOffset(call.requestedAt, state.startedAt)}`];
@@ -284,6 +290,8 @@ export class DetailsPane {
       const isError = call.status === 'error' || call.error === true;
       body.append(el('h4', 'details-sublabel', isError ? 'Error' : call.status === 'rejected' ? 'Rejection' : 'Result'), this.longText(call.result, `pre ${isError ? 'pre-error' : ''}`));
     }
+    const raw = mcp ? mcpRawResult(step.audits, call.id) : undefined;
+    if (raw !== undefined) body.append(el('h4', 'details-sublabel', 'Raw MCP result'), this.longText(prettyJson(raw), 'pre code mcp-raw'));
     if (call.audit && Object.keys(call.audit).length) body.append(el('h4', 'details-sublabel', 'Repair audit'), this.longText(prettyValue(call.audit), 'pre code'));
     c.append(body);
     return c;

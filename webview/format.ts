@@ -91,3 +91,43 @@ export function formatOffset(time: number | undefined, start: number | undefined
 export function humanize(reason: string): string {
   return reason.replace(/[_-]+/g, ' ').trim();
 }
+
+/** The MCP server and tool a call went to (recorded in its audit, docs/design.md §21). */
+export interface McpCallOrigin {
+  server: string;
+  tool: string;
+  annotations?: Record<string, unknown>;
+}
+
+export function mcpOrigin(call: { audit?: Record<string, unknown> }): McpCallOrigin | undefined {
+  const mcp = call.audit?.mcp as Record<string, unknown> | undefined;
+  if (!mcp || typeof mcp.server !== 'string' || typeof mcp.tool !== 'string') return undefined;
+  const annotations = mcp.annotations && typeof mcp.annotations === 'object' ? (mcp.annotations as Record<string, unknown>) : undefined;
+  return { server: mcp.server, tool: mcp.tool, ...(annotations ? { annotations } : {}) };
+}
+
+/** `everything › get-sum`: how a chip names an MCP call. */
+export function mcpLabel(origin: McpCallOrigin): string {
+  return `${origin.server} › ${origin.tool}`;
+}
+
+/** The annotations in words: `title "Add", read-only, not destructive`. */
+export function mcpAnnotationText(annotations: Record<string, unknown> | undefined): string {
+  if (!annotations) return 'none';
+  const words: string[] = [];
+  if (typeof annotations.title === 'string') words.push(`title “${annotations.title}”`);
+  const flags: Array<[string, string, string]> = [
+    ['readOnlyHint', 'read-only', 'may change things'],
+    ['destructiveHint', 'destructive', 'not destructive'],
+    ['idempotentHint', 'idempotent', 'not idempotent'],
+    ['openWorldHint', 'open world', 'closed world'],
+  ];
+  for (const [key, yes, no] of flags) if (typeof annotations[key] === 'boolean') words.push(annotations[key] ? yes : no);
+  return words.length > 0 ? words.join(', ') : 'none';
+}
+
+/** The raw result of an MCP call (its `mcp_result` audit), as recorded. */
+export function mcpRawResult(audits: ReadonlyArray<Record<string, unknown>>, callId: string): string | undefined {
+  const audit = audits.find((a) => a.kind === 'mcp_result' && a.callId === callId);
+  return typeof audit?.raw === 'string' ? audit.raw : undefined;
+}

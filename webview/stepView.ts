@@ -1,7 +1,7 @@
 import type { PlanState, ReplanRecord, StepState, StepStatus, ToolCallRecord, ToolCallStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { stepTokensTag } from './contextView';
-import { humanize, oneLine } from './format';
+import { humanize, mcpLabel, mcpOrigin, oneLine } from './format';
 import { CALL_STATUS_ICON, STEP_STATUS_ICON, type Codicon } from './icons';
 
 // Pure view model of one DAG node: every label, icon, chip and aria text the renderer shows, so
@@ -70,8 +70,11 @@ export interface StepViewContext {
 /** The call's chip: status icon + resolved name, with requested-vs-resolved in the hover text. */
 export function chipView(call: ToolCallRecord): ChipView {
   const renamed = call.requestedName && call.requestedName !== call.name;
-  const title = `${call.name}${renamed ? ` (requested as “${call.requestedName}”, ${call.nameResolution})` : ''}: ${CALL_STATUS_LABEL[call.status]}`;
-  return { callId: call.id, status: call.status, icon: CALL_STATUS_ICON[call.status], label: call.name || call.requestedName || '(unnamed)', title };
+  // An MCP call names its server: `everything › get-sum`.
+  const mcp = mcpOrigin(call);
+  const via = mcp ? ` — tool “${mcp.tool}” of MCP server “${mcp.server}”` : '';
+  const title = `${call.name}${renamed ? ` (requested as “${call.requestedName}”, ${call.nameResolution})` : ''}${via}: ${CALL_STATUS_LABEL[call.status]}`;
+  return { callId: call.id, status: call.status, icon: CALL_STATUS_ICON[call.status], label: mcp ? mcpLabel(mcp) : call.name || call.requestedName || '(unnamed)', title };
 }
 
 /** At most `max` chips: calls awaiting approval, errors and pending calls first, then the most recent; shown in call order. */
