@@ -19,6 +19,9 @@ export interface MappedSettings {
 }
 
 const security = new Set<string>(SECURITY_KEYS);
+/** Spending caps: a workspace may lower them, never raise or remove them (docs/design.md §20). */
+const CAP_KEYS = new Set<string>(['cortex.limits.maxRunTokens', 'cortex.limits.maxRunCost']);
+const PRICING_KEY = 'cortex.llm.pricing';
 
 /**
  * Picks each key's effective value (folder > workspace > user). Security keys only ever take the
@@ -34,11 +37,34 @@ export function mapSettings(inspect: (key: ConfigKey) => SettingInspection | und
     if (security.has(key)) {
       if (scopes.workspaceValue !== undefined || scopes.workspaceFolderValue !== undefined) ignoredWorkspaceKeys.push(key);
       input[key] = scopes.globalValue;
+    } else if (CAP_KEYS.has(key)) {
+      input[key] = strictestCap([scopes.globalValue, scopes.workspaceValue, scopes.workspaceFolderValue]);
+    } else if (key === PRICING_KEY) {
+      input[key] = userPricesWin(scopes);
     } else {
       input[key] = scopes.workspaceFolderValue ?? scopes.workspaceValue ?? scopes.globalValue;
     }
   }
   return { input, ignoredWorkspaceKeys };
+}
+
+/** The lowest cap any scope set (`null` = no cap only when every scope that set it says so). */
+function strictestCap(values: unknown[]): unknown {
+  const set = values.filter((v) => v !== undefined);
+  // A value of the wrong type goes on to parseConfig, which names it.
+  const odd = set.find((v) => v !== null && typeof v !== 'number');
+  if (odd !== undefined) return odd;
+  const numbers = set.filter((v): v is number => typeof v === 'number');
+  return numbers.length > 0 ? Math.min(...numbers) : set.length > 0 ? null : undefined;
+}
+
+/** Prices from a workspace may add models, never change the user's (a repository cannot make spending look free). */
+function userPricesWin(scopes: SettingInspection): unknown {
+  const layers = [scopes.workspaceFolderValue, scopes.workspaceValue, scopes.globalValue].filter((v) => v !== undefined);
+  if (layers.length === 0) return undefined;
+  const odd = layers.find((v) => v === null || typeof v !== 'object' || Array.isArray(v));
+  if (odd !== undefined) return odd;
+  return Object.assign({}, ...layers);
 }
 
 /** True for endpoints on this machine, which need no API key (Ollama, LM Studio, llama.cpp, tests). */
