@@ -107,7 +107,7 @@ async function overheadAt128k(windowOverPrompt: number): Promise<{ medianMs: num
   const tokens = countPromptTokens(messages, tools);
   const deps: ContextFitDeps = {
     budget: new ContextBudget({ windowTokens: tokens + windowOverPrompt, reserveOutputTokens: 0 }, 'bench-model'),
-    summarise: async () => 'summary',
+    summarise: () => Promise.resolve('summary'),
     mustPropagate: () => true,
     record: () => undefined,
   };

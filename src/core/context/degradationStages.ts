@@ -123,7 +123,7 @@ export function planFit(messages: readonly ChatMessage[], options: FitOptions): 
   do {
     after -= sum(shape.turns[drop++]);
   } while (drop < shape.turns.length - 1 && after > target);
-  if (after > options.limit && drop < shape.turns.length) after -= sum(shape.turns[drop++]);
+  if (after > options.limit && drop < shape.turns.length) drop++;
   const dropped = shape.turns.splice(0, drop);
   const droppedTokens = dropped.reduce((n, turn) => n + sum(turn), 0) + oldSummary;
   actions.push({ kind: 'shrink_turns', count: dropped.length, tokensSaved: droppedTokens });

@@ -130,9 +130,13 @@ export function parseMemoryFile(text: string, file: string): MemoryEntry[] {
   if (!data || typeof data !== 'object' || (data as { version?: unknown }).version !== 1 || !Array.isArray(entries)) {
     throw new MemoryError(`the memory file ${file} is not a Cortex memory file (expected {"version": 1, "entries": [...]}); fix or delete it`);
   }
-  return entries.filter(
-    (e): e is MemoryEntry => !!e && typeof e === 'object' && typeof e.id === 'string' && typeof e.text === 'string' && Array.isArray(e.tags) && e.tags.every((t: unknown) => typeof t === 'string') && typeof e.createdAt === 'number',
-  );
+  return (entries as unknown[]).filter(isEntry);
+}
+
+function isEntry(value: unknown): value is MemoryEntry {
+  if (!value || typeof value !== 'object') return false;
+  const e = value as Record<string, unknown>;
+  return typeof e.id === 'string' && typeof e.text === 'string' && Array.isArray(e.tags) && e.tags.every((t) => typeof t === 'string') && typeof e.createdAt === 'number';
 }
 
 async function writeAtomically(file: string, content: string): Promise<void> {

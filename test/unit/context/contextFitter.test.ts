@@ -8,7 +8,7 @@ import { contentText, countPromptTokens, countTextTokens } from '../../../src/co
 import { LlmError, type ChatMessage } from '../../../src/core/llm/llmTypes';
 import { assertPaired, conversation, filler, head } from './conversationFixtures';
 
-function harness(window: number, summarise: ContextFitDeps['summarise'] = async () => 'Read f0…f5; nothing else found.') {
+function harness(window: number, summarise: ContextFitDeps['summarise'] = () => Promise.resolve('Read f0…f5; nothing else found.')) {
   const records: ContextCostRecord[] = [];
   const summaries: ChatMessage[][] = [];
   const deps: ContextFitDeps = {
@@ -90,7 +90,7 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
 
   it('clips a summary that is longer than asked for to its allowance', async () => {
     const limit = countPromptTokens(head()) + 1300;
-    const { deps } = harness(limit, async () => filler(5000));
+    const { deps } = harness(limit, () => Promise.resolve(filler(5000)));
     const messages = conversation(10, 1000);
     await fitRequest(deps, { purpose: 'executor', stepId: 's1', messages });
     assert.ok(countTextTokens(contentText(messages[2].content)) <= summaryAllowance(limit));
@@ -99,9 +99,7 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
 
   it('when the summary cannot be written, says the turns were dropped and goes on', async () => {
     const limit = countPromptTokens(head()) + 1300;
-    const { deps, records } = harness(limit, async () => {
-      throw new LlmError('server', 'The endpoint failed with 500.', 500);
-    });
+    const { deps, records } = harness(limit, () => Promise.reject(new LlmError('server', 'The endpoint failed with 500.', 500)));
     const messages = conversation(10, 1000);
     await fitRequest(deps, { purpose: 'executor', stepId: 's1', messages });
     assert.match(contentText(messages[2].content), /earlier turns of this step were removed to fit the context window; their summary could not be written \(The endpoint failed with 500\.\)/);
@@ -109,9 +107,7 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
   });
 
   it('a cancel during compaction is not papered over', async () => {
-    const { deps } = harness(countPromptTokens(head()) + 1300, async () => {
-      throw new LlmError('cancelled', 'The LLM request was cancelled.');
-    });
+    const { deps } = harness(countPromptTokens(head()) + 1300, () => Promise.reject(new LlmError('cancelled', 'The LLM request was cancelled.')));
     await assert.rejects(fitRequest(deps, { purpose: 'executor', stepId: 's1', messages: conversation(10, 1000) }), /cancelled/);
   });
 
