@@ -59,6 +59,8 @@ export interface ProcessSpec {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Capture stdout only (for output that is parsed); stderr is discarded. */
+  stdoutOnly?: boolean;
 }
 
 export interface CommandResult {
@@ -80,7 +82,7 @@ export function runProcess(spec: ProcessSpec): Promise<CommandResult> {
     const child = spawn(spec.file, [...spec.args], {
       cwd: spec.cwd,
       detached: !isWindows, // own process group, so the whole tree can be killed
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', spec.stdoutOnly ? 'ignore' : 'pipe'],
       windowsHide: true,
       shell: false,
       env: spec.env,
@@ -108,8 +110,8 @@ export function runProcess(spec: ProcessSpec): Promise<CommandResult> {
       killGroup(child.pid);
     }, spec.timeoutMs);
     let grace: NodeJS.Timeout | undefined;
-    child.stdout.on('data', (chunk: Buffer) => capture.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => capture.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => capture.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => capture.push(chunk));
     child.on('error', (error) => {
       capture.push(Buffer.from(`Could not start the command: ${error.message}\n`));
       finish(null, null);

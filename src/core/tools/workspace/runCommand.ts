@@ -79,9 +79,9 @@ function sandboxed(launch: Launch, place: Place): Launch {
   return { file: place.sandbox.bwrap, args: [...bubblewrapArgs(layout), launch.file, ...launch.args], env: launch.env };
 }
 
-function start(launch: Launch, place: Place, timeoutMs: number, signal: AbortSignal): Promise<CommandResult> {
+function start(launch: Launch, place: Place, timeoutMs: number, signal: AbortSignal, stdoutOnly = false): Promise<CommandResult> {
   const wrapped = sandboxed(launch, place);
-  return runProcess({ ...wrapped, cwd: place.cwd, timeoutMs, signal });
+  return runProcess({ ...wrapped, cwd: place.cwd, timeoutMs, signal, stdoutOnly });
 }
 
 /** The program and arguments for literal `words`, checked against the disk when the default rules would auto-approve them. */
@@ -104,8 +104,11 @@ async function literalLaunch(words: string[], env: Record<string, string>, place
   const gitEnv = guardedGitEnv(env);
   // `git --version` reads no repository, so there is no configuration to check.
   if (args.length === 1 && (args[0] === '--version' || args[0] === 'version')) return { file, args: guardedGitArgs(args), env: gitEnv };
-  const listing = await start({ file, args: [...CONFIG_LISTING_ARGS], env: gitEnv }, place, GIT_CONFIG_CHECK_MS, signal);
-  if (listing.exitCode !== 0) throw new ToolError(`Could not check the git configuration before running git (${listing.output.trim() || `exit ${listing.exitCode ?? listing.signal}`}). It did not run.`);
+  // Only stdout is parsed: a message on stderr must not shift the NUL-separated fields.
+  const listing = await start({ file, args: [...CONFIG_LISTING_ARGS], env: gitEnv }, place, GIT_CONFIG_CHECK_MS, signal, true);
+  if (listing.exitCode !== 0) {
+    throw new ToolError(`Could not check the git configuration before running git (git config --list: ${listing.exitCode === null ? `killed by ${listing.signal}` : `exit ${listing.exitCode}`}; run "git config --list" to see why). It did not run.`);
+  }
   const problem = inertConfigProblem(listing.output);
   if (problem) throw new ToolError(`Refused to run ${formatWords(words)} without approval: ${problem}. It did not run.`);
   return { file, args: guardedGitArgs(args), env: gitEnv };
