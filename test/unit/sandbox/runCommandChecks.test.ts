@@ -108,9 +108,11 @@ describe('run_command checks before an auto-approvable command runs', function (
     });
   }
 
-  it('a person-approved shell command is not held to the workspace (the person saw the text)', async () => {
-    const result = await runIn(ws, 'cat docs/secret.txt | tr a-z a-z', UNSANDBOXED);
-    assert.equal(result.ok, true, result.output);
-    assert.match(result.output, new RegExp(SECRET));
+  it('a person-approved command is not held to the workspace (the person saw the text)', async () => {
+    const shell = await runIn(ws, 'cat docs/secret.txt | tr a-z a-z', UNSANDBOXED);
+    assert.equal(shell.ok, true, shell.output);
+    assert.match(shell.output, new RegExp(SECRET));
+    const literal = await runIn(ws, 'cat docs/secret.txt', UNSANDBOXED, { approvedByPerson: true });
+    assert.match(literal.output, new RegExp(SECRET));
   });
 });

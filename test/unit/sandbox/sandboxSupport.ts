@@ -27,7 +27,7 @@ export async function tempWorkspace(prefix = 'cortex-sbx-ws-'): Promise<{ ws: st
   return { ws, cleanup: () => rm(ws, { recursive: true, force: true }) };
 }
 
-export function runIn(ws: string, command: string, settings: CommandExecutionSettings, extra: { timeoutMs?: number; cwd?: string; protectedPaths?: ProtectedPathMatcher } = {}): Promise<ToolRunResult> {
+export function runIn(ws: string, command: string, settings: CommandExecutionSettings, extra: { timeoutMs?: number; cwd?: string; protectedPaths?: ProtectedPathMatcher; approvedByPerson?: boolean } = {}): Promise<ToolRunResult> {
   const context: CommandToolContext = {
     workspaceRoot: ws,
     signal: new AbortController().signal,
@@ -36,6 +36,7 @@ export function runIn(ws: string, command: string, settings: CommandExecutionSet
     commandExecution: settings,
   };
   if (extra.protectedPaths) context.protectedPaths = extra.protectedPaths;
+  if (extra.approvedByPerson) context.approvedByPerson = true;
   const args = runCommandTool.schema.parse(extra.cwd ? { command, cwd: extra.cwd } : { command });
   return executeTool(runCommandTool, args, context, 32_768);
 }

@@ -54,6 +54,11 @@ export interface CommandToolContext extends ToolContext {
   commandExecution?: CommandExecutionSettings;
   /** cortex.policy.protectedPaths, compiled: auto-approved commands may not name protected files. */
   protectedPaths?: ProtectedPathMatcher;
+  /**
+   * A person approved this exact command: the on-disk checks of auto-approvable commands (paths,
+   * protected files) are skipped. Unset: treated as auto-approved, the stricter reading.
+   */
+  approvedByPerson?: boolean;
 }
 
 let defaultProtectedPaths: ProtectedPathMatcher | undefined;
@@ -66,6 +71,7 @@ interface Launch {
 
 interface Place {
   realRoot: string;
+  approvedByPerson: boolean;
   protectedPaths: ProtectedPathMatcher;
   cwd: string;
   sandbox: SandboxChoice;
@@ -89,7 +95,7 @@ async function literalLaunch(words: string[], env: Record<string, string>, place
   const [program, ...args] = words as [string, ...string[]];
   const safe = judgeDefaultSafe(words);
   const autoApprovable = safe.safe;
-  if (safe.safe && safe.checksPaths) {
+  if (safe.safe && safe.checksPaths && !place.approvedByPerson) {
     const problem = await diskProblem(words, { cwd: place.cwd, realRoot: place.realRoot, protectedPaths: place.protectedPaths });
     if (problem) throw new ToolError(`${problem}, so this read-only command does not run without approval. It did not run.`);
   }
@@ -132,7 +138,7 @@ export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
     if (sandbox.kind === 'refused') throw new ToolError(sandbox.message);
     defaultProtectedPaths ??= compileProtectedPaths(DEFAULT_PROTECTED_PATHS);
     const protectedPaths = context.protectedPaths ?? defaultProtectedPaths;
-    const place: Place = { realRoot: await realpath(context.workspaceRoot), protectedPaths, cwd, sandbox, settings };
+    const place: Place = { realRoot: await realpath(context.workspaceRoot), approvedByPerson: context.approvedByPerson === true, protectedPaths, cwd, sandbox, settings };
     const env = commandEnvironment(process.env, { passthrough: settings.envPassthrough, sandboxed: sandbox.kind === 'bubblewrap' });
     const timeoutMs = Math.min(context.timeoutMs, (args.timeout_seconds ?? Number.POSITIVE_INFINITY) * 1000);
 
