@@ -95,10 +95,15 @@ export class PanelApp {
       retry: (id, b) => this.send(retryStep(this.store, id), b),
       focused: (id) => this.reveal(id),
     });
-    this.viewport = new ViewportControl(viewportEl, this.graph.world, () => {
-      this.stateDirty = true;
-      this.scheduler.request();
-    });
+    this.viewport = new ViewportControl(
+      viewportEl,
+      this.graph.world,
+      () => {
+        this.stateDirty = true;
+        this.scheduler.request();
+      },
+      (low) => this.graph.setDetail(!low),
+    );
     if (this.saved.view && this.saved.autoFit === false) this.viewport.autoFit = false;
     this.emptyGraph = el('div', 'graph-empty', 'Waiting for the run…');
     graphPane.append(viewportEl, this.toolbar(), this.emptyGraph);
@@ -176,12 +181,14 @@ export class PanelApp {
         const step = state.steps.get(id);
         if (step) views.push(stepView(state, step, false, ctx));
       }
+      // Fit first: the zoom decides whether new nodes get their detail parts (see nodeView.ts).
+      const f0 = performance.now();
+      // Room under the last layer for a node's approval bar, which hangs below the node.
+      this.viewport.setContent({ width: layout.width, height: layout.height + 44 });
+      fitMs = performance.now() - f0;
       const d0 = performance.now();
       this.graph.setLayout(layout, views);
       domMs = performance.now() - d0;
-      // Room under the last layer for a node's approval bar, which hangs below the node.
-      this.viewport.setContent({ width: layout.width, height: layout.height + 44 });
-      fitMs = performance.now() - d0 - domMs;
       this.emptyGraph.hidden = this.graph.nodeCount > 0;
       this.emptyGraph.textContent = this.store.runId ? 'Planning…' : 'Waiting for the run…';
     } else {

@@ -20,6 +20,8 @@ export class ViewportControl {
     private readonly viewport: HTMLElement,
     private readonly world: HTMLElement,
     private readonly changed: () => void,
+    /** Called when the zoom crosses LOD_ZOOM (`low`: nodes show only their status and id). */
+    private readonly lodChanged: (low: boolean) => void = () => undefined,
   ) {
     viewport.addEventListener('wheel', (ev) => this.onWheel(ev), { passive: false });
     viewport.addEventListener('pointerdown', (ev) => this.onPointerDown(ev));
@@ -65,7 +67,9 @@ export class ViewportControl {
   private apply(): void {
     this.world.style.transform = transformCss(this.t);
     const low = this.t.k < LOD_ZOOM;
-    if (this.world.classList.contains('lod-low') !== low) this.world.classList.toggle('lod-low', low);
+    if (this.world.classList.contains('lod-low') === low) return;
+    this.world.classList.toggle('lod-low', low);
+    this.lodChanged(low);
   }
 
   zoomBy(factor: number): void {
