@@ -110,7 +110,7 @@ class Parser {
     };
 
     while (this.pos < src.length) {
-      const c = src[this.pos]!;
+      const c = src[this.pos];
       const next = src[this.pos + 1];
       if (c === ' ' || c === '\t') {
         this.pos++;
@@ -160,7 +160,7 @@ class Parser {
     if (parens > 0) this.error('unbalanced "(": missing ")"');
     finish();
     if (this.heredocs.length > 0) {
-      this.error(`unterminated here-document: missing "${this.heredocs[0]!.delimiter}" line`);
+      this.error(`unterminated here-document: missing "${this.heredocs[0].delimiter}" line`);
       this.heredocs.length = 0;
     }
     return result;
@@ -202,7 +202,7 @@ class Parser {
       }
     }
     this.pos++; // unreachable: callers only come here on ; | &
-    return src[this.pos - 1]!;
+    return src[this.pos - 1];
   }
 
   private readRedirection(seg: SegmentBuilder, fd: string, start: number): void {
@@ -239,7 +239,7 @@ class Parser {
       expands = true;
     };
     while (this.pos < src.length) {
-      const c = src[this.pos]!;
+      const c = src[this.pos];
       const next = src[this.pos + 1];
       if (WORD_END.has(c)) break;
       if (c === '<' || c === '>') {
@@ -300,7 +300,7 @@ class Parser {
     if (this.pos < this.bracketScan.until) return this.bracketScan.found;
     let i = this.pos + 1;
     for (; i < this.src.length; i++) {
-      const c = this.src[i]!;
+      const c = this.src[i];
       if (c === ']') break;
       if (WORD_END.has(c) || c === '<' || c === '>') break;
     }
@@ -313,7 +313,7 @@ class Parser {
     this.pos++; // opening quote
     let value = '';
     while (this.pos < src.length) {
-      const c = src[this.pos]!;
+      const c = src[this.pos];
       const next = src[this.pos + 1];
       if (c === '"') {
         this.pos++;
@@ -379,7 +379,7 @@ class Parser {
     let depth = 1;
     const ignore = () => {};
     while (this.pos < src.length) {
-      const c = src[this.pos]!;
+      const c = src[this.pos];
       if (c === '}') {
         this.pos++;
         if (--depth === 0) return;
@@ -428,7 +428,7 @@ class Parser {
     let body = '';
     let closed = false;
     while (this.pos < src.length) {
-      const c = src[this.pos]!;
+      const c = src[this.pos];
       const next = src[this.pos + 1];
       if (c === '`') {
         closed = true;

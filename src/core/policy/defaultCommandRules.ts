@@ -42,7 +42,7 @@ export function judgeDefaultSafe(argv: readonly string[]): SafeJudgement {
   if (program === 'git') judged = judgeGit(args);
   else if (program === 'find') judged = judgeFind(args);
   else if (Object.hasOwn(VERSION_QUERIES, program)) {
-    judged = args.length === 1 && VERSION_QUERIES[program]!.includes(args[0]!) ? { safe: true as const, printsOnly: true } : { safe: false as const, reason: `${program}: only ${VERSION_QUERIES[program]!.join(' or ')} is read-only` };
+    judged = args.length === 1 && VERSION_QUERIES[program].includes(args[0]) ? { safe: true as const, printsOnly: true } : { safe: false as const, reason: `${program}: only ${VERSION_QUERIES[program].join(' or ')} is read-only` };
   } else judged = judgeSpecCommand(program, args);
   if (judged === undefined) return { safe: false, reason: `"${program}" is not a default safe (read-only) command` };
   if (!judged.safe) return judged;

@@ -68,26 +68,26 @@ export function parseLiteralCommand(command: string): LiteralParse {
   const fail = (reason: string): LiteralParse => ({ ok: false, reason });
   let i = 0;
   while (i < chars.length) {
-    const c = chars[i]!;
+    const c = chars[i];
     if (c === ' ' || c === '\t') {
       i++;
       continue;
     }
     let word = '';
     while (i < chars.length && chars[i] !== ' ' && chars[i] !== '\t') {
-      const ch = chars[i]!;
+      const ch = chars[i];
       if (ch === "'") {
         const end = chars.indexOf("'", i + 1);
         if (end < 0) return fail('an unterminated single quote');
         for (let j = i + 1; j < end; j++) {
-          if (!isVisible(chars[j]!) && chars[j] !== '\t') return fail(`${describeChar(chars[j]!)} inside quotes`);
+          if (!isVisible(chars[j]) && chars[j] !== '\t') return fail(`${describeChar(chars[j])} inside quotes`);
           word += chars[j];
         }
         i = end + 1;
       } else if (ch === '"') {
         let j = i + 1;
         for (; j < chars.length && chars[j] !== '"'; j++) {
-          const q = chars[j]!;
+          const q = chars[j];
           if (DOUBLE_QUOTE_FORBIDDEN.has(q)) return fail(`${q === '\\' ? 'a backslash' : describeChar(q)} inside double quotes`);
           if (!isVisible(q) && q !== '\t') return fail(`${describeChar(q)} inside quotes`);
           word += q;

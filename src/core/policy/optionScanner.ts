@@ -39,7 +39,7 @@ export function scanOptions(args: readonly string[], spec: OptionSpec): OptionSc
     return spec.checkValue?.(option, value);
   };
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
+    const arg = args[i];
     if (arg === '--') {
       operands.push(...args.slice(i + 1));
       break;
@@ -53,7 +53,7 @@ export function scanOptions(args: readonly string[], spec: OptionSpec): OptionSc
       if (spec.longValued?.includes(name)) {
         if (inline === undefined) {
           if (i + 1 >= args.length) return refuse(`option "--${name}" has no value`);
-          problem = checked(`--${name}`, args[++i]!);
+          problem = checked(`--${name}`, args[++i]);
         } else problem = checked(`--${name}`, inline);
       } else if (spec.longOptional?.includes(name)) {
         if (inline !== undefined) problem = checked(`--${name}`, inline);
@@ -68,7 +68,7 @@ export function scanOptions(args: readonly string[], spec: OptionSpec): OptionSc
     if (arg.startsWith('-') && arg.length > 1) {
       if (spec.numeric && /^-\d+$/.test(arg)) continue;
       for (let j = 1; j < arg.length; j++) {
-        const letter = arg[j]!;
+        const letter = arg[j];
         seen.push(`-${letter}`);
         if (valued.includes(letter)) {
           const attached = arg.slice(j + 1);

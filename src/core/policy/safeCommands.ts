@@ -202,7 +202,7 @@ export type SpecJudgement = { safe: true; printsOnly: boolean } | { safe: false;
 /** Judges `program args…` against SAFE_COMMANDS (not find or git, which have their own grammar). */
 export function judgeSpecCommand(program: string, args: readonly string[]): SpecJudgement | undefined {
   if (!Object.hasOwn(SAFE_COMMANDS, program)) return undefined;
-  const spec = SAFE_COMMANDS[program]!;
+  const spec = SAFE_COMMANDS[program];
   let operands: string[];
   if (spec.operandsOnly) operands = [...args];
   else {

@@ -22,9 +22,9 @@ export function judgeFind(args: readonly string[]): SpecJudgement {
   let i = 0;
   while (args[i] === '-P') i++;
   // Start points: every word before the expression.
-  while (i < args.length && !args[i]!.startsWith('-') && !OPERATORS.has(args[i]!)) i++;
+  while (i < args.length && !args[i].startsWith('-') && !OPERATORS.has(args[i])) i++;
   for (; i < args.length; i++) {
-    const word = args[i]!;
+    const word = args[i];
     if (OPERATORS.has(word) || NO_ARGUMENT.has(word)) continue;
     if (ONE_ARGUMENT.has(word) || NEWER_XY.test(word)) {
       if (i + 1 >= args.length) return { safe: false, reason: `find: "${word}" has no value` };

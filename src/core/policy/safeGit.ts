@@ -173,7 +173,7 @@ export function judgeGit(args: readonly string[]): SpecJudgement {
   }
   if (sub === 'version' && rest.length === 0) return { safe: true, printsOnly: true };
   if (sub === 'remote') {
-    const ok = rest.length === 0 || (rest.length === 1 && ['-v', '--verbose'].includes(rest[0]!)) || (rest[0] === 'get-url' && scanOptions(rest.slice(1), { long: ['push', 'all'] }).ok && rest.length <= 4);
+    const ok = rest.length === 0 || (rest.length === 1 && ['-v', '--verbose'].includes(rest[0])) || (rest[0] === 'get-url' && scanOptions(rest.slice(1), { long: ['push', 'all'] }).ok && rest.length <= 4);
     return ok ? { safe: true, printsOnly: false } : refuse('only "git remote", "git remote -v" and "git remote get-url" are read-only');
   }
   let spec = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;

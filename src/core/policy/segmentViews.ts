@@ -22,15 +22,15 @@ export function strippedForms(words: string[]): string[][] {
   const forms: string[][] = [];
   const visit = (current: string[], budget: number): void => {
     if (current.length === 0 || budget <= 0 || forms.length >= 64) return;
-    const first = current[0]!;
+    const first = current[0];
     if (KEYWORDS.has(first) || ASSIGNMENT.test(first)) return push(current.slice(1), budget);
     if (WRAPPERS.has(first)) {
       const skip = (from: number) => {
-        while (from < current.length && WRAPPER_ARGUMENT.test(current[from]!)) from++;
+        while (from < current.length && WRAPPER_ARGUMENT.test(current[from])) from++;
         return from;
       };
       const index = skip(1);
-      if (index > 1 && /^-[A-Za-z]$/.test(current[index - 1]!) && index < current.length) push(current.slice(skip(index + 1)), budget);
+      if (index > 1 && /^-[A-Za-z]$/.test(current[index - 1]) && index < current.length) push(current.slice(skip(index + 1)), budget);
       return push(current.slice(index), budget);
     }
     if (/[\\/]/.test(first) && !/[\\/]$/.test(first)) return push([first.replace(/^.*[\\/]/, ''), ...current.slice(1)], budget);

@@ -14,7 +14,7 @@ export interface CommandExecutionSettings {
   envPassthrough: readonly string[];
 }
 
-export const DEFAULT_EXECUTION_SETTINGS: CommandExecutionSettings = Object.freeze({ sandboxMode: 'auto', network: false, envPassthrough: Object.freeze([]) as readonly string[] });
+export const DEFAULT_EXECUTION_SETTINGS: CommandExecutionSettings = Object.freeze({ sandboxMode: 'auto', network: false, envPassthrough: Object.freeze([]) });
 
 export type ExecutionConfig = Pick<FlatConfig, 'cortex.sandbox.mode' | 'cortex.sandbox.network' | 'cortex.execution.envPassthrough'>;
 

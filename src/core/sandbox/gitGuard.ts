@@ -42,7 +42,7 @@ const EXTRA_FLAGS: Readonly<Record<string, readonly string[]>> = {
 /** The arguments for `git` that run `args` (an auto-approved git command line) guarded. */
 export function guardedGitArgs(args: readonly string[]): string[] {
   const settings = GUARD_SETTINGS.flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-  const subLength = args[0] === 'stash' ? 2 : args.length > 0 && !args[0]!.startsWith('-') ? 1 : 0;
+  const subLength = args[0] === 'stash' ? 2 : args.length > 0 && !args[0].startsWith('-') ? 1 : 0;
   const sub = args.slice(0, subLength);
   const extra = EXTRA_FLAGS[sub.join(' ')] ?? [];
   return ['--no-pager', ...settings, ...sub, ...extra, ...args.slice(subLength)];
@@ -107,8 +107,8 @@ const INERT_KEYS: readonly RegExp[] = [
 export function inertConfigProblem(listing: string): string | undefined {
   const fields = listing.split('\0');
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    const scope = fields[i]!;
-    const entry = fields[i + 1]!;
+    const scope = fields[i];
+    const entry = fields[i + 1];
     const newline = entry.indexOf('\n');
     const key = newline < 0 ? entry : entry.slice(0, newline);
     const value = newline < 0 ? '' : entry.slice(newline + 1);

@@ -33,7 +33,7 @@ describe('argument paths of auto-approved commands', () => {
       for (const word of ['link-out/secret.txt', 'link-file-out', 'dangling', 'dangling-dir/x', '--file=link-out/secret.txt', '-flink-file-out', 'self/environ']) {
         const leaving = await argumentLeavingByLink([word], root, root);
         assert.equal(leaving?.word, word, word);
-        assert.ok(!leaving!.location.startsWith(root), leaving!.location);
+        assert.ok(!leaving.location.startsWith(root), leaving.location);
       }
     });
 

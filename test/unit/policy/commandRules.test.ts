@@ -41,7 +41,7 @@ describe('evaluateCommand', () => {
         const result = evaluateCommand(command, NO_RULES);
         assert.equal(result.decision, 'allow', result.reason);
         assert.deepEqual(result.argv, argv);
-        assert.match(result.segments[0]!.rule!, /^default-safe /);
+        assert.match(result.segments[0].rule!, /^default-safe /);
       });
     }
 
@@ -308,7 +308,7 @@ describe('evaluateCommand', () => {
       const result = evaluateCommand('npm test', { allow: ['^npm test$'], deny: [] });
       assert.equal(result.decision, 'allow');
       assert.deepEqual(result.argv, ['npm', 'test']);
-      assert.equal(result.segments[0]!.rule, 'cortex.policy.commands.allow ^npm test$');
+      assert.equal(result.segments[0].rule, 'cortex.policy.commands.allow ^npm test$');
       assert.equal(decide('npm test --watch', { allow: ['^npm test$'], deny: [] }), 'confirm');
     });
 

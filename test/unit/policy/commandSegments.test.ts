@@ -47,8 +47,8 @@ describe('splitCommand', () => {
 
     it('removes quotes from word values but keeps the segment text as written', () => {
       const [segment] = parseCommandLine(`echo "a b" 'c' d\\ e`).segments;
-      assert.equal(segment!.text, `echo "a b" 'c' d\\ e`);
-      assert.deepEqual(segment!.words.map((word) => word.value), ['echo', 'a b', 'c', 'd e']);
+      assert.equal(segment.text, `echo "a b" 'c' d\\ e`);
+      assert.deepEqual(segment.words.map((word) => word.value), ['echo', 'a b', 'c', 'd e']);
     });
 
     it('drops comments, including operators inside them', () => {
@@ -107,7 +107,7 @@ describe('splitCommand', () => {
 
     it('marks words that begin with an expansion', () => {
       const [segment] = parseCommandLine('cmd plain "$X" a$Y * {-a,b} $\'\\x2d\' "-x"').segments;
-      const flags = segment!.words.map((word) => [word.raw, word.expands, word.leadingExpansion]);
+      const flags = segment.words.map((word) => [word.raw, word.expands, word.leadingExpansion]);
       assert.deepEqual(flags, [
         ['cmd', false, false],
         ['plain', false, false],
@@ -122,7 +122,7 @@ describe('splitCommand', () => {
 
     it('does not treat [ (test), { } or find {} as expansions', () => {
       const [segment] = parseCommandLine('[ -f x ] { } {}').segments;
-      assert.ok(segment!.words.every((word) => !word.expands));
+      assert.ok(segment.words.every((word) => !word.expands));
     });
   });
 
@@ -153,8 +153,8 @@ describe('splitCommand', () => {
 
     it('a digit separated by a space is an argument, not an fd', () => {
       const result = parseCommandLine('echo 2 > f');
-      assert.deepEqual(result.segments[0]!.words.map((w) => w.value), ['echo', '2']);
-      assert.equal(result.redirections[0]!.fd, '');
+      assert.deepEqual(result.segments[0].words.map((w) => w.value), ['echo', '2']);
+      assert.equal(result.redirections[0].fd, '');
     });
 
     it('a quoted > is not a redirection', () => {

@@ -137,8 +137,8 @@ describe('sandbox layout and choice', () => {
     assert.ok(bubblewrapArgs({ workspace: '/tmp/ws', cwd: '/tmp/ws', network: true }).includes('--share-net'));
   });
 
-  const missing = async () => ({ available: false as const, reason: 'bubblewrap is not installed' });
-  const present = async () => ({ available: true as const, bwrap: '/usr/bin/bwrap' });
+  const missing = () => Promise.resolve({ available: false as const, reason: 'bubblewrap is not installed' });
+  const present = () => Promise.resolve({ available: true as const, bwrap: '/usr/bin/bwrap' });
 
   it('auto runs unsandboxed without a sandbox, required refuses with a clear message, off never probes', async () => {
     assert.deepEqual(await chooseSandbox({ sandboxMode: 'auto' }, missing), { kind: 'none', reason: 'bubblewrap is not installed' });

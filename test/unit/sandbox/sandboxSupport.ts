@@ -22,7 +22,7 @@ export async function requireBubblewrap(): Promise<void> {
 export const SANDBOXED: CommandExecutionSettings = { sandboxMode: 'required', network: false, envPassthrough: [] };
 export const UNSANDBOXED: CommandExecutionSettings = { sandboxMode: 'off', network: false, envPassthrough: [] };
 
-export async function tempWorkspace(prefix = 'cortex-sbx-ws-'): Promise<{ ws: string; cleanup(): Promise<void> }> {
+export async function tempWorkspace(prefix = 'cortex-sbx-ws-'): Promise<{ ws: string; cleanup: () => Promise<void> }> {
   const ws = await mkdtemp(path.join(os.tmpdir(), prefix));
   return { ws, cleanup: () => rm(ws, { recursive: true, force: true }) };
 }

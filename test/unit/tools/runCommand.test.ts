@@ -39,7 +39,9 @@ describe('run_command', function () {
   let ws: string;
   let cleanup: () => Promise<void>;
   beforeEach(async () => {
-    ({ ws, cleanup } = await createTempWorkspace());
+    const fixture = await createTempWorkspace();
+    ws = fixture.ws;
+    cleanup = () => fixture.cleanup();
   });
   afterEach(async () => cleanup());
 
