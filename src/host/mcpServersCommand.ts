@@ -42,7 +42,14 @@ export async function showMcpServers(host: McpHostServers, folder: vscode.Worksp
   };
   const probeAll = async () => {
     pick.busy = true;
-    await Promise.all(servers.map((server) => probe(host, folder.uri.fsPath, server, config, show, logger)));
+    await Promise.all(
+      servers.map((server) =>
+        probe(host, folder.uri.fsPath, server, config, show, logger).catch((error: unknown) => {
+          logger.error(`Cortex: MCP servers: probing "${server.name}" failed: ${(error as Error).stack ?? String(error)}`);
+          show(server, 'failed', `could not be checked: ${(error as Error).message}`);
+        }),
+      ),
+    );
     pick.busy = false;
   };
   pick.onDidAccept(async () => {
@@ -79,8 +86,11 @@ async function probe(host: McpHostServers, folder: string, server: ConfiguredSer
     signal: new AbortController().signal,
     report: (level, message) => logger[level](message),
   });
+  logger.info(`Cortex: MCP servers: starting "${server.name}" to list its tools`);
   try {
-    if (await connection.start()) show(server, 'running', `${connection.via} · ${connection.tools.length} tool(s)`, connection.tools.map((t) => ({ name: t.name, description: t.description })));
+    const started = await connection.start();
+    logger.info(`Cortex: MCP servers: "${server.name}" ${started ? `started with ${connection.tools.length} tool(s)` : `failed: ${connection.error ?? ''}`}`);
+    if (started) show(server, 'running', `${connection.via} · ${connection.tools.length} tool(s)`, connection.tools.map((t) => ({ name: t.name, description: t.description })));
     else show(server, 'failed', `could not start: ${connection.error ?? 'unknown error'}`);
   } finally {
     await connection.stop();

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, json, message, route, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
+import { EVERYTHING_ENTRY } from '../fixtures/mcp/mcpServers';
+import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
+import { currentPage } from './support/hooks';
+import { eventually, startTask } from './support/scenario';
+import { runCommand, waitForNotification } from './support/workbench';
+
+// An MCP server from the workspace's .vscode/mcp.json in the real workbench (docs/design.md §21):
+// the person is asked (with the command line) before it starts, the model's call to its tool
+// waits for approval on the node, the chip names the server, the details show server, tool,
+// annotations and the raw result, and "Cortex: MCP servers" lists it with its tools.
+
+const STEP = 'Add 2 and 3 with the everything server';
+
+describe('e2e: MCP servers', function () {
+  let env: E2eEnvironment;
+  before(async () => {
+    env = await e2eEnvironment();
+  });
+
+  it('a workspace .vscode/mcp.json server starts after consent, its tool runs after approval, and the panel names the server', async () => {
+    let toolMessage = '';
+    let offered: string[] = [];
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Sum with MCP', steps: [STEP], dependencies: {} }),
+        executor: (req) => {
+          if (toolMessages(req).length === 0) {
+            offered = toolNames(req);
+            return toolCalls(call('everything_get-sum', { a: 2, b: 3 }));
+          }
+          toolMessage = String(toolMessages(req)[0].content);
+          return message('2 + 3 = 5');
+        },
+        aggregator: message('The everything server says 2 + 3 = 5.'),
+      }),
+    );
+    const mcpJson = { servers: { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'] } } };
+    const workspace = newWorkspace(env, 'mcp', { '.vscode/mcp.json': JSON.stringify(mcpJson, null, 2) });
+    const page = (currentPage.page = await openWorkspace(env, workspace));
+    await startTask(page, 'Add 2 and 3');
+
+    // The consent dialog names the server, the file and the exact command line.
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 60_000 });
+    const dialogText = await dialog.innerText();
+    assert.match(dialogText, /Allow the MCP server "everything" from this workspace's \.vscode\/mcp\.json to start\?/);
+    assert.ok(dialogText.includes(`It runs: ${process.execPath} ${EVERYTHING_ENTRY} stdio`), dialogText);
+    await screenshot(page, 'e2e-mcp-consent');
+    await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+
+    // MCP tools need approval by default: the button is on the node.
+    const panel = await cortexPanel(page);
+    const approve = panel.node(STEP).getByRole('button', { name: /^Approve everything_get-sum/ });
+    await approve.waitFor({ state: 'visible', timeout: 60_000 });
+    await screenshot(page, 'e2e-mcp-approval');
+    await approve.click();
+    await panel.waitForStatus(STEP, 'completed');
+    await waitForNotification(page, /Cortex finished: The everything server says 2 \+ 3 = 5\./, 60_000);
+    assert.equal(toolMessage, 'The sum of 2 and 3 is 5.');
+    assert.ok(offered.includes('everything_get-sum') && offered.includes('read_file'), offered.join(', '));
+
+    // The chip names server and tool; the details show the server, the annotations and the raw result.
+    const chip = panel.node(STEP).locator('.chip-label', { hasText: 'everything › get-sum' });
+    await chip.waitFor({ state: 'visible' });
+    await panel.node(STEP).locator('.node-desc').click();
+    const details = panel.frame.locator('aside.details');
+    const callEntry = details.locator('.call-success').first();
+    await callEntry.waitFor({ state: 'attached' });
+    await eventually(page, async () => /MCP server\s*everything/.test((await callEntry.textContent()) ?? ''), async () => `details: ${(await callEntry.textContent()) ?? ''}`);
+    const callText = (await callEntry.textContent()) ?? '';
+    assert.match(callText, /MCP tool\s*get-sum/);
+    assert.match(callText, /read-only, not destructive, idempotent, closed world/);
+    assert.match(callText, /Raw MCP result/);
+    assert.match(callText, /The sum of 2 and 3 is 5\./);
+    await screenshot(page, 'e2e-mcp-details');
+
+    // The trace records the server of the call, and the server was stopped with the run.
+    const runsDir = join(env.codeServer.userDataDir, 'User', 'globalStorage', 'cortex-dev.cortex-agent', 'runs');
+    const trace = readdirSync(runsDir).map((file) => join(runsDir, file)).find((file) => readFileSync(file, 'utf8').includes(STEP));
+    assert.ok(trace, `no trace for the run in ${runsDir}`);
+    const events = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; message?: string; call?: { audit?: { mcp?: unknown } } });
+    assert.deepEqual(events.find((e) => e.type === 'tool_call_requested')?.call?.audit?.mcp, { server: 'everything', tool: 'get-sum', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+    assert.ok(events.some((e) => e.type === 'log' && e.message === 'Stopped MCP server(s): everything'));
+
+    // "Cortex: MCP servers" lists the allowed server with its state and tools (no second question).
+    await runCommand(page, 'Cortex: MCP servers');
+    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'everything' }).first();
+    await eventually(page, async () => /stdio · \d+ tool\(s\)/.test((await row.innerText().catch(() => '')) ?? ''), async () => `quick pick row: ${await row.innerText().catch(() => '(none)')}`, 45_000);
+    assert.match(await row.innerText(), /get-sum/);
+    await screenshot(page, 'e2e-mcp-servers-command');
+    await page.keyboard.press('Escape');
+    env.server.assertNoRejections();
+  });
+});
