@@ -76,7 +76,8 @@ export class GraphView {
         this.nodeLayer.append(node.slot);
       }
       node.slot.style.transform = `translate(${pos.x}px, ${pos.y}px)`;
-      this.updateNode(view);
+      // The edges are redrawn below with every status, so no per-node edge update here.
+      node.update(view, view.id === this.selectedId);
     }
     for (const [id, node] of this.nodes) {
       if (keep.has(id)) continue;

@@ -77,6 +77,9 @@ export function assignLayers(count: number, edges: ReadonlyArray<readonly [numbe
 }
 
 function median(values: number[]): number {
+  // Most nodes have one or two neighbours.
+  if (values.length === 1) return values[0];
+  if (values.length === 2) return (values[0] + values[1]) / 2;
   values.sort((a, b) => a - b);
   const mid = values.length >> 1;
   return values.length % 2 === 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
