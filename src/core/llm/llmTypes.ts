@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { Purpose } from '../plan/events';
+import type { Purpose } from './purpose';
 
 // The contract between the agent and any LLM client. The real client (openAiClient.ts) speaks
 // to an OpenAI-compatible endpoint through the `openai` SDK; tests use the same client against

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PURPOSES, type Purpose } from '../llm/purpose';
 
 // The run as an append-only list of events. The same objects are the JSONL trace, the webview's
 // feed and the CLI's output; `applyEvent` folds them into PlanState. Types are snake_case because
@@ -7,8 +8,8 @@ import { z } from 'zod';
 const StepStatusSchema = z.enum(['not_started', 'in_progress', 'completed', 'failed', 'blocked']);
 const ToolCallStatusSchema = z.enum(['pending', 'success', 'error', 'rejected', 'awaiting_approval']);
 const NameResolutionSchema = z.enum(['exact', 'alias', 'normalized', 'repaired', 'unknown', 'missing']);
-const PurposeSchema = z.enum(['planner', 'executor', 'replanner', 'tool-name-repair', 'tool-call-repair', 'aggregator', 'compact']);
-export type Purpose = z.infer<typeof PurposeSchema>;
+const PurposeSchema = z.enum(PURPOSES);
+export type { Purpose };
 
 const Base = { seq: z.number().int().nonnegative(), time: z.number() };
 const Audit = z.record(z.string(), z.unknown());
