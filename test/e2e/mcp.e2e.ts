@@ -9,9 +9,11 @@ import { eventually, startTask } from './support/scenario';
 import { runCommand, waitForNotification } from './support/workbench';
 
 // An MCP server from the workspace's .vscode/mcp.json in the real workbench (docs/design.md §21):
-// the person is asked (with the command line) before it starts, the model's call to its tool
-// waits for approval on the node, the chip names the server, the details show server, tool,
-// annotations and the raw result, and "Cortex: MCP servers" lists it with its tools.
+// the person is asked (with the command line) before it starts, and once for its input (a
+// password, then kept in secret storage); the server gets that value and none of the editor's
+// environment; a policy key lets one tool run while the other waits for approval on the node; the
+// chip names the server, the details show server, tool, annotations and the raw result, and
+// "Cortex: MCP servers" lists it with its tools without asking again.
 
 const STEP = 'Add 2 and 3 with the everything server';
 
@@ -23,24 +25,30 @@ describe('e2e: MCP servers', function () {
 
   it('a workspace .vscode/mcp.json server starts after consent, its tool runs after approval, and the panel names the server', async () => {
     let toolMessage = '';
+    let envMessage = '';
     let offered: string[] = [];
     env.server.setHandler(
       route({
         planner: json({ title: 'Sum with MCP', steps: [STEP], dependencies: {} }),
         executor: (req) => {
-          if (toolMessages(req).length === 0) {
+          const answers = toolMessages(req);
+          if (answers.length === 0) {
             offered = toolNames(req);
-            return toolCalls(call('everything_get-sum', { a: 2, b: 3 }));
+            return toolCalls(call('everything_get-env'), call('everything_get-sum', { a: 2, b: 3 }));
           }
-          toolMessage = String(toolMessages(req)[0].content);
+          envMessage = String(answers[0].content);
+          toolMessage = String(answers[1].content);
           return message('2 + 3 = 5');
         },
         aggregator: message('The everything server says 2 + 3 = 5.'),
       }),
     );
-    const mcpJson = { servers: { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'] } } };
+    const mcpJson = {
+      servers: { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], env: { MCP_TOKEN: '${input:token}' } } },
+      inputs: [{ type: 'promptString', id: 'token', description: 'Token for the everything server', password: true }],
+    };
     const workspace = newWorkspace(env, 'mcp', { '.vscode/mcp.json': JSON.stringify(mcpJson, null, 2) });
-    const page = (currentPage.page = await openWorkspace(env, workspace));
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { 'mcp:everything/get-env': 'allow' } }));
     await startTask(page, 'Add 2 and 3');
 
     // The consent dialog names the server, the file and the exact command line.
@@ -52,6 +60,13 @@ describe('e2e: MCP servers', function () {
     await screenshot(page, 'e2e-mcp-consent');
     await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
 
+    // Its input is asked once, as a password.
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Cortex: MCP input "token"' }).waitFor({ state: 'visible', timeout: 30_000 });
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    assert.equal(await input.getAttribute('type'), 'password');
+    await input.fill('tok-123');
+    await input.press('Enter');
+
     // MCP tools need approval by default: the button is on the node.
     const panel = await cortexPanel(page);
     const approve = panel.node(STEP).getByRole('button', { name: /^Approve everything_get-sum/ });
@@ -61,6 +76,10 @@ describe('e2e: MCP servers', function () {
     await panel.waitForStatus(STEP, 'completed');
     await waitForNotification(page, /Cortex finished: The everything server says 2 \+ 3 = 5\./, 60_000);
     assert.equal(toolMessage, 'The sum of 2 and 3 is 5.');
+    // The server got its input and none of the editor's own environment (only the allowlist).
+    const serverEnv = JSON.parse(envMessage) as Record<string, string>;
+    assert.equal(serverEnv.MCP_TOKEN, 'tok-123');
+    assert.deepEqual(Object.keys(serverEnv).filter((key) => /^VSCODE_|^ELECTRON_|TOKEN$|KEY$/.test(key) && key !== 'MCP_TOKEN'), []);
     assert.ok(offered.includes('everything_get-sum') && offered.includes('read_file'), offered.join(', '));
 
     // The chip names server and tool; the details show the server, the annotations and the raw result.
@@ -68,7 +87,7 @@ describe('e2e: MCP servers', function () {
     await chip.waitFor({ state: 'visible' });
     await panel.node(STEP).locator('.node-desc').click();
     const details = panel.frame.locator('aside.details');
-    const callEntry = details.locator('.call-success').first();
+    const callEntry = details.locator('.call-success').nth(1);
     await callEntry.waitFor({ state: 'attached' });
     await eventually(page, async () => /MCP server\s*everything/.test((await callEntry.textContent()) ?? ''), async () => `details: ${(await callEntry.textContent()) ?? ''}`);
     const callText = (await callEntry.textContent()) ?? '';
@@ -83,14 +102,16 @@ describe('e2e: MCP servers', function () {
     const trace = readdirSync(runsDir).map((file) => join(runsDir, file)).find((file) => readFileSync(file, 'utf8').includes(STEP));
     assert.ok(trace, `no trace for the run in ${runsDir}`);
     const events = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; message?: string; call?: { audit?: { mcp?: unknown } } });
-    assert.deepEqual(events.find((e) => e.type === 'tool_call_requested')?.call?.audit?.mcp, { server: 'everything', tool: 'get-sum', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+    assert.deepEqual(events.filter((e) => e.type === 'tool_call_requested')[1]?.call?.audit?.mcp, { server: 'everything', tool: 'get-sum', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
     assert.ok(events.some((e) => e.type === 'log' && e.message === 'Stopped MCP server(s): everything'));
 
-    // "Cortex: MCP servers" lists the allowed server with its state and tools (no second question).
+    // "Cortex: MCP servers" lists the allowed server with its state and tools: no second question, no second input.
     await runCommand(page, 'Cortex: MCP servers');
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'everything' }).first();
     await eventually(page, async () => /stdio · \d+ tool\(s\)/.test((await row.innerText().catch(() => '')) ?? ''), async () => `quick pick row: ${await row.innerText().catch(() => '(none)')}`, 45_000);
     assert.match(await row.innerText(), /get-sum/);
+    assert.equal(await page.locator('.monaco-dialog-box').isVisible(), false);
+    assert.doesNotMatch(await page.locator('.quick-input-widget .quick-input-title').innerText(), /MCP input/);
     await screenshot(page, 'e2e-mcp-servers-command');
     await page.keyboard.press('Escape');
     env.server.assertNoRejections();

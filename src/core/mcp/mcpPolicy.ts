@@ -39,7 +39,7 @@ export function mcpDefaultMatch(toolName: string, origin: McpToolOrigin, allowRe
   if (readOnly && (allowReadOnly.includes(origin.server) || allowReadOnly.includes('*'))) {
     return { decision: 'allow', rule: 'cortex.mcp.allowReadOnly', reason: `"${toolName}" is annotated read-only and MCP server "${origin.server}" is listed in cortex.mcp.allowReadOnly` };
   }
-  return { decision: 'confirm', rule: 'default: MCP tool', reason: `"${toolName}" is the tool "${origin.tool}" of MCP server "${origin.server}", so it needs confirmation` };
+  return { decision: 'confirm', rule: 'default: MCP tool', reason: `"${toolName}" comes from an MCP server, so it needs confirmation` };
 }
 
 /** The annotations in words, for the approval ("annotations: read-only, idempotent"). */

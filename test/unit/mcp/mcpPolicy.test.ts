@@ -13,7 +13,7 @@ describe('policy of MCP tools', () => {
     const verdict = decide(sum);
     assert.equal(verdict.decision, 'confirm');
     assert.deepEqual(verdict.rules, ['default: MCP tool']);
-    assert.equal(verdict.reason, '"everything_get-sum" is the tool "get-sum" of MCP server "everything", so it needs confirmation; MCP server "everything", tool "get-sum" (annotations: read-only, idempotent, closed world; annotations are the server\'s own hints)');
+    assert.equal(verdict.reason, '"everything_get-sum" comes from an MCP server, so it needs confirmation; MCP server "everything", tool "get-sum" (annotations: read-only, idempotent, closed world; annotations are the server\'s own hints)');
     assert.match(decide(wipe).reason, /annotations: destructive/);
   });
 
