@@ -60,7 +60,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     logger,
   );
   const mcp = new McpHostServers(context, logger);
-  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, mcp);
+  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, mcp, context.globalStorageUri.fsPath);
   const serializer = new DagPanelSerializer(context.extensionUri, logger, panels.actions, (runId) => Promise.resolve().then(() => registry.source(runId)), (panel) => panels.adopt(panel), () => panels.unclaimedRunId());
 
   return {

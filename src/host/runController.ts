@@ -4,6 +4,7 @@ import type { FlatConfig } from '../core/config/configSchema';
 import { EventLog } from '../core/plan/eventLog';
 import type { PlanState } from '../core/plan/planTypes';
 import { ApprovalBroker } from '../core/policy/approvalBroker';
+import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -47,6 +48,8 @@ export class RunController implements vscode.Disposable {
     private readonly attention: ApprovalAttention,
     private readonly logger: Logger,
     private readonly mcp?: McpHostServers,
+    /** The extension's global storage: workspace memories live under it, outside the repository. */
+    private readonly storageDir?: string,
   ) {
     this.statusBar = vscode.window.createStatusBarItem('cortex.run', vscode.StatusBarAlignment.Left, 100);
     this.statusBar.name = 'Cortex run';
@@ -104,7 +107,7 @@ export class RunController implements vscode.Disposable {
     const mcp = (await this.mcp?.forRun(folder.uri.fsPath, config, trusted).catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
     let agent: AgentRun;
     try {
-      agent = new AgentRun({ task, workspaceRoot: folder.uri.fsPath, config, apiKey, log, approvals: broker, trusted, logger: this.logger, runId, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices });
+      agent = new AgentRun({ task, workspaceRoot: folder.uri.fsPath, config, apiKey, log, approvals: broker, trusted, logger: this.logger, runId, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined });
     } catch (error) {
       this.logger.error(`Could not start a run: ${(error as Error).stack ?? String(error)}`);
       void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
