@@ -278,7 +278,19 @@ try {
   line('status update, worst', ms(Math.max(...updates)));
   check('status updates restyle without re-layout', relayouts === 0, `${relayouts} of 60 re-laid out`);
   // The same at 100 % zoom, where every node shows its full text and chips.
+  const detailZoomedOut = await page.evaluate(() => document.querySelectorAll('.node-desc').length);
   for (let i = 0; i < 12; i++) await page.click('.toolbar button[aria-label="Zoom in"]');
+  const detailZoomedIn = await page.evaluate(() => ({
+    descs: document.querySelectorAll('.node-desc').length,
+    s1: document.querySelector('.node[data-step-id="s1"] .node-desc')?.textContent ?? '',
+    s1chips: document.querySelectorAll('.node[data-step-id="s1"] .chip').length,
+  }));
+  const s1Description = lastPlan!.events.find((e) => e.type === 'step_added' && e.stepId === 's1');
+  check(
+    'zoomed out, nodes have no detail parts; zooming in builds them with the current text and chips',
+    detailZoomedOut === 0 && detailZoomedIn.descs === 200 && detailZoomedIn.s1 === (s1Description as { description?: string } | undefined)?.description && detailZoomedIn.s1chips === 2,
+    `${detailZoomedOut} descriptions zoomed out; zoomed in ${JSON.stringify(detailZoomedIn)}`,
+  );
   const zoomed: number[] = [];
   for (let i = 0; i < 30; i++) {
     const event = stamper.stamp({ type: 'step_status_changed', stepId: `s${61 + ((i * 7) % 140)}`, status: statuses[i % statuses.length] });
