@@ -203,7 +203,7 @@ function measureMessage(page: Page, message: HostToWebview): Promise<{ handler: 
         // Registered after the panel's frame callback, so it runs right after it in the same frame.
         const s = performance.now();
         document.body.getBoundingClientRect();
-        void (document.querySelector('.world') as HTMLElement | null)?.offsetWidth;
+        void document.querySelector<HTMLElement>('.world')?.offsetWidth;
         styleLayout = performance.now() - s;
         done();
       }),
@@ -348,7 +348,7 @@ try {
       const handling = entries.filter((e) => e.kind === 'message').reduce((a, e) => a + e.ms, 0);
       return { samples, sendEnd, caughtUpAfter, caughtUp: renderedSeq() >= lastSeq, renders: renders.map((e) => ({ ms: e.ms, structure: !!e.structure, events: e.events ?? 0 })), busy, handling };
     },
-    { events: stream as unknown as Array<Record<string, unknown> & { seq: number }>, runId: lastRun, rate: RATE, everyMs: 10 },
+    { events: stream, runId: lastRun, rate: RATE, everyMs: 10 },
   );
   const lags = flow.samples.map((s) => s.lag);
   const firstSecond = flow.samples.filter((s) => s.t < 1000).map((s) => s.lag);

@@ -13,7 +13,7 @@ export class EventStamper {
   }
   stamp(event: NewRunEvent, advanceMs = 5): RunEvent {
     this.time += advanceMs;
-    return { ...event, seq: this.seq++, time: this.time } as RunEvent;
+    return { ...event, seq: this.seq++, time: this.time };
   }
 }
 
