@@ -4,12 +4,15 @@
 //  1. getDownstreamSteps from the root: PlanGraph (index build + O(V+E) walk) against the naive
 //     rescanning walk (naiveDownstream), both timed here on the same plan. Target < 5 ms.
 //  2. a simulated run: every step goes in_progress → tool_call_requested → tool_call_completed →
-//     step_verified → completed through the operation builders and the reducer, scheduled with the
-//     incremental ReadyTracker. Baseline: the same run with a full ready-set rescan after every
-//     completion. Target < 1 ms of CPU per step.
+//     step_output → step_verified → completed through the builders and the step-end rule the agent
+//     uses, and the reducer, scheduled by the agent's ReadyQueue. Baseline: the same run with a
+//     full ready-set rescan after every completion. Target < 1 ms of CPU per step.
+import { ReadyQueue } from '../src/core/agent/readyQueue';
+import { stepEndEvents } from '../src/core/agent/stepJudgement';
 import { EventLog } from '../src/core/plan/eventLog';
-import { dependencyMap, naiveDownstream, PlanGraph, ReadyTracker } from '../src/core/plan/planGraph';
-import { addStepsEvents, addToolCallEvent, finalizeStep, startStepEvent, StepIdAllocator, updateToolResultEvent } from '../src/core/plan/planOperations';
+import { dependencyMap, naiveDownstream, PlanGraph } from '../src/core/plan/planGraph';
+import { addStepsEvents, addToolCallEvent, startStepEvent, StepIdAllocator, updateToolResultEvent } from '../src/core/plan/planOperations';
+import type { PlanState } from '../src/core/plan/planTypes';
 import { seededRandom as mulberry32 } from '../test/support/seededRandom';
 
 const STEPS = 10_000;
@@ -56,8 +59,16 @@ function buildPlan(): { log: EventLog; buildMs: number } {
   return { log, buildMs: performance.now() - start };
 }
 
+/** The baseline's ready set: every step rescanned (not started, all dependencies completed). */
+function rescanReady(state: PlanState): string[] {
+  return state.stepOrder.filter((id) => {
+    const step = state.steps.get(id)!;
+    return step.status === 'not_started' && step.dependsOn.every((dep) => state.steps.get(dep)?.status === 'completed');
+  });
+}
+
 /** Runs every step with one answered tool call; returns CPU µs per step. */
-function simulateRun(log: EventLog, scheduler: 'tracker' | 'rescan'): { cpuUsPerStep: number; wallMs: number } {
+function simulateRun(log: EventLog, scheduler: 'queue' | 'rescan'): { cpuUsPerStep: number; wallMs: number } {
   const state = log.state;
   gc();
   const cpuStart = process.cpuUsage();
@@ -68,22 +79,18 @@ function simulateRun(log: EventLog, scheduler: 'tracker' | 'rescan'): { cpuUsPer
     const callId = `call_${stepId}`;
     log.append(addToolCallEvent(state, stepId, { id: callId, name: 'write_file', arguments: '{"path":"a.txt","content":"x"}' }));
     log.append(updateToolResultEvent(state, stepId, callId, { result: 'File written' }));
-    const { verdict, events } = finalizeStep(state, stepId);
-    if (!verdict.passed) throw new Error(`step ${stepId} unexpectedly failed verification`);
-    for (const event of events) log.append(event);
+    for (const event of stepEndEvents(state, stepId, { kind: 'loop', outcome: { output: 'written', endReason: 'answered' } }).events) log.append(event);
+    if (state.steps.get(stepId)!.status !== 'completed') throw new Error(`step ${stepId} unexpectedly failed verification`);
     completed++;
   };
-  if (scheduler === 'tracker') {
-    const tracker = ReadyTracker.fromState(state);
-    const ready = tracker.initial();
-    while (ready.length > 0) {
-      const stepId = ready.pop()!;
-      runOne(stepId);
-      for (const next of tracker.complete(stepId)) ready.push(next);
-    }
+  if (scheduler === 'queue') {
+    const queue = new ReadyQueue(state);
+    const unsubscribe = log.subscribe((event) => queue.observe(event));
+    const running = new Set<string>();
+    for (let ready = queue.ready(running); ready.length > 0; ready = queue.ready(running)) runOne(ready[0]);
+    unsubscribe();
   } else {
-    const graph = PlanGraph.fromState(state);
-    for (let ready = graph.readySteps(); ready.length > 0; ready = graph.readySteps()) runOne(ready[0]);
+    for (let ready = rescanReady(state); ready.length > 0; ready = rescanReady(state)) runOne(ready[0]);
   }
   const cpu = process.cpuUsage(cpuStart);
   const wallMs = performance.now() - wallStart;
@@ -139,12 +146,12 @@ function main(): number {
   console.log(`  target < ${DOWNSTREAM_TARGET_MS} ms: ${downstreamOk ? 'met' : 'MISSED'}`);
   failed ||= !downstreamOk;
 
-  // 2. simulated run, tracker vs rescan, each on a fresh copy of the plan.
-  const tracked = simulateRun(buildPlan().log, 'tracker');
+  // 2. simulated run, ReadyQueue vs rescan, each on a fresh copy of the plan.
+  const tracked = simulateRun(buildPlan().log, 'queue');
   const rescanned = simulateRun(buildPlan().log, 'rescan');
   const runOk = tracked.cpuUsPerStep < PER_STEP_TARGET_US;
-  console.log(`\nsimulated run, ${STEPS} steps × 5 events (operations + reducer + scheduling), instant model`);
-  console.log(`  ReadyTracker scheduler: ${tracked.cpuUsPerStep.toFixed(1)} µs CPU per step (${tracked.wallMs.toFixed(0)} ms wall)`);
+  console.log(`\nsimulated run, ${STEPS} steps × 6 events (operations + reducer + scheduling), instant model`);
+  console.log(`  ReadyQueue scheduler: ${tracked.cpuUsPerStep.toFixed(1)} µs CPU per step (${tracked.wallMs.toFixed(0)} ms wall)`);
   console.log(`  baseline, full ready-set rescan per completion: ${rescanned.cpuUsPerStep.toFixed(1)} µs CPU per step (${rescanned.wallMs.toFixed(0)} ms wall)`);
   console.log(`  ratio: ${(rescanned.cpuUsPerStep / tracked.cpuUsPerStep).toFixed(1)}x`);
   console.log(`  target < ${PER_STEP_TARGET_US} µs per step: ${runOk ? 'met' : 'MISSED'}`);

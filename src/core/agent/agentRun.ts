@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FlatConfig } from '../config/configSchema';
 import { ContextBudget } from '../context/contextBudget';
-import { CONTEXT_EXHAUSTED, ContextExhaustedError } from '../context/contextExhausted';
 import { createOpenAiClient } from '../llm/openAiClient';
 import { LlmError, type LlmClient } from '../llm/llmTypes';
 import { MemoryStore } from '../memory/memoryStore';
@@ -11,7 +10,7 @@ import type { McpSession } from '../mcp/mcpSession';
 import type { McpServerDefinition } from '../mcp/mcpTypes';
 import { startRunMcp } from '../mcp/runMcp';
 import type { EventLog } from '../plan/eventLog';
-import { addStepsEvents, StepIdAllocator } from '../plan/planOperations';
+import { initialPlanEvents, startStepEvent, StepIdAllocator } from '../plan/planOperations';
 import { toSnapshot } from '../plan/snapshot';
 import type { ApprovalBroker } from '../policy/approvalBroker';
 import { silentLogger, type Logger } from '../ports';
@@ -24,8 +23,8 @@ import { planTask } from './planner';
 import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
 import type { RunContext } from './runContext';
-import { executeStep, type StepOutcome } from './stepExecutor';
-import { judgeStep } from './stepJudgement';
+import { executeStep } from './stepExecutor';
+import { stepEndEvents, type StepEnd } from './stepJudgement';
 
 export interface AgentRunOptions {
   task: string;
@@ -138,8 +137,10 @@ export class AgentRun {
     this.abort.signal.addEventListener('abort', () => {
       for (const waiter of this.retryWaiters.values()) waiter.reject(this.abort.signal.reason);
       this.retryWaiters.clear();
-      options.approvals.cancelAll('run cancelled');
+      options.approvals.cancelAll(errorMessage(this.abort.signal.reason));
     });
+    // Every approval of this run is an event in its log (docs/design.md §13).
+    options.approvals.bind(options.log);
   }
 
   get signal(): AbortSignal {
@@ -170,8 +171,7 @@ export class AgentRun {
     try {
       await this.startMcpServers();
       const plan = await planTask(this.context, this.options.maxPlanSteps);
-      log.append({ type: 'plan_created', title: plan.title });
-      for (const event of addStepsEvents(log.state, { descriptions: plan.steps, dependencies: plan.dependencies, anchorDeps: [], origin: 'planner', newId: () => this.ids.next() })) log.append(event);
+      for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
       await this.schedule();
     } catch (error) {
       if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
@@ -215,44 +215,16 @@ export class AgentRun {
 
   private async runStep(stepId: string, replan: (stepId: string) => Promise<unknown>): Promise<void> {
     const { log } = this.context;
-    log.append({ type: 'step_status_changed', stepId, status: 'in_progress' });
-    let outcome: StepOutcome;
-    try {
-      outcome = await executeStep(this.context, stepId);
-    } catch (error) {
-      if (this.abort.signal.aborted) {
-        log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: 'cancelled' });
-        return;
-      }
-      if (isFatalLlmError(error)) {
-        this.fatalError ??= errorMessage(error);
-        log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: `llm_error: ${errorMessage(error)}` });
-        this.abort.abort(new RunCancelled(this.fatalError));
-        return;
-      }
-      outcome =
-        error instanceof ContextExhaustedError
-          ? { output: `The step stopped: ${error.message}`, endReason: CONTEXT_EXHAUSTED }
-          : { output: `The step stopped on an error: ${errorMessage(error)}`, endReason: 'llm_error' as StepOutcome['endReason'] };
-    }
-    log.append({ type: 'step_output', stepId, output: outcome.output });
-    const step = log.state.steps.get(stepId)!;
-    if (outcome.endReason === 'approval_denied') {
-      log.append({ type: 'step_verified', stepId, passed: false, reason: 'A required approval was denied; the step is blocked until it is retried.', failedCallIds: [] });
-      log.append({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'approval_denied' });
-      return;
-    }
-    const judged = judgeStep(step, outcome.endReason === 'answered' ? undefined : outcome.endReason);
-    // A step cut off by its context window or by the run's cap did not finish its work.
-    const verdict = outcome.endReason === CONTEXT_EXHAUSTED || outcome.endReason === BUDGET_EXCEEDED ? { ...judged, passed: false } : judged;
-    log.append({ type: 'step_verified', stepId, passed: verdict.passed, reason: verdict.reason, failedCallIds: verdict.failedCallIds });
-    if (verdict.passed) {
-      log.append({ type: 'step_status_changed', stepId, status: 'completed', reason: outcome.endReason === 'answered' ? undefined : outcome.endReason });
-      return;
-    }
-    log.append({ type: 'step_status_changed', stepId, status: 'failed', reason: outcome.endReason === 'answered' ? 'verification_failed' : outcome.endReason });
+    log.append(startStepEvent(log.state, stepId));
+    const end = await this.execute(stepId);
+    // Nothing waits for the step's open approvals any more (normally none are left).
+    this.options.approvals.withdrawStep(stepId, 'the step ended');
+    const { events, replannable } = stepEndEvents(log.state, stepId, end);
+    if (end.kind === 'fatal') this.fatalError ??= end.message;
+    for (const event of events) log.append(event);
+    if (end.kind === 'fatal') this.abort.abort(new RunCancelled(this.fatalError ?? end.message));
     // Replanning is another LLM request: not past a run cap.
-    if (this.context.overBudget()) return;
+    if (!replannable || this.context.overBudget()) return;
     try {
       await replan(stepId);
     } catch (error) {
@@ -260,6 +232,17 @@ export class AgentRun {
         this.fatalError ??= errorMessage(error);
         this.abort.abort(new RunCancelled(this.fatalError));
       }
+    }
+  }
+
+  /** Runs the step's tool loop and says how it ended; only a cancel or a fatal LLM error stops the run. */
+  private async execute(stepId: string): Promise<StepEnd> {
+    try {
+      return { kind: 'loop', outcome: await executeStep(this.context, stepId) };
+    } catch (error) {
+      if (this.abort.signal.aborted) return { kind: 'cancelled' };
+      if (isFatalLlmError(error)) return { kind: 'fatal', message: errorMessage(error) };
+      return { kind: 'error', error };
     }
   }
 

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { selectStepTools } from '../mcp/stepToolSelection';
 import { injectRelevantMemory } from '../memory/memoryInjection';
+import { addToolCallEvent } from '../plan/planOperations';
 import { BUDGET_EXCEEDED } from '../usage/runCaps';
 import { limitToolCalls } from '../tools/toolCallLimits';
 import { prepareToolCalls } from '../tools/toolPipeline';
@@ -11,7 +12,7 @@ import type { RunContext } from './runContext';
 import { buildStepMessages } from './stepPrompt';
 import { runToolBatch } from './toolBatchRunner';
 
-export type StepEndReason = 'answered' | 'max_steps_exceeded' | 'all_tool_calls_failed' | 'repeated_tool_call' | 'approval_denied' | 'context_exhausted' | 'budget_exceeded';
+export type StepEndReason = 'answered' | 'max_steps_exceeded' | 'all_tool_calls_failed' | 'repeated_tool_call' | 'approval_denied' | 'context_exhausted' | 'budget_exceeded' | 'llm_error';
 
 export interface StepOutcome {
   output: string;
@@ -57,10 +58,8 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     if (prepared.audit.resolutions.length > 0 || prepared.audit.nameRepair || prepared.audit.argumentRepair || prepared.audit.truncated) log.append({ type: 'step_audit', stepId, kind: 'tool_pipeline', data: { turn, ...prepared.audit } });
 
     for (const call of prepared.calls) {
-      log.append({
-        type: 'tool_call_requested',
-        stepId,
-        call: {
+      log.append(
+        addToolCallEvent(log.state, stepId, {
           id: call.call.id,
           index: call.call.index,
           turn,
@@ -73,8 +72,8 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
           finishReason: call.call.finishReason,
           reason: call.disposition === 'unparseable' ? call.reason : undefined,
           audit: call.audit,
-        },
-      });
+        }),
+      );
       if (call.disposition === 'unparseable') {
         log.append({
           type: 'log',

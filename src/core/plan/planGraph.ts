@@ -1,4 +1,4 @@
-import type { PlanState, StepState, StepStatus } from './planTypes';
+import type { PlanState, StepState } from './planTypes';
 
 // Graph algorithms over the live steps of a plan. Structure is indexed once (O(V+E)) so the
 // scheduler and the replanner never rescan every dependency list per node, as the naive
@@ -36,7 +36,7 @@ export function findCycle(nodes: readonly string[], deps: (id: string) => readon
         const dep = list[next[top]++];
         const c = color.get(dep);
         if (c === undefined || c === 2) continue;
-        if (c === 1) return [...path.slice(pathIndex.get(dep)!), dep];
+        if (c === 1) return [...path.slice(pathIndex.get(dep)), dep];
         color.set(dep, 1);
         pathIndex.set(dep, path.length);
         path.push(dep);
@@ -166,8 +166,8 @@ const cache = new WeakMap<PlanState, PlanGraph>();
 /**
  * The structure of a plan's live steps: forward and reverse adjacency by position in `stepOrder`,
  * in flat typed arrays (CSR) so a 10,000-step plan indexes in a few milliseconds.
- * The structure is a snapshot (rebuild when `state.structureVersion` changes, see `isCurrent` and
- * `forState`); statuses are read live from the state, so `readySteps` stays right as steps complete.
+ * The structure is a snapshot: rebuild it when `state.structureVersion` changes (`forState` does).
+ * Which steps are ready is the scheduler's question (agent/readyQueue.ts).
  */
 export class PlanGraph {
   readonly ids: readonly string[];
@@ -182,10 +182,7 @@ export class PlanGraph {
   private readonly dangling: Array<{ stepId: string; dependsOn: string }> = [];
   private criticalPath?: Int32Array;
 
-  private constructor(
-    private readonly state: PlanState,
-    live: { ids: string[]; steps: StepState[] },
-  ) {
+  private constructor(state: PlanState, live: { ids: string[]; steps: StepState[] }) {
     const { ids, steps } = live;
     this.ids = ids;
     this.structureVersion = state.structureVersion;
@@ -237,11 +234,6 @@ export class PlanGraph {
     return graph;
   }
 
-  /** True while the plan's structure has not changed since this graph was built. */
-  isCurrent(state: PlanState): boolean {
-    return state === this.state && state.structureVersion === this.structureVersion;
-  }
-
   has(stepId: string): boolean {
     return this.index.has(stepId);
   }
@@ -282,19 +274,6 @@ export class PlanGraph {
     const result: string[] = [];
     for (let i = 0; i < n; i++) if (seen[i]) result.push(this.ids[i]);
     return result;
-  }
-
-  /** Not-started steps whose dependencies are all live and completed, in plan order. */
-  readySteps(): string[] {
-    const ready: string[] = [];
-    const danglingSteps = new Set(this.dangling.map((d) => d.stepId));
-    for (let i = 0; i < this.ids.length; i++) {
-      if (this.status(i) !== 'not_started' || danglingSteps.has(this.ids[i])) continue;
-      let met = true;
-      for (let k = this.depStart[i]; met && k < this.depStart[i + 1]; k++) met = this.status(this.depList[k]) === 'completed';
-      if (met) ready.push(this.ids[i]);
-    }
-    return ready;
   }
 
   /** Kahn's order (dependencies first; ties in plan order). Throws PlanInvariantError on a cycle. */
@@ -345,10 +324,6 @@ export class PlanGraph {
     return order;
   }
 
-  private status(i: number): StepStatus | undefined {
-    return this.state.steps.get(this.ids[i])?.status;
-  }
-
   private position(stepId: string): number {
     const i = this.index.get(stepId);
     if (i === undefined) throw new PlanInvariantError(`step "${stepId}" is not a live step of the plan`);
@@ -397,67 +372,4 @@ export function naiveDownstream(dependencies: ReadonlyMap<string, readonly strin
   }
   downstream.delete(stepId);
   return [...dependencies.keys()].filter((id) => downstream.has(id));
-}
-
-/**
- * Incremental ready set for a scheduler: counts each not-started step's unmet dependencies once,
- * then `complete` only touches the completed step's dependents. Built for one plan structure;
- * rebuild it after a replan (structureVersion changes).
- */
-export class ReadyTracker {
-  private readonly index: PositionIndex;
-  private readonly ids: string[];
-  private readonly unmet: Int32Array;
-  private readonly dependents: number[][];
-  private readonly done: Uint8Array;
-  private readonly initiallyReady: string[] = [];
-
-  private constructor(state: PlanState) {
-    const live = liveSteps(state);
-    this.ids = live.ids;
-    this.index = new PositionIndex(this.ids);
-    this.unmet = new Int32Array(this.ids.length);
-    this.done = new Uint8Array(this.ids.length);
-    this.dependents = this.ids.map(() => []);
-    this.ids.forEach((id, i) => {
-      const step = live.steps[i];
-      if (step.status === 'completed') this.done[i] = 1;
-      if (step.status !== 'not_started') {
-        this.unmet[i] = -1; // never becomes ready through this tracker
-        return;
-      }
-      for (const dep of step.dependsOn) {
-        const j = this.index.get(dep);
-        if (j === undefined) {
-          this.unmet[i]++; // dangling: can never be met
-          continue;
-        }
-        if (live.steps[j].status !== 'completed') {
-          this.unmet[i]++;
-          this.dependents[j].push(i);
-        }
-      }
-      if (this.unmet[i] === 0) this.initiallyReady.push(id);
-    });
-  }
-
-  static fromState(state: PlanState): ReadyTracker {
-    return new ReadyTracker(state);
-  }
-
-  /** Steps ready when the tracker was built, in plan order. */
-  initial(): string[] {
-    return [...this.initiallyReady];
-  }
-
-  /** Marks `stepId` completed and returns the steps that just became ready, in plan order. */
-  complete(stepId: string): string[] {
-    const i = this.index.get(stepId);
-    if (i === undefined) throw new PlanInvariantError(`step "${stepId}" is not tracked by this ready set`);
-    if (this.done[i]) return [];
-    this.done[i] = 1;
-    const ready: number[] = [];
-    for (const d of this.dependents[i]) if (--this.unmet[d] === 0) ready.push(d);
-    return ready.sort((a, b) => a - b).map((d) => this.ids[d]);
-  }
 }

@@ -1,9 +1,8 @@
-import { verifyStep, allCallsFailed, type VerifierVerdict } from '../agent/verifier';
 import type { NewRunEvent } from './events';
 import { normalizeRelativeDependencies, PlanGraph, PlanInvariantError, type RelativeDependencies } from './planGraph';
-import type { NameResolution, PlanState, StepState } from './planTypes';
+import type { NameResolution, PlanState, StepState, Verdict } from './planTypes';
 
-// The plan's operations (add steps, record a tool call and its result, finalize a step, replace a
+// The plan's operations (add steps, record a tool call and its result, end a step, replace a
 // subgraph...) as builders of events (docs/design.md §2). Each checks the change against the
 // current state and throws PlanInvariantError with a clear message instead of producing a
 // broken plan; the executor appends what they return to the EventLog, so the reducer, the panel
@@ -23,17 +22,6 @@ export class StepIdAllocator {
     start = 0,
   ) {
     this.last = start;
-  }
-
-  /** Continues after the highest `<prefix><n>` id the plan has ever had (live or replaced). */
-  static fromState(state: PlanState, prefix = 's'): StepIdAllocator {
-    let highest = 0;
-    const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\d+)$`);
-    for (const id of [...state.steps.keys(), ...state.replacedSteps.keys()]) {
-      const match = pattern.exec(id);
-      if (match) highest = Math.max(highest, Number(match[1]));
-    }
-    return new StepIdAllocator(prefix, highest);
   }
 
   next(): string {
@@ -235,29 +223,35 @@ export function updateToolResultEvent(state: PlanState, stepId: string, callId: 
   return event;
 }
 
+/** How a step ends; deciding it is the agent's job (agent/stepJudgement.ts, docs/design.md §14). */
+export interface StepEndInput {
+  /** Recorded first (`step_output`) when the step produced one. */
+  output?: string;
+  /** The judgement (`step_verified`); absent when the step was cut off without one (cancel, fatal error). */
+  verdict?: Verdict;
+  status: 'completed' | 'failed' | 'blocked';
+  reason?: string;
+}
+
 /**
- * Finalizes and verifies a step (docs/design.md §14): the step's output (if given), the verdict, and the
- * step's end: `completed` when it passed, `failed` otherwise. `endReason` (max_steps_exceeded,
- * approval_denied...) is kept on the step; when every call failed it defaults to
- * all_tool_calls_failed, and a failed verdict without one reads verification_failed.
+ * The events that end a running step: its output, its verdict, then its status. A step waiting
+ * for the Retry of a denied approval (blocked, approval_denied) is still running and can end too.
+ * Only a passing verdict completes a step, and a passing verdict always does.
  */
-export function finalizeStep(
-  state: PlanState,
-  stepId: string,
-  options: { endReason?: string; output?: string } = {},
-): { verdict: VerifierVerdict; events: NewRunEvent[] } {
-  const step = liveStep(state, stepId, 'finalize');
-  if (step.status !== 'in_progress') throw new PlanInvariantError(`cannot finalize step ${stepId}: it is ${step.status}, not in_progress`);
-  const endReason = options.endReason ?? (allCallsFailed(step) ? 'all_tool_calls_failed' : undefined);
-  const verdict = verifyStep(step, endReason);
+export function endStepEvents(state: PlanState, stepId: string, end: StepEndInput): NewRunEvent[] {
+  const step = liveStep(state, stepId, 'end');
+  const waitingForRetry = step.status === 'blocked' && step.endReason === 'approval_denied';
+  if (step.status !== 'in_progress' && !waitingForRetry) throw new PlanInvariantError(`cannot end step ${stepId}: it is ${step.status}, not in_progress`);
+  if ((end.status === 'completed') !== (end.verdict?.passed === true)) {
+    throw new PlanInvariantError(`cannot end step ${stepId} as ${end.status} with ${end.verdict ? (end.verdict.passed ? 'a passing' : 'a failing') : 'no'} verdict`);
+  }
   const events: NewRunEvent[] = [];
-  if (options.output !== undefined) events.push({ type: 'step_output', stepId, output: options.output });
-  events.push({ type: 'step_verified', stepId, ...verdict, failedCallIds: [...verdict.failedCallIds] });
-  const status: NewEvent<'step_status_changed'> = { type: 'step_status_changed', stepId, status: verdict.passed ? 'completed' : 'failed' };
-  const reason = endReason ?? (verdict.passed ? undefined : 'verification_failed');
-  if (reason !== undefined) status.reason = reason;
+  if (end.output !== undefined) events.push({ type: 'step_output', stepId, output: end.output });
+  if (end.verdict) events.push({ type: 'step_verified', stepId, passed: end.verdict.passed, reason: end.verdict.reason, failedCallIds: [...end.verdict.failedCallIds] });
+  const status: NewEvent<'step_status_changed'> = { type: 'step_status_changed', stepId, status: end.status };
+  if (end.reason !== undefined) status.reason = end.reason;
   events.push(status);
-  return { verdict, events };
+  return events;
 }
 
 // ---- blocking -----------------------------------------------------------------------------

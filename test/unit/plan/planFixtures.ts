@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
+import { ReadyQueue } from '../../../src/core/agent/readyQueue';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { RunEventSchema, type NewRunEvent } from '../../../src/core/plan/events';
-import {
-  addStepsEvents,
-  addToolCallEvent,
-  finalizeStep,
-  startStepEvent,
-  StepIdAllocator,
-  updateToolResultEvent,
-} from '../../../src/core/plan/planOperations';
+import type { PlanState } from '../../../src/core/plan/planTypes';
+import type { StepEndReason } from '../../../src/core/agent/stepExecutor';
+import { stepEndEvents } from '../../../src/core/agent/stepJudgement';
+import { addStepsEvents, addToolCallEvent, startStepEvent, StepIdAllocator, updateToolResultEvent } from '../../../src/core/plan/planOperations';
 
 // Shared helpers for the plan and agent unit tests: a log whose every event is checked against
 // RunEventSchema, and an example eight-step DAG built through the real operations.
@@ -26,6 +23,15 @@ export function newLog(): EventLog {
     RunEventSchema.parse(event);
   });
   log.append({ type: 'run_started', runId: 'run-1', task: 'Build a REST API', workspace: '/ws', model: 'm', baseUrl: 'http://127.0.0.1' });
+  return log;
+}
+
+/** A log with raw step_added events (no checks), to build shapes the operations refuse. */
+export function rawPlan(deps: Record<string, string[]>): EventLog {
+  const log = newLog();
+  for (const [id, dependsOn] of Object.entries(deps)) {
+    log.append({ type: 'step_added', stepId: id, description: `step ${id}`, dependsOn, lineage: id, replanAttempts: 0, origin: 'planner' });
+  }
   return log;
 }
 
@@ -57,17 +63,16 @@ export interface CallSpec {
 
 let callCounter = 0;
 
-/** Runs a step through start → calls → results → finalize, as the executor would. */
-export function runStep(log: EventLog, stepId: string, calls: CallSpec[], options: { output?: string; endReason?: string } = {}) {
+/** Runs a step through start → calls → results → its end, with the builders and the step-end rule the agent uses. */
+export function runStep(log: EventLog, stepId: string, calls: CallSpec[], options: { output?: string; endReason?: StepEndReason } = {}) {
   log.append(startStepEvent(log.state, stepId));
   for (const call of calls) {
     const id = `call_${++callCounter}`;
     log.append(addToolCallEvent(log.state, stepId, { id, name: call.name, arguments: call.args }));
     if (call.result !== undefined) log.append(updateToolResultEvent(log.state, stepId, id, { status: call.status, result: call.result }));
   }
-  const { verdict, events } = finalizeStep(log.state, stepId, options);
-  appendAll(log, events);
-  return verdict;
+  appendAll(log, stepEndEvents(log.state, stepId, { kind: 'loop', outcome: { output: options.output ?? '', endReason: options.endReason ?? 'answered' } }).events);
+  return log.state.steps.get(stepId)!.verdict!;
 }
 
 /** Completes the example plan's steps 0–4 with real tool histories and outputs. */
@@ -88,4 +93,9 @@ export function completeExampleUpstream(log: EventLog): void {
 export function assertStatuses(log: EventLog, expected: Record<string, string>): void {
   const actual = Object.fromEntries(Object.keys(expected).map((id) => [id, log.state.steps.get(id)?.status ?? 'missing']));
   assert.deepEqual(actual, expected);
+}
+
+/** The steps the scheduler would start now (its ReadyQueue), highest priority first. */
+export function readySteps(state: PlanState): string[] {
+  return new ReadyQueue(state).ready(new Set());
 }

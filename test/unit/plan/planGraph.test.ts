@@ -7,20 +7,9 @@ import {
   normalizeRelativeDependencies,
   PlanGraph,
   PlanInvariantError,
-  ReadyTracker,
 } from '../../../src/core/plan/planGraph';
-import { EventLog } from '../../../src/core/plan/eventLog';
-import { completeExampleUpstream, examplePlan, newLog, runStep, sid } from './planFixtures';
+import { completeExampleUpstream, examplePlan, rawPlan, readySteps, runStep, sid } from './planFixtures';
 import { seededRandom as mulberry32 } from '../../support/seededRandom';
-
-/** A log with raw step_added events (no checks), to build shapes the operations refuse. */
-function rawPlan(deps: Record<string, string[]>): EventLog {
-  const log = newLog();
-  for (const [id, dependsOn] of Object.entries(deps)) {
-    log.append({ type: 'step_added', stepId: id, description: `step ${id}`, dependsOn, lineage: id, replanAttempts: 0, origin: 'planner' });
-  }
-  return log;
-}
 
 describe('planGraph', () => {
   describe('findCycle', () => {
@@ -66,7 +55,7 @@ describe('planGraph', () => {
       ['a cycle', { 0: [2], 1: [0], 2: [1] }, 'cycle', /cycle: step \d → step \d → step \d → step \d/],
     ] as const) {
       it(`reports ${name}`, () => {
-        const result = normalizeRelativeDependencies(3, deps as unknown as Record<string, number[]>);
+        const result = normalizeRelativeDependencies(3, deps);
         assert.ok('problem' in result, 'expected a problem');
         assert.equal(result.problem.kind, kind);
         assert.match(result.problem.message, text);
@@ -128,23 +117,7 @@ describe('planGraph', () => {
     });
   });
 
-  describe('readySteps, topologicalOrder, criticalPathLength', () => {
-    it('ready steps follow completions', () => {
-      const { log } = examplePlan();
-      const graph = PlanGraph.fromState(log.state);
-      assert.deepEqual(graph.readySteps(), [sid(0)]);
-      runStep(log, sid(0), []);
-      // Statuses are read live: the same graph sees the completion.
-      assert.deepEqual(graph.readySteps(), [sid(1), sid(2)]);
-      runStep(log, sid(1), []);
-      assert.deepEqual(graph.readySteps(), [sid(2), sid(3)]);
-    });
-
-    it('a step with a dangling dependency is never ready', () => {
-      const log = rawPlan({ a: [], b: ['ghost'] });
-      assert.deepEqual(PlanGraph.fromState(log.state).readySteps(), ['a']);
-    });
-
+  describe('topologicalOrder, criticalPathLength', () => {
     it('topological order puts dependencies first', () => {
       const log = rawPlan({ d: ['b', 'c'], c: ['a'], b: ['a'], a: [] });
       const order = PlanGraph.fromState(log.state).topologicalOrder();
@@ -175,15 +148,6 @@ describe('planGraph', () => {
       assert.notEqual(second, first);
       assert.deepEqual(second.downstream(sid(5)), [sid(6), sid(7), 'x']);
     });
-
-    it('isCurrent tracks structure changes only', () => {
-      const { log } = examplePlan();
-      const graph = PlanGraph.fromState(log.state);
-      runStep(log, sid(0), []);
-      assert.equal(graph.isCurrent(log.state), true);
-      log.append({ type: 'step_added', stepId: 'x', description: 'x', dependsOn: [], lineage: 'x', replanAttempts: 0, origin: 'planner' });
-      assert.equal(graph.isCurrent(log.state), false);
-    });
   });
 
   describe('id lookup', () => {
@@ -204,7 +168,7 @@ describe('planGraph', () => {
       assert.equal(g2.has('s2'), false);
       assert.equal(g2.has('s007'), false);
       assert.throws(() => g2.downstream('s2'), PlanInvariantError);
-      assert.deepEqual(ReadyTracker.fromState(numeric.state).initial(), ['s1']);
+      assert.deepEqual(readySteps(numeric.state), ['s1']);
     });
   });
 
@@ -222,46 +186,6 @@ describe('planGraph', () => {
 
     it('names a cycle', () => {
       assert.throws(() => checkPlanInvariants(rawPlan({ a: ['c'], b: ['a'], c: ['b'] }).state), /cycle: a → c → b → a/);
-    });
-  });
-
-  describe('ReadyTracker', () => {
-    it('releases each step exactly when its last dependency completes', () => {
-      const { log } = examplePlan();
-      const tracker = ReadyTracker.fromState(log.state);
-      assert.deepEqual(tracker.initial(), [sid(0)]);
-      assert.deepEqual(tracker.complete(sid(0)), [sid(1), sid(2)]);
-      assert.deepEqual(tracker.complete(sid(2)), [sid(4)]);
-      assert.deepEqual(tracker.complete(sid(4)), []);
-      assert.deepEqual(tracker.complete(sid(1)), [sid(3)]);
-      assert.deepEqual(tracker.complete(sid(3)), [sid(5)]);
-      assert.deepEqual(tracker.complete(sid(3)), [], 'completing twice releases nothing');
-      assert.deepEqual(tracker.complete(sid(5)), [sid(6), sid(7)]);
-    });
-
-    it('starts from the current statuses', () => {
-      const { log } = examplePlan();
-      completeExampleUpstream(log);
-      assert.deepEqual(ReadyTracker.fromState(log.state).initial(), [sid(5)]);
-      assert.throws(() => ReadyTracker.fromState(log.state).complete('nope'), PlanInvariantError);
-    });
-
-    it('agrees with readySteps over a whole random run', () => {
-      const random = mulberry32(7);
-      const deps: Record<string, string[]> = {};
-      for (let i = 0; i < 60; i++) deps[`r${i}`] = i === 0 ? [] : [...new Set([`r${Math.floor(random() * i)}`, `r${Math.floor(random() * i)}`])];
-      const log = rawPlan(deps);
-      const tracker = ReadyTracker.fromState(log.state);
-      const graph = PlanGraph.fromState(log.state);
-      const ready = new Set(tracker.initial());
-      while (ready.size > 0) {
-        assert.deepEqual([...ready].sort(), graph.readySteps().sort());
-        const next = [...ready][Math.floor(random() * ready.size)];
-        ready.delete(next);
-        runStep(log, next, []);
-        for (const id of tracker.complete(next)) ready.add(id);
-      }
-      assert.ok(log.state.stepOrder.every((id) => log.state.steps.get(id)!.status === 'completed'));
     });
   });
 });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { RunEventSchema, type NewRunEvent } from '../../../src/core/plan/events';
-import { checkPlanInvariants, PlanGraph } from '../../../src/core/plan/planGraph';
+import { checkPlanInvariants } from '../../../src/core/plan/planGraph';
 import {
   addStepsEvents,
   addToolCallEvent,
   blockDownstreamEvents,
-  finalizeStep,
+  endStepEvents,
   giveUpEvents,
   initialPlanEvents,
   nextReplan,
@@ -21,7 +21,7 @@ import {
 } from '../../../src/core/plan/planOperations';
 import { toSnapshot } from '../../../src/core/plan/snapshot';
 import { PlanSnapshotSchema } from '../../../src/core/plan/events';
-import { appendAll, assertStatuses, completeExampleUpstream, examplePlan, newLog, runStep, sid } from './planFixtures';
+import { appendAll, assertStatuses, completeExampleUpstream, examplePlan, newLog, readySteps, runStep, sid } from './planFixtures';
 
 /** Fails step 5 of the example plan with a pending write_file (a hallucinated call). */
 function failExampleStep5() {
@@ -34,14 +34,9 @@ function failExampleStep5() {
 
 describe('planOperations', () => {
   describe('StepIdAllocator', () => {
-    it('hands out s1, s2, ... and continues after every id the run ever had', () => {
-      const { log } = failExampleStep5();
+    it('hands out s1, s2, ... in order', () => {
       const ids = new StepIdAllocator();
-      assert.deepEqual([ids.next(), ids.next()], ['s1', 's2']);
-      appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['a'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => 's20' }));
-      // s6..s8 are replaced (not live) but still count: ids are never reused.
-      const resumed = StepIdAllocator.fromState(log.state);
-      assert.equal(resumed.next(), 's21');
+      assert.deepEqual([ids.next(), ids.next(), ids.next()], ['s1', 's2', 's3']);
     });
   });
 
@@ -115,7 +110,7 @@ describe('planOperations', () => {
     });
   });
 
-  describe('tool calls and finalize (addToolCallEvent, updateToolResultEvent, finalizeStep)', () => {
+  describe('a step\'s life (startStepEvent, addToolCallEvent, updateToolResultEvent, endStepEvents)', () => {
     it('add_tool_call records a pending call; update_tool_result answers it', () => {
       const { log } = examplePlan();
       log.append(startStepEvent(log.state, sid(0)));
@@ -130,34 +125,27 @@ describe('planOperations', () => {
       assert.ok(call.completedAt! > call.requestedAt);
     });
 
-    it('finalize_step passes when every call was answered and stores the output', () => {
+    it('endStepEvents records the output, then the verdict, then the status', () => {
       const { log } = examplePlan();
-      const verdict = runStep(log, sid(0), [{ name: 'read_file', args: { path: 'a' }, result: 'x' }], { output: 'done' });
+      log.append(startStepEvent(log.state, sid(0)));
+      const verdict = { passed: true, reason: 'no tool calls to verify', failedCallIds: [] };
+      const events = endStepEvents(log.state, sid(0), { output: 'done', verdict, status: 'completed' });
+      assert.deepEqual(events.map((e) => e.type), ['step_output', 'step_verified', 'step_status_changed']);
+      appendAll(log, events);
       const step = log.state.steps.get(sid(0))!;
-      assert.equal(verdict.passed, true);
       assert.equal(step.status, 'completed');
       assert.equal(step.output, 'done');
       assert.deepEqual(step.verdict, verdict);
       assert.equal(step.endReason, undefined);
     });
 
-    it('finalize_step fails a step with a pending call and lists it', () => {
+    it('a failed step with a pending call keeps the call pending and lists it', () => {
       const { log } = failExampleStep5();
       const step = log.state.steps.get(sid(5))!;
       assert.equal(step.status, 'failed');
       assert.equal(step.endReason, 'verification_failed');
       assert.deepEqual(step.verdict!.failedCallIds, [step.toolCalls[0].id]);
       assert.match(step.verdict!.reason, /never got a result: write_file/);
-    });
-
-    it('records all_tool_calls_failed and a given end reason on the step', () => {
-      const { log } = examplePlan();
-      runStep(log, sid(0), [{ name: 'run_command', args: { command: 'x' }, result: 'exit 1', status: 'error' }]);
-      assert.equal(log.state.steps.get(sid(0))!.status, 'completed');
-      assert.equal(log.state.steps.get(sid(0))!.endReason, 'all_tool_calls_failed');
-      runStep(log, sid(1), [{ name: 'read_file', args: { path: 'x' } }], { endReason: 'max_steps_exceeded' });
-      assert.equal(log.state.steps.get(sid(1))!.endReason, 'max_steps_exceeded');
-      assert.match(log.state.steps.get(sid(1))!.verdict!.reason, /max_steps_exceeded/);
     });
 
     it('refuses calls and results that do not fit the step', () => {
@@ -171,8 +159,30 @@ describe('planOperations', () => {
       assert.throws(() => updateToolResultEvent(log.state, sid(0), 'nope', { result: '' }), /no tool call "nope"/);
       log.append(updateToolResultEvent(log.state, sid(0), 'c', { result: 'ok' }));
       assert.throws(() => updateToolResultEvent(log.state, sid(0), 'c', { result: 'again' }), /already has a result/);
-      assert.throws(() => finalizeStep(log.state, sid(1)), /cannot finalize step s2: it is not_started/);
+      assert.throws(() => endStepEvents(log.state, sid(1), { status: 'failed', reason: 'cancelled' }), /cannot end step s2: it is not_started/);
       assert.throws(() => addToolCallEvent(log.state, 'ghost', { id: 'c', name: 'x', arguments: '{}' }), /no such step/);
+    });
+
+    it('refuses an end whose status does not match its verdict', () => {
+      const { log } = examplePlan();
+      log.append(startStepEvent(log.state, sid(0)));
+      const passed = { passed: true, reason: 'r', failedCallIds: [] };
+      const failed = { passed: false, reason: 'r', failedCallIds: [] };
+      assert.throws(() => endStepEvents(log.state, sid(0), { verdict: passed, status: 'failed' }), /as failed with a passing verdict/);
+      assert.throws(() => endStepEvents(log.state, sid(0), { verdict: failed, status: 'completed' }), /as completed with a failing verdict/);
+      assert.throws(() => endStepEvents(log.state, sid(0), { status: 'completed' }), /as completed with no verdict/);
+      appendAll(log, endStepEvents(log.state, sid(0), { verdict: passed, status: 'completed' }));
+      assert.throws(() => endStepEvents(log.state, sid(0), { status: 'failed', reason: 'cancelled' }), /it is completed, not in_progress/);
+    });
+
+    it('a step blocked by a denied approval, waiting for Retry, can still end (cancelled)', () => {
+      const { log } = examplePlan();
+      log.append(startStepEvent(log.state, sid(0)));
+      log.append({ type: 'step_status_changed', stepId: sid(0), status: 'blocked', reason: 'approval_denied' });
+      appendAll(log, endStepEvents(log.state, sid(0), { status: 'failed', reason: 'cancelled' }));
+      assert.equal(log.state.steps.get(sid(0))!.status, 'failed');
+      log.append({ type: 'step_status_changed', stepId: sid(1), status: 'blocked', reason: 'upstream_blocked' });
+      assert.throws(() => endStepEvents(log.state, sid(1), { status: 'failed', reason: 'cancelled' }), /it is blocked, not in_progress/);
     });
   });
 
@@ -213,7 +223,7 @@ describe('planOperations', () => {
         { failedStepId: sid(5), replacedStepIds: [sid(5), sid(6), sid(7)], newStepIds: ['s9', 's10', 's11'], attempt: 1, maxAttempts: 2, reason: 'write_file never ran', action: 'redesign' },
       ]);
       checkPlanInvariants(state);
-      assert.deepEqual(PlanGraph.fromState(state).readySteps(), ['s9']);
+      assert.deepEqual(readySteps(state), ['s9']);
       PlanSnapshotSchema.parse(toSnapshot(state));
     });
 
@@ -234,7 +244,7 @@ describe('planOperations', () => {
       assert.deepEqual(subgraphAnchorDeps(log.state, ['s2', 's3']), ['s1', 's4']);
       appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: 's2', newSteps: ['b2'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
       assert.deepEqual(log.state.steps.get('s5')!.dependsOn, ['s1', 's4']);
-      assert.deepEqual(PlanGraph.fromState(log.state).readySteps(), ['s4']);
+      assert.deepEqual(readySteps(log.state), ['s4']);
     });
 
     it('refuses a replacement set that is not exactly the failed step and its downstream', () => {
@@ -301,7 +311,7 @@ describe('planOperations', () => {
       assert.equal(record.action, 'give_up');
       assert.equal(record.attempt, 1);
       assert.match(record.reason, /never got a result.*replanner: no API framework available/);
-      assert.deepEqual(PlanGraph.fromState(log.state).readySteps(), []);
+      assert.deepEqual(readySteps(log.state), []);
     });
 
     it('blockDownstreamEvents only touches not-started steps', () => {
