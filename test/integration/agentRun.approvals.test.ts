@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventsOf, runAgainst } from '../support/agentHarness';
+import { pendingApprovals } from '../../src/core/plan/approvalState';
+import { foldEvents } from '../../src/core/plan/reducer';
+import { toSnapshot } from '../../src/core/plan/snapshot';
+import { readTrace } from '../../src/core/trace/traceReader';
+import { createTraceWriter } from '../../src/core/trace/traceWriter';
+import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 
@@ -47,6 +52,35 @@ describe('agent run: policy and approvals', () => {
     assert.equal(awaiting.length, 1);
     assert.equal(awaiting[0].approval.argsHash, seenHash);
     assert.equal(awaiting[0].approval.required, false);
+    // The trace tells the whole story: the stale answer refused with its reason, the answer, the late double click.
+    const lifecycle = events.filter((e) => e.type.startsWith('approval_') || e.type === 'tool_call_awaiting_approval' || e.type === 'tool_call_completed');
+    assert.deepEqual(
+      lifecycle.map((e) => (e.type === 'approval_refused' ? `${e.type}:${e.reason}` : e.type)),
+      ['tool_call_awaiting_approval', 'approval_refused:stale_hash', 'approval_answered', 'approval_refused:already_answered', 'tool_call_completed'],
+    );
+    const stale = eventsOf(events, 'approval_refused')[0];
+    assert.equal(stale.requestId, awaiting[0].approval.requestId);
+    assert.equal(stale.message, 'stale answer: the arguments differ from the ones awaiting approval');
+    assert.equal(result.snapshot.steps[0].toolCalls[0].approval?.state, 'approved');
+  });
+
+  it('cancelling the run withdraws the pending approval: recorded, and the call never gets a result', async () => {
+    server.setHandler(route({ planner: commandPlan, executor: toolCalls(call('run_command', { command: 'echo never > never.txt' })), aggregator: message('unused') }));
+    const { result, events, workspace, log } = await runAgainst(server, {
+      onApproval: (_request, _broker, run) => setTimeout(() => run.cancel('cancelled by the user'), 20),
+    });
+    assert.equal(result.status, 'cancelled');
+    assert.equal(existsSync(join(workspace, 'never.txt')), false);
+    const [withdrawn] = eventsOf(events, 'approval_withdrawn');
+    assert.equal(withdrawn.reason, 'run_cancelled');
+    assert.equal(withdrawn.message, 'cancelled by the user');
+    assert.equal(withdrawn.requestId, eventsOf(events, 'tool_call_awaiting_approval')[0].approval.requestId);
+    const callRecord = result.snapshot.steps[0].toolCalls[0];
+    assert.equal(callRecord.status, 'awaiting_approval', 'it never ran and gets no made-up result');
+    assert.equal(callRecord.approval?.state, 'withdrawn');
+    assert.equal(callRecord.approval?.withdrawnBecause, 'run_cancelled');
+    assert.deepEqual(pendingApprovals(log.state), [], 'nothing is left to answer');
+    assert.ok(events.indexOf(withdrawn) < events.findIndex((e) => e.type === 'run_finished'));
   });
 
   it('an optional denial tells the model (with feedback) and the loop continues', async () => {
@@ -107,6 +141,60 @@ describe('agent run: policy and approvals', () => {
     assert.equal(asked, 2);
     assert.equal(result.status, 'completed', result.error);
     assert.equal(existsSync(join(workspace, 'deploy.txt')), true);
+    const gate = result.snapshot.steps[0].toolCalls[0];
+    assert.deepEqual([...(gate.earlierApprovals ?? []), gate.approval].map((a) => a?.state), ['denied', 'approved'], 'both requests of the retried gate are kept');
+  });
+
+  it('replaying the trace file reproduces every approval state of the run exactly', async () => {
+    server.setHandler(
+      route({
+        planner: json({ title: 'two', steps: ['Deploy', 'Clean'], dependencies: { '1': [0] } }),
+        executor: (req) => {
+          const deploy = /Your step:\nDeploy/.test(JSON.stringify(req.body.messages).replace(/\\n/g, '\n'));
+          if (toolMessages(req).length) return message('done');
+          return toolCalls(call('run_command', { command: deploy ? 'echo deployed > deploy.txt' : 'echo cleaned > clean.txt' }));
+        },
+        aggregator: message('done'),
+      }),
+    );
+    const traceFile = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
+    let writer: ReturnType<typeof createTraceWriter> | undefined;
+    let deployAsked = 0;
+    const { result, log } = await runAgainst(server, {
+      holdDeniedGates: true,
+      settings: { 'cortex.policy.tools': { run_command: 'confirm-required' }, 'cortex.execution.maxParallelSteps': 1 },
+      onStart: (_run, runLog) => {
+        writer = createTraceWriter(traceFile);
+        runLog.subscribe(writer.listener);
+      },
+      onApproval: (request, broker, run) => {
+        const deploy = request.argumentsJson.includes('deploy');
+        if (deploy && ++deployAsked === 1) {
+          broker.answer({ ...request, decision: 'deny', feedback: 'not yet', source: 'panel' });
+          setTimeout(() => run.retryStep(request.stepId), 20);
+          return;
+        }
+        broker.answer({ ...request, argsHash: 'f'.repeat(64), decision: 'approve', source: 'panel' });
+        // The clean step's request is left open until the run is cancelled.
+        if (deploy) broker.answer({ ...request, decision: 'approve', source: 'notification' });
+        else setTimeout(() => run.cancel('cancelled by the user'), 20);
+      },
+    });
+    await writer!.close();
+    assert.equal(result.status, 'cancelled');
+    const replayed = foldEvents(readTrace(traceFile).events);
+    const states = (state: typeof log.state) =>
+      [...state.steps.values()].flatMap((step) => step.toolCalls.flatMap((c) => [...(c.earlierApprovals ?? []), ...(c.approval ? [c.approval] : [])]));
+    assert.deepEqual(states(replayed), states(log.state));
+    assert.deepEqual(
+      states(replayed).map((a) => [a.state, a.answeredBy, a.feedback]),
+      [
+        ['denied', 'panel', 'not yet'],
+        ['approved', 'notification', undefined],
+        ['withdrawn', undefined, undefined],
+      ],
+    );
+    assert.deepEqual(toSnapshot(replayed).steps, toSnapshot(log.state).steps);
   });
 
   it('in an untrusted workspace writes are denied by policy and nothing is written', async () => {

@@ -68,8 +68,9 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     });
   };
 
+  // The broker records the request (`tool_call_awaiting_approval`) and its answer (docs/design.md §13).
   const requestApproval = (call: PreparedCall, verdict: PolicyVerdict) => {
-    const { request, outcome } = context.approvals.request(
+    const { outcome } = context.approvals.request(
       {
         stepId,
         callId: call.call.id,
@@ -81,12 +82,6 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
       },
       context.signal,
     );
-    log.append({
-      type: 'tool_call_awaiting_approval',
-      stepId,
-      callId: call.call.id,
-      approval: { required: request.required, denyEffect: request.denyEffect, reason: request.reason, argsHash: request.argsHash, requestId: request.requestId },
-    });
     approvals.set(call.call.id, outcome);
   };
 

@@ -25,6 +25,38 @@ const UsageSchema = z.object({
   cost: z.number().optional(),
 });
 
+/** An approval request as `tool_call_awaiting_approval` records it (docs/design.md §13). */
+const ApprovalRequestSchema = z.object({
+  required: z.boolean(),
+  denyEffect: z.enum(['continue', 'block']),
+  reason: z.string(),
+  /** sha256 of the exact argument JSON that will run; an answer must quote it. */
+  argsHash: z.string(),
+  requestId: z.string(),
+});
+
+/** Why an answer was refused; it changed nothing (docs/design.md §13). */
+export const ApprovalRefusalSchema = z.enum(['stale_hash', 'unknown_request', 'wrong_call', 'already_answered', 'withdrawn', 'malformed']);
+export type ApprovalRefusal = z.infer<typeof ApprovalRefusalSchema>;
+/** Why a pending request was withdrawn without an answer (docs/design.md §13). */
+export const ApprovalWithdrawalSchema = z.enum(['run_cancelled', 'step_ended', 'superseded']);
+export type ApprovalWithdrawal = z.infer<typeof ApprovalWithdrawalSchema>;
+
+/**
+ * A request with its lifecycle as the reducer folds it: `pending` until answered (`approved`,
+ * `denied`) or withdrawn. `state` is absent only in snapshots written before it was recorded.
+ */
+const ApprovalStateSchema = ApprovalRequestSchema.extend({
+  state: z.enum(['pending', 'approved', 'denied', 'withdrawn']).optional(),
+  /** Time of the request (orders the pending list). */
+  askedAt: z.number().optional(),
+  /** Deny feedback, up to 4,000 characters. */
+  feedback: z.string().optional(),
+  /** Who answered: panel, notification, cli... */
+  answeredBy: z.string().optional(),
+  withdrawnBecause: ApprovalWithdrawalSchema.optional(),
+});
+
 export const ToolCallSnapshotSchema = z.object({
   id: z.string(),
   index: z.number(),
@@ -42,17 +74,10 @@ export const ToolCallSnapshotSchema = z.object({
   error: z.boolean().optional(),
   /** Why the call never ran or was refused (invalid, unparseable, denied...). */
   reason: z.string().optional(),
-  approval: z
-    .object({
-      required: z.boolean(),
-      denyEffect: z.enum(['continue', 'block']),
-      reason: z.string(),
-      /** sha256 of the exact argument JSON that will run; an answer must quote it. */
-      argsHash: z.string(),
-      requestId: z.string(),
-      feedback: z.string().optional(),
-    })
-    .optional(),
+  /** The call's current approval request and what became of it (docs/design.md §13). */
+  approval: ApprovalStateSchema.optional(),
+  /** Earlier requests for this call (a denied required gate asked again), oldest first. */
+  earlierApprovals: z.array(ApprovalStateSchema).optional(),
   audit: Audit.optional(),
   requestedAt: z.number(),
   completedAt: z.number().optional(),
@@ -169,7 +194,39 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('tool_call_awaiting_approval'),
     stepId: z.string(),
     callId: z.string(),
-    approval: ToolCallSnapshotSchema.shape.approval.unwrap(),
+    approval: ApprovalRequestSchema,
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('approval_answered'),
+    stepId: z.string(),
+    callId: z.string(),
+    requestId: z.string(),
+    decision: z.enum(['approve', 'deny']),
+    feedback: z.string().optional(),
+    source: z.string().optional(),
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('approval_refused'),
+    /** As the answer quoted it; the request may not exist. */
+    requestId: z.string(),
+    stepId: z.string().optional(),
+    callId: z.string().optional(),
+    reason: ApprovalRefusalSchema,
+    /** The refusal in words, as the person who answered is told. */
+    message: z.string(),
+    source: z.string().optional(),
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('approval_withdrawn'),
+    stepId: z.string(),
+    callId: z.string(),
+    requestId: z.string(),
+    reason: ApprovalWithdrawalSchema,
+    /** Why, in words (e.g. the cancel's reason). */
+    message: z.string().optional(),
   }),
   z.object({
     ...Base,

@@ -1,3 +1,4 @@
+import { foldApprovalEvent } from './approvalState';
 import type { RunEvent } from './events';
 import type { PlanState, StepState, ToolCallRecord } from './planTypes';
 
@@ -97,13 +98,14 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       step.toolCalls.push({ ...event.call, status: 'pending', requestedAt: event.time });
       break;
     }
-    case 'tool_call_awaiting_approval': {
-      const call = findCall(state.steps.get(event.stepId), event.callId);
-      if (!call) break;
-      call.status = 'awaiting_approval';
-      call.approval = { ...event.approval };
+    case 'tool_call_awaiting_approval':
+    case 'approval_answered':
+    case 'approval_withdrawn':
+      foldApprovalEvent(state, event);
       break;
-    }
+    case 'approval_refused':
+      // A refused answer changed nothing; the trace keeps it so the refusal can be explained.
+      break;
     case 'tool_call_completed': {
       const call = findCall(state.steps.get(event.stepId), event.callId);
       if (!call) break;

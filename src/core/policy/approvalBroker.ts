@@ -1,25 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { findApproval, pendingApprovals, toPending, type PendingApproval } from '../plan/approvalState';
+import type { EventLog } from '../plan/eventLog';
+import type { ApprovalRefusal, ApprovalWithdrawal } from '../plan/events';
 import { silentLogger, type Logger } from '../ports';
 
-// Pending approvals (docs/design.md §13) and their answers, whoever gives them: the panel, the CLI or a
-// notification. A request is bound to one call id and the sha256 of the exact argument JSON that
-// will run; an answer must quote both, so an answer to a stale, cancelled, already-answered or
-// unknown request is ignored and logged, and a double click can never approve twice. Requests
-// wait until answered or cancelled: closing the panel loses nothing (`pending()` shows them again).
+// Approvals (docs/design.md §13), whoever answers them: the panel, the CLI or a notification.
+// Every step of a request's life is an event in the run's log: requested
+// (`tool_call_awaiting_approval`), answered, refused, withdrawn. What is pending is read from the
+// plan state those events fold into; the broker itself only keeps the promises the tool batches
+// wait on. A request is bound to one call id and the sha256 of the exact argument JSON that will
+// run; an answer must quote both, so an answer to a stale, withdrawn, already-answered or unknown
+// request is refused (and recorded), and a double click can never approve twice.
 
-export interface ApprovalRequest {
-  /** Unpredictable (crypto.randomUUID): a webview or CLI cannot guess another request's id. */
-  requestId: string;
-  stepId: string;
-  callId: string;
-  toolName: string;
-  /** Exactly the argument JSON that will run if approved. */
-  argumentsJson: string;
-  argsHash: string;
-  required: boolean;
-  denyEffect: 'continue' | 'block';
-  reason: string;
-}
+/** A pending request: the call, its exact arguments and their hash, the gate. */
+export type ApprovalRequest = PendingApproval;
 
 export interface ApprovalAnswer {
   requestId: string;
@@ -27,7 +21,7 @@ export interface ApprovalAnswer {
   argsHash: string;
   decision: 'approve' | 'deny';
   feedback?: string;
-  /** Who answered: 'panel', 'cli', 'notification'... (logged, passed on in the outcome). */
+  /** Who answered: 'panel', 'cli', 'notification'... (recorded, passed on in the outcome). */
   source?: string;
 }
 
@@ -36,22 +30,24 @@ export type ApprovalOutcome =
   | { decision: 'deny'; feedback?: string; source?: string }
   | { decision: 'cancelled'; reason: string };
 
+/** Why an answer was not applied: a recorded refusal, or the run is over (its trace has ended, so nothing is recorded). */
+export type AnswerRefusal = ApprovalRefusal | 'run_over';
+export type AnswerResult = { accepted: true } | { accepted: false; reason: AnswerRefusal; message: string };
+
 export interface ApprovalBrokerOptions {
   logger?: Logger;
   /** Request id generator; defaults to crypto.randomUUID. */
   newId?: () => string;
+  /** The run's event log; AgentRun binds it when not given here. */
+  log?: EventLog;
 }
 
-type EntryState = 'pending' | 'approved' | 'denied' | 'cancelled';
-
-interface Entry {
-  request: ApprovalRequest;
-  state: EntryState;
+interface Waiter {
+  stepId: string;
+  callId: string;
   settle: (outcome: ApprovalOutcome) => void;
 }
 
-/** Answered/cancelled requests remembered so a late answer is reported as such, not as unknown. */
-const MAX_SETTLED = 1000;
 const MAX_FEEDBACK_CHARS = 4000;
 
 /** sha256 (hex) of the exact argument JSON string. */
@@ -60,7 +56,9 @@ export function hashArguments(argumentsJson: string): string {
 }
 
 export class ApprovalBroker {
-  private readonly entries = new Map<string, Entry>();
+  private log: EventLog | undefined;
+  /** Outcomes not settled yet, by request id: the tool batches wait on them. */
+  private readonly waiters = new Map<string, Waiter>();
   private readonly listeners = new Set<(pending: ApprovalRequest[]) => void>();
   private readonly logger: Logger;
   private readonly newId: () => string;
@@ -68,11 +66,19 @@ export class ApprovalBroker {
   constructor(options: ApprovalBrokerOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.newId = options.newId ?? randomUUID;
+    if (options.log) this.bind(options.log);
+  }
+
+  /** Records this broker's requests, answers, refusals and withdrawals into the run's log (once per broker). */
+  bind(log: EventLog): void {
+    if (this.log && this.log !== log) throw new Error("this approval broker already records into another run's event log");
+    this.log = log;
   }
 
   /**
-   * Opens a request for one call. The outcome resolves once: approve, deny (with feedback) or
-   * cancelled (signal aborted, cancelAll, or a newer request for the same call superseding it).
+   * Opens a request for one recorded call (`tool_call_awaiting_approval`). The outcome resolves
+   * once: approve, deny (with feedback) or cancelled (the signal aborted, the step ended, or a newer
+   * request for the same call superseded it).
    */
   request(
     input: Omit<ApprovalRequest, 'requestId' | 'argsHash'>,
@@ -80,85 +86,83 @@ export class ApprovalBroker {
   ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
     if (!input.callId || !input.stepId || !input.toolName) throw new TypeError('an approval request needs a stepId, a callId and a toolName');
     if (typeof input.argumentsJson !== 'string') throw new TypeError('an approval request needs the exact argument JSON string');
+    const log = this.log;
+    if (!log) throw new Error('the approval broker has no event log to record into (AgentRun binds it)');
+    const call = log.state.steps.get(input.stepId)?.toolCalls.find((c) => c.id === input.callId);
+    if (!call) throw new Error(`cannot ask approval for call ${input.callId} of step ${input.stepId}: the call is not recorded`);
+    // A person approves what the trace and the panel show: the recorded call, exactly.
+    if (call.name !== input.toolName || call.arguments !== input.argumentsJson) throw new Error(`cannot ask approval for call ${input.callId}: the tool or arguments differ from the recorded call`);
     const requestId = this.newId();
-    if (this.entries.has(requestId)) throw new Error(`approval request id ${requestId} is already in use`);
-    const request: ApprovalRequest = Object.freeze({
-      requestId,
+    if (this.waiters.has(requestId) || findApproval(log.state, requestId)) throw new Error(`approval request id ${requestId} is already in use`);
+    if (call.approval?.state === 'pending') this.withdraw(call.approval.requestId, 'superseded', 'superseded by a newer approval request for the same call');
+
+    log.append({
+      type: 'tool_call_awaiting_approval',
       stepId: input.stepId,
       callId: input.callId,
-      toolName: input.toolName,
-      argumentsJson: input.argumentsJson,
-      argsHash: hashArguments(input.argumentsJson),
-      required: input.required,
-      denyEffect: input.denyEffect,
-      reason: input.reason,
+      approval: { required: input.required, denyEffect: input.denyEffect, reason: input.reason, argsHash: hashArguments(input.argumentsJson), requestId },
     });
-
-    for (const entry of this.entries.values()) {
-      if (entry.state === 'pending' && entry.request.callId === request.callId && entry.request.stepId === request.stepId) {
-        this.finish(entry, 'cancelled', { decision: 'cancelled', reason: 'superseded by a newer approval request for the same call' });
-      }
-    }
+    const recorded = log.state.steps.get(input.stepId)!.toolCalls.find((c) => c.id === input.callId)!;
+    const request = Object.freeze(toPending(input.stepId, recorded, recorded.approval!));
 
     let resolve!: (outcome: ApprovalOutcome) => void;
     const outcome = new Promise<ApprovalOutcome>((done) => (resolve = done));
-    if (signal?.aborted) {
-      // Remembered as cancelled so a late answer is reported as such.
-      this.entries.set(requestId, { request, state: 'cancelled', settle: () => {} });
-      this.forgetOldSettled();
-      resolve({ decision: 'cancelled', reason: abortReason(signal) });
-      return { request, outcome };
-    }
-    const onAbort = () => {
-      const entry = this.entries.get(requestId);
-      if (entry?.state === 'pending') this.finish(entry, 'cancelled', { decision: 'cancelled', reason: abortReason(signal!) });
-    };
-    const entry: Entry = {
-      request,
-      state: 'pending',
+    const onAbort = () => this.withdraw(requestId, 'run_cancelled', abortReason(signal!));
+    this.waiters.set(requestId, {
+      stepId: input.stepId,
+      callId: input.callId,
       settle: (result) => {
         signal?.removeEventListener('abort', onAbort);
         resolve(result);
       },
-    };
-    this.entries.set(requestId, entry);
+    });
+    if (signal?.aborted) {
+      // Recorded and withdrawn at once, never listed as pending.
+      this.withdraw(requestId, 'run_cancelled', abortReason(signal), false);
+      return { request, outcome };
+    }
     signal?.addEventListener('abort', onAbort, { once: true });
     this.logger.info('approval requested', { requestId, stepId: request.stepId, callId: request.callId, tool: request.toolName, required: request.required });
     this.emit();
     return { request, outcome };
   }
 
-  /** Applies one answer if it matches a pending request exactly; otherwise ignores and logs it. Never throws. */
-  answer(answer: ApprovalAnswer): { accepted: boolean; reason?: string } {
-    const rejected = (reason: string) => {
-      this.logger.warn('approval answer ignored', {
-        reason,
-        requestId: safeString(answer, 'requestId'),
-        callId: safeString(answer, 'callId'),
-        source: safeString(answer, 'source'),
-      });
-      return { accepted: false, reason };
+  /** Applies one answer if it matches a pending request exactly; otherwise refuses it (recorded while the run lasts). Never throws. */
+  answer(answer: ApprovalAnswer): AnswerResult {
+    const refused = (reason: AnswerRefusal, message: string): AnswerResult => {
+      const requestId = safeString(answer, 'requestId');
+      const source = safeString(answer, 'source');
+      this.logger.warn('approval answer ignored', { reason: message, requestId, callId: safeString(answer, 'callId'), source });
+      if (reason !== 'run_over' && this.log) {
+        const known = requestId === undefined ? undefined : findApproval(this.log.state, requestId);
+        this.log.append({ type: 'approval_refused', requestId: requestId ?? '', stepId: known?.step.id, callId: known?.call.id, reason, message, source });
+      }
+      return { accepted: false, reason, message };
     };
-    if (!answer || typeof answer !== 'object') return rejected('malformed answer');
-    if (answer.decision !== 'approve' && answer.decision !== 'deny') return rejected(`invalid decision ${JSON.stringify(answer.decision)}`);
-    const entry = typeof answer.requestId === 'string' ? this.entries.get(answer.requestId) : undefined;
-    if (!entry) return rejected('unknown approval request');
-    if (entry.state === 'cancelled') return rejected('the request was cancelled');
-    if (entry.state !== 'pending') return rejected(`the request was already answered (${entry.state})`);
-    if (answer.callId !== entry.request.callId) return rejected('the answer names a different call');
-    if (answer.argsHash !== entry.request.argsHash) return rejected('stale answer: the arguments differ from the ones awaiting approval');
+    if (!answer || typeof answer !== 'object' || typeof answer.requestId !== 'string') return refused('malformed', 'malformed answer');
+    if (answer.decision !== 'approve' && answer.decision !== 'deny') return refused('malformed', `invalid decision ${JSON.stringify(answer.decision)}`);
+    // After run_finished the trace is complete: nothing more is recorded.
+    if (this.log?.state.finishedAt !== undefined) return refused('run_over', 'the run has already finished');
+    const found = this.log ? findApproval(this.log.state, answer.requestId) : undefined;
+    const waiter = this.waiters.get(answer.requestId);
+    if (!found) return refused('unknown_request', 'unknown approval request');
+    const { approval } = found;
+    if (approval.state === 'withdrawn') return refused('withdrawn', 'the request was cancelled');
+    if (approval.state === 'approved' || approval.state === 'denied') return refused('already_answered', `the request was already answered (${approval.state})`);
+    if (answer.callId !== found.call.id) return refused('wrong_call', 'the answer names a different call');
+    if (answer.argsHash !== approval.argsHash) return refused('stale_hash', 'stale answer: the arguments differ from the ones awaiting approval');
+    if (!waiter) return refused('unknown_request', 'unknown approval request');
 
     const source = typeof answer.source === 'string' && answer.source ? answer.source : undefined;
-    if (answer.decision === 'approve') {
-      this.finish(entry, 'approved', source ? { decision: 'approve', source } : { decision: 'approve' });
-    } else {
-      const feedback = typeof answer.feedback === 'string' ? answer.feedback.trim().slice(0, MAX_FEEDBACK_CHARS) : '';
-      const outcome: ApprovalOutcome = { decision: 'deny' };
-      if (feedback) outcome.feedback = feedback;
-      if (source) outcome.source = source;
-      this.finish(entry, 'denied', outcome);
-    }
-    this.logger.info('approval answered', { requestId: entry.request.requestId, callId: entry.request.callId, decision: answer.decision, source });
+    const feedback = answer.decision === 'deny' && typeof answer.feedback === 'string' ? answer.feedback.trim().slice(0, MAX_FEEDBACK_CHARS) : '';
+    this.log!.append({ type: 'approval_answered', stepId: waiter.stepId, callId: waiter.callId, requestId: answer.requestId, decision: answer.decision, feedback: feedback || undefined, source });
+    this.waiters.delete(answer.requestId);
+    const outcome: ApprovalOutcome = answer.decision === 'approve' ? { decision: 'approve' } : { decision: 'deny' };
+    if (feedback && outcome.decision === 'deny') outcome.feedback = feedback;
+    if (source) outcome.source = source;
+    waiter.settle(outcome);
+    this.logger.info('approval answered', { requestId: answer.requestId, callId: waiter.callId, decision: answer.decision, source });
+    this.emit();
     return { accepted: true };
   }
 
@@ -166,8 +170,8 @@ export class ApprovalBroker {
   answerAll(decision: 'approve' | 'deny', requestIds: string[], feedback?: string, source?: string): number {
     let accepted = 0;
     for (const requestId of new Set(Array.isArray(requestIds) ? requestIds : [])) {
-      const request = this.entries.get(requestId)?.request;
-      const answer: ApprovalAnswer = { requestId, callId: request?.callId ?? '', argsHash: request?.argsHash ?? '', decision };
+      const found = this.log ? findApproval(this.log.state, requestId) : undefined;
+      const answer: ApprovalAnswer = { requestId, callId: found?.call.id ?? '', argsHash: found?.approval.argsHash ?? '', decision };
       if (feedback !== undefined) answer.feedback = feedback;
       if (source !== undefined) answer.source = source;
       if (this.answer(answer).accepted) accepted++;
@@ -175,17 +179,9 @@ export class ApprovalBroker {
     return accepted;
   }
 
-  /** Cancels one pending request (e.g. its step was cancelled). Returns false if it was not pending. */
-  cancel(requestId: string, reason: string): boolean {
-    const entry = this.entries.get(requestId);
-    if (entry?.state !== 'pending') return false;
-    this.finish(entry, 'cancelled', { decision: 'cancelled', reason });
-    return true;
-  }
-
-  /** Requests still waiting for an answer, oldest first. */
+  /** Requests still waiting for an answer, oldest first (read from the plan state). */
   pending(): ApprovalRequest[] {
-    return [...this.entries.values()].filter((entry) => entry.state === 'pending').map((entry) => entry.request);
+    return this.log ? pendingApprovals(this.log.state) : [];
   }
 
   /** Called with the pending list after every change; returns the unsubscribe function. */
@@ -196,34 +192,30 @@ export class ApprovalBroker {
     };
   }
 
-  /** Resolves every pending outcome as cancelled (the run was cancelled). */
-  cancelAll(reason: string): void {
-    const pending = [...this.entries.values()].filter((entry) => entry.state === 'pending');
-    if (pending.length === 0) return;
-    for (const entry of pending) this.finish(entry, 'cancelled', { decision: 'cancelled', reason }, false);
-    this.emit();
+  /** Withdraws every pending request (the run was cancelled or stopped). */
+  cancelAll(message: string): void {
+    this.withdrawWhere(() => true, 'run_cancelled', message);
   }
 
-  private finish(entry: Entry, state: Exclude<EntryState, 'pending'>, outcome: ApprovalOutcome, notify = true): void {
-    entry.state = state;
-    entry.settle(outcome);
-    if (outcome.decision === 'cancelled') {
-      this.logger.info('approval cancelled', { requestId: entry.request.requestId, callId: entry.request.callId, reason: outcome.reason });
-    }
-    this.forgetOldSettled();
+  /** Withdraws the step's pending requests: the step ended, nobody waits for them any more. */
+  withdrawStep(stepId: string, message: string): void {
+    this.withdrawWhere((waiter) => waiter.stepId === stepId, 'step_ended', message);
+  }
+
+  private withdrawWhere(match: (waiter: Waiter) => boolean, reason: ApprovalWithdrawal, message: string): void {
+    const ids = [...this.waiters].filter(([, waiter]) => match(waiter)).map(([id]) => id);
+    for (const id of ids) this.withdraw(id, reason, message, false);
+    if (ids.length > 0) this.emit();
+  }
+
+  private withdraw(requestId: string, reason: ApprovalWithdrawal, message: string, notify = true): void {
+    const waiter = this.waiters.get(requestId);
+    if (!waiter) return;
+    this.waiters.delete(requestId);
+    this.log?.append({ type: 'approval_withdrawn', stepId: waiter.stepId, callId: waiter.callId, requestId, reason, message });
+    waiter.settle({ decision: 'cancelled', reason: message });
+    this.logger.info('approval cancelled', { requestId, callId: waiter.callId, reason: message });
     if (notify) this.emit();
-  }
-
-  private forgetOldSettled(): void {
-    let settled = 0;
-    for (const entry of this.entries.values()) if (entry.state !== 'pending') settled++;
-    for (const [id, entry] of this.entries) {
-      if (settled <= MAX_SETTLED) break;
-      if (entry.state !== 'pending') {
-        this.entries.delete(id);
-        settled--;
-      }
-    }
   }
 
   private emit(): void {

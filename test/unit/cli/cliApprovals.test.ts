@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { approvalPrompt, attachCliApprovals } from '../../../src/cli/cliApprovals';
-import { ApprovalBroker } from '../../../src/core/policy/approvalBroker';
+import { approvalRun } from '../policy/approvalFixtures';
 
 // A command that, printed raw, would return the cursor, erase the line and conceal what follows:
 // the person would approve something they never saw.
@@ -20,13 +20,13 @@ describe('CLI approvals on a terminal', () => {
   });
 
   it('asks on a TTY with the terminal-safe prompt and applies the answer', async () => {
-    const broker = new ApprovalBroker();
+    const run = approvalRun();
     const input = Object.assign(new PassThrough(), { isTTY: true });
     const output = new PassThrough();
     let shown = '';
     output.on('data', (d) => (shown += d));
-    const detach = attachCliApprovals(broker, undefined, { input, output });
-    const { outcome } = broker.request({ stepId: 's1', callId: 'c1', toolName: 'run_command', argumentsJson: JSON.stringify({ command: HIDING_COMMAND }), required: false, denyEffect: 'continue', reason: 'needs confirmation' });
+    const detach = attachCliApprovals(run.broker, undefined, { input, output });
+    const { outcome } = run.ask('c1', { argumentsJson: JSON.stringify({ command: HIDING_COMMAND }), reason: 'needs confirmation' });
     await new Promise((resolve) => setTimeout(resolve, 20));
     input.write('n\n');
     const result = await outcome;
@@ -34,5 +34,25 @@ describe('CLI approvals on a terminal', () => {
     assert.equal(result.decision, 'deny');
     assert.ok(shown.includes('touch x #\\r\\x1b[2K\\x1b[8m'), JSON.stringify(shown));
     assert.ok(!shown.includes(HIDING_COMMAND), 'the raw command never reaches the terminal');
+    const answered = run.log.events.filter((event) => event.type === 'approval_answered');
+    assert.deepEqual(answered.map((event) => event.type === 'approval_answered' && [event.decision, event.source]), [['deny', 'cli-tty']]);
+  });
+
+  it('--approve all|none and a missing terminal answer at once, each recorded with who answered', async () => {
+    for (const [mode, isTTY, decision, source] of [
+      ['all', false, 'approve', 'cli --approve all'],
+      ['none', true, 'deny', 'cli --approve none'],
+      [undefined, false, 'deny', 'cli no-tty'],
+    ] as const) {
+      const run = approvalRun();
+      const detach = attachCliApprovals(run.broker, mode, { input: Object.assign(new PassThrough(), { isTTY }), output: new PassThrough() });
+      const result = await run.ask('c1').outcome;
+      detach();
+      assert.equal(result.decision, decision, String(mode));
+      const types = run.log.events.map((event) => event.type).slice(-2);
+      assert.deepEqual(types, ['tool_call_awaiting_approval', 'approval_answered'], 'the request is recorded before its answer');
+      const last = run.log.events.at(-1)!;
+      assert.equal(last.type === 'approval_answered' && last.source, source);
+    }
   });
 });
