@@ -6,19 +6,22 @@ import type { PlanStore } from './store';
 
 export const MAX_FEEDBACK_CHARS = 4000;
 
-/** approval/answer for one pending request. */
-export function approvalAnswer(store: PlanStore, approval: ApprovalRequestMessage, decision: 'approve' | 'deny', feedback?: string): WebviewToHost | undefined {
+export type AnswerMessage = Extract<WebviewToHost, { type: 'approval/answer' }>;
+
+/** approval/answer for one pending request, with the `replyTo` nonce the host's reply will quote. */
+export function approvalAnswer(store: PlanStore, approval: ApprovalRequestMessage, decision: 'approve' | 'deny', feedback?: string): AnswerMessage | undefined {
   if (!store.runId) return undefined;
-  if (!store.markAnswered(approval.requestId, decision)) return undefined;
-  const message: WebviewToHost = { type: 'approval/answer', runId: store.runId, requestId: approval.requestId, callId: approval.callId, argsHash: approval.argsHash, decision };
+  const replyTo = store.markAnswered(approval.requestId, decision);
+  if (!replyTo) return undefined;
+  const message: AnswerMessage = { type: 'approval/answer', runId: store.runId, requestId: approval.requestId, callId: approval.callId, argsHash: approval.argsHash, decision, replyTo };
   const text = feedback?.trim();
   if (decision === 'deny' && text) message.feedback = text.slice(0, MAX_FEEDBACK_CHARS);
   return message;
 }
 
 /** One answer per approval that is still open ("Approve all (N)" / "Deny all"). */
-export function answerAll(store: PlanStore, decision: 'approve' | 'deny'): WebviewToHost[] {
-  const out: WebviewToHost[] = [];
+export function answerAll(store: PlanStore, decision: 'approve' | 'deny'): AnswerMessage[] {
+  const out: AnswerMessage[] = [];
   for (const approval of store.openApprovals()) {
     const message = approvalAnswer(store, approval, decision);
     if (message) out.push(message);

@@ -1,6 +1,6 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
-import { answerAll, approvalAnswer, cancelRun, retryStep } from './actions';
+import { answerAll, approvalAnswer, cancelRun, retryStep, type AnswerMessage } from './actions';
 import { DetailsPane } from './details';
 import { button, el, iconButton } from './dom';
 import { createFrameScheduler, type FrameScheduler } from './frameScheduler';
@@ -18,9 +18,6 @@ import { ViewportControl } from './viewportControl';
 // The panel: builds its whole DOM inside an empty <body>, folds host messages into the store, and
 // renders at most once per animation frame: layout only on structural changes, otherwise a restyle
 // of the touched nodes.
-
-/** How long an answered approval's buttons stay disabled while the host still lists it. */
-const ANSWER_TTL_MS = 15_000;
 
 export interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -239,37 +236,35 @@ export class PanelApp {
     if (pos) this.viewport.reveal({ x: pos.x, y: pos.y, width: pos.width, height: pos.height + 40 });
   }
 
+  /** Sends one answer; the host's reply (host/approvalAnswer) settles its buttons. */
   private answer(approval: ApprovalRequestMessage, decision: 'approve' | 'deny', feedback: string | undefined, source: HTMLButtonElement): void {
-    this.send(approvalAnswer(this.store, approval, decision, feedback), source);
-    this.expireAnswersLater();
+    this.sendAnswer(approvalAnswer(this.store, approval, decision, feedback), source);
   }
 
-  /** If the host still lists an answered request after a while, it refused the answer: re-enable it. */
-  private expireAnswersLater(): void {
-    setTimeout(() => {
-      if (this.store.expireAnswers(Date.now(), ANSWER_TTL_MS)) this.scheduler.request();
-    }, ANSWER_TTL_MS + 50);
-  }
-
-  private sendAll(messages: WebviewToHost[], source: HTMLButtonElement): void {
+  private sendAll(messages: AnswerMessage[], source: HTMLButtonElement): void {
     source.disabled = true;
-    for (const message of messages) this.send(message);
-    this.expireAnswersLater();
+    for (const message of messages) this.sendAnswer(message);
     this.scheduler.request();
   }
 
-  /** Validates and posts a message; disables the button that sent it. */
-  private send(message: WebviewToHost | undefined, source?: HTMLButtonElement): void {
+  private sendAnswer(message: AnswerMessage | undefined, source?: HTMLButtonElement): void {
+    if (!this.send(message, source) && message) this.store.answerNotSent(message.replyTo);
+  }
+
+  /** Validates and posts a message; disables the button that sent it. Returns whether it was posted. */
+  private send(message: WebviewToHost | undefined, source?: HTMLButtonElement): boolean {
     if (source) source.disabled = true;
-    if (!message) return;
+    if (!message) return false;
     const checked = parseWebviewMessage(message);
     if (!checked.ok) {
       console.warn(`[cortex panel] not sending an invalid message: ${checked.error}`);
       this.notices.show('error', `Could not send ${message.type}: ${checked.error}`);
-      return;
+      this.scheduler.request();
+      return false;
     }
     this.vscode.postMessage(checked.message);
     this.scheduler.request();
+    return true;
   }
 
   private saveState(): void {

@@ -31,8 +31,13 @@ export function handleHostMessage(store: PlanStore, raw: unknown): HandleResult 
       const outgoing: WebviewToHost[] = result.shouldRequest && result.runId ? [{ type: 'webview/resync', runId: result.runId, fromSeq: result.fromSeq }] : [];
       return { outgoing, render: result.applied > 0 };
     }
-    case 'host/approvals':
-      return { outgoing: [], render: store.setApprovals(message.runId, message.pending) };
+    case 'host/approvalAnswer': {
+      if (message.runId !== store.runId) return { outgoing: [], render: false };
+      // A refusal is shown at once, with the host's reason; its buttons come back.
+      const { refused } = store.applyReply(message);
+      if (refused === undefined) return { outgoing: [], render: true };
+      return { outgoing: [], render: true, notice: { type: 'host/notice', level: 'warning', message: refused } };
+    }
     case 'host/notice':
       return { outgoing: [], render: false, notice: message };
   }

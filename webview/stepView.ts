@@ -56,11 +56,11 @@ export interface StepView {
 
 export interface StepApprovalView {
   approval: ApprovalRequestMessage;
-  /** Set once this panel answered it (buttons stay disabled until the host drops the request). */
+  /** Set once this panel answered it (buttons stay disabled until the events settle it or the host refuses the answer). */
   sent?: 'approve' | 'deny';
 }
 
-/** What the view needs beyond the plan: the host's pending approvals and what this panel already sent. */
+/** What the view needs beyond the plan: the pending approvals (read from the plan) and what this panel already sent. */
 export interface StepViewContext {
   approvals?: readonly ApprovalRequestMessage[];
   answered?: ReadonlyMap<string, 'approve' | 'deny'>;
@@ -129,7 +129,7 @@ export function blockedLabel(state: PlanState, step: StepState): string {
   return `blocked by ${step.blockedBy}${why ? ` (${why})` : ''}`;
 }
 
-/** Approvals still actionable for this step: pending in the host and not already answered in the plan. */
+/** Approvals still actionable for this step: pending, and the call still waiting for one. */
 export function stepApprovals(step: StepState, approvals: readonly ApprovalRequestMessage[]): ApprovalRequestMessage[] {
   return approvals.filter((a) => {
     if (a.stepId !== step.id) return false;

@@ -1,11 +1,12 @@
+import { pendingApprovals } from '../src/core/plan/approvalState';
 import type { RunEvent } from '../src/core/plan/events';
 import type { PlanState } from '../src/core/plan/planTypes';
 import { applyEvent, createPlanState } from '../src/core/plan/reducer';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 
-// The webview's model: the same events folded by the same reducer as the host, plus what only the
-// panel needs (pending approvals, answers already sent). It records what changed since the last
-// render so the renderer can restyle single nodes and re-lay out only on structural changes.
+// The webview's model: the same events folded by the same reducer as the host (approvals included),
+// plus what only the panel needs (answers sent and not settled yet). It records what changed since
+// the last render so the renderer can restyle single nodes and re-lay out only on structural changes.
 
 /** What changed since the last `takeChanges()`. */
 export interface ChangeSet {
@@ -19,6 +20,14 @@ export interface ChangeSet {
   run: boolean;
   approvals: boolean;
   events: number;
+}
+
+/** What the host said about one answer (host/approvalAnswer). */
+export interface AnswerReply {
+  replyTo: string;
+  outcome: 'accepted' | 'refused';
+  reason?: string;
+  message?: string;
 }
 
 export type AppendResult =
@@ -38,11 +47,15 @@ export class PlanStore {
   /** Run the panel shows; undefined before the first reset. */
   runId: string | undefined;
   live = false;
-  approvals: ApprovalRequestMessage[] = [];
-  private approvalsRunId: string | undefined;
-  /** Approval request ids answered from this panel (their buttons stay disabled until the host drops them). */
+  /**
+   * Requests answered from this panel and still pending in the plan: their buttons stay disabled
+   * until the events settle them or the host refuses the answer.
+   */
   readonly answered = new Map<string, 'approve' | 'deny'>();
-  private readonly answeredAt = new Map<string, number>();
+  /** replyTo nonce → the request id its answer was for, until the host replies. */
+  private readonly awaitingReply = new Map<string, string>();
+  private replies = 0;
+  private pendingCache: { state: PlanState; seq: number; list: ApprovalRequestMessage[] } | undefined;
   /** Steps whose retry was requested, keyed by step id → the finishedAt it had then. */
   readonly retried = new Map<string, number | undefined>();
   cancelRequested = false;
@@ -69,9 +82,10 @@ export class PlanStore {
     this.retried.clear();
     if (!sameRun) {
       this.answered.clear();
-      this.answeredAt.clear();
+      this.awaitingReply.clear();
     }
-    if (this.approvalsRunId !== runId) this.approvals = [];
+    const open = new Set(this.pendingApprovals().map((a) => a.requestId));
+    for (const requestId of [...this.answered.keys()]) if (!open.has(requestId)) this.answered.delete(requestId);
     this.changes = { ...emptyChanges(), reset: true, structure: true, run: true, approvals: true, events: events.length };
   }
 
@@ -98,68 +112,69 @@ export class PlanStore {
     return { kind: 'applied', applied };
   }
 
-  /** Replaces the pending approvals (host/approvals). Returns false if they belong to another run. */
-  setApprovals(runId: string, pending: readonly ApprovalRequestMessage[]): boolean {
-    if (this.runId !== undefined && runId !== this.runId) return false;
-    const before = new Set(this.approvals.map((a) => a.stepId));
-    this.approvals = [...pending];
-    this.approvalsRunId = runId;
-    const live = new Set(pending.map((a) => a.requestId));
-    for (const id of [...this.answered.keys()]) {
-      if (live.has(id)) continue;
-      this.answered.delete(id);
-      this.answeredAt.delete(id);
-    }
-    for (const a of pending) before.add(a.stepId);
-    for (const stepId of before) this.changes.steps.add(stepId);
-    this.changes.approvals = true;
-    return true;
+  /** Requests waiting for a person, from the plan state; none once the run is over or replayed from a trace. */
+  pendingApprovals(): ApprovalRequestMessage[] {
+    if (!this.live || this.state.status !== 'running') return [];
+    const cached = this.pendingCache;
+    if (cached?.state === this.state && cached.seq === this.state.lastSeq) return cached.list;
+    const list = pendingApprovals(this.state);
+    this.pendingCache = { state: this.state, seq: this.state.lastSeq, list };
+    return list;
   }
 
-  /** Approvals still waiting for an answer from anyone (host list minus those this panel answered). */
+  /** Approvals still waiting for an answer from anyone (pending minus those this panel answered). */
   openApprovals(): ApprovalRequestMessage[] {
-    return this.approvals.filter((a) => !this.answered.has(a.requestId) && this.isAwaiting(a));
+    return this.pendingApprovals().filter((a) => !this.answered.has(a.requestId));
   }
 
-  /** Approvals to show on nodes: still awaiting, including those answered here but not yet dropped by the host. */
+  /** Approvals to show on nodes: pending, including those answered here and not settled yet (disabled). */
   visibleApprovals(): ApprovalRequestMessage[] {
-    return this.approvals.filter((a) => this.isAwaiting(a));
-  }
-
-  /** The host list can lag behind the events: drop approvals whose call already finished. */
-  isAwaiting(a: ApprovalRequestMessage): boolean {
-    const call = this.state.steps.get(a.stepId)?.toolCalls.find((c) => c.id === a.callId);
-    return !call || call.status === 'awaiting_approval' || call.status === 'pending';
-  }
-
-  /** Records an answer; false if that request was already answered (a double click). */
-  markAnswered(requestId: string, decision: 'approve' | 'deny', now = Date.now()): boolean {
-    if (this.answered.has(requestId)) return false;
-    this.answered.set(requestId, decision);
-    this.answeredAt.set(requestId, now);
-    const a = this.approvals.find((x) => x.requestId === requestId);
-    if (a) this.changes.steps.add(a.stepId);
-    this.changes.approvals = true;
-    return true;
+    return this.pendingApprovals();
   }
 
   /**
-   * Re-enables answers the host still lists after `ttlMs` (it rejected the answer, e.g. a stale
-   * hash, and said so in a notice), so the buttons are not stuck disabled. Returns true if any.
+   * Records an answer about to be sent and returns the `replyTo` nonce for it; undefined if that
+   * request was already answered from here (a double click) or is not pending.
    */
-  expireAnswers(now: number, ttlMs: number): boolean {
-    let expired = false;
-    for (const [requestId, at] of this.answeredAt) {
-      if (now - at < ttlMs) continue;
-      const a = this.approvals.find((x) => x.requestId === requestId);
-      this.answeredAt.delete(requestId);
-      if (!a) continue;
-      this.answered.delete(requestId);
-      this.changes.steps.add(a.stepId);
-      this.changes.approvals = true;
-      expired = true;
+  markAnswered(requestId: string, decision: 'approve' | 'deny'): string | undefined {
+    if (this.answered.has(requestId)) return undefined;
+    const approval = this.pendingApprovals().find((x) => x.requestId === requestId);
+    if (!approval) return undefined;
+    const replyTo = `answer-${++this.replies}`;
+    this.answered.set(requestId, decision);
+    this.awaitingReply.set(replyTo, requestId);
+    this.changes.steps.add(approval.stepId);
+    this.changes.approvals = true;
+    return replyTo;
+  }
+
+  /** The answer could not be sent after all: its buttons come back. */
+  answerNotSent(replyTo: string): void {
+    this.settleReply(replyTo, true);
+  }
+
+  /**
+   * Applies the host's reply to an answer. A refusal re-enables the buttons (if the request still
+   * waits) and returns the text to show; an acceptance waits for the events, which settle the request.
+   */
+  applyReply(reply: AnswerReply): { refused?: string } {
+    if (!this.awaitingReply.has(reply.replyTo)) return {};
+    if (reply.outcome === 'accepted') {
+      this.settleReply(reply.replyTo, false);
+      return {};
     }
-    return expired;
+    this.settleReply(reply.replyTo, true);
+    return { refused: `That approval was not applied: ${reply.message ?? reply.reason ?? 'unknown reason'}` };
+  }
+
+  private settleReply(replyTo: string, reopen: boolean): void {
+    const requestId = this.awaitingReply.get(replyTo);
+    if (requestId === undefined) return;
+    this.awaitingReply.delete(replyTo);
+    const approval = this.pendingApprovals().find((x) => x.requestId === requestId);
+    if (reopen || !approval) this.answered.delete(requestId);
+    if (approval) this.changes.steps.add(approval.stepId);
+    this.changes.approvals = true;
   }
 
   /** Records a retry request; false if one is already outstanding for this attempt of the step. */
@@ -202,6 +217,8 @@ export class PlanStore {
 
   private fold(event: RunEvent): void {
     const version = this.state.structureVersion;
+    // The end of the run takes every remaining button away.
+    if (event.type === 'run_finished') for (const a of this.pendingApprovals()) this.changes.steps.add(a.stepId);
     applyEvent(this.state, event);
     this.lastEventTime = event.time;
     const c = this.changes;
@@ -209,7 +226,9 @@ export class PlanStore {
     if (this.state.structureVersion !== version) c.structure = true;
     if ('stepId' in event && typeof event.stepId === 'string') c.steps.add(event.stepId);
     if (RUN_EVENTS.has(event.type)) c.run = true;
-    if (event.type === 'step_status_changed' || event.type === 'tool_call_completed' || event.type === 'tool_call_awaiting_approval') c.approvals = true;
+    if (event.type === 'step_status_changed' || event.type === 'tool_call_completed' || event.type === 'tool_call_awaiting_approval' || event.type === 'approval_answered' || event.type === 'approval_withdrawn' || event.type === 'run_finished') c.approvals = true;
+    // A settled request needs no disabled buttons any more.
+    if (event.type === 'approval_answered' || event.type === 'approval_withdrawn') this.answered.delete(event.requestId);
     // A blocker's end reason shows on the steps it blocked.
     if (event.type === 'step_status_changed') {
       for (const step of this.state.steps.values()) if (step.blockedBy === event.stepId) c.steps.add(step.id);

@@ -1,16 +1,17 @@
 import type { Logger } from '../core/ports';
+import type { AnswerResult } from '../core/policy/approvalBroker';
 import type { ApprovalRequestMessage } from '../protocol/messages';
 
 /** The button pressed on an approval notification; undefined when it was dismissed. */
 export type ApprovalChoice = 'approve' | 'deny' | 'showPanel' | undefined;
 
-/** One run's approval queue (its ApprovalBroker, seen through the wire shape). */
+/** One run's approvals (its ApprovalBroker over the run's plan state). */
 export interface RunApprovals {
   /** Requests still waiting, oldest first. */
   pending(): ApprovalRequestMessage[];
   /** Called after every change of the queue; returns the unsubscribe function. */
   onDidChange(listener: () => void): () => void;
-  answer(request: ApprovalRequestMessage, decision: 'approve' | 'deny'): { ok: boolean; reason?: string };
+  answer(request: ApprovalRequestMessage, decision: 'approve' | 'deny'): AnswerResult;
 }
 
 /** What this needs from the window: the run's panel, notifications and warnings. */
@@ -97,12 +98,14 @@ export class ApprovalAttention {
       (choice) => {
         if (choice === 'showPanel') return this.surface.showPanel(runId);
         if (choice !== 'approve' && choice !== 'deny') return;
-        if (!run.approvals.pending().some((p) => p.requestId === request.requestId)) {
-          this.logger.info(`run ${runId}: notification answer for ${request.callId} ignored (already answered)`);
+        const result = run.approvals.answer(request, choice);
+        if (result.accepted) return;
+        // A notification cannot be closed: one clicked after the panel answered (or the run ended) is expected, not an error.
+        if (result.reason === 'already_answered' || result.reason === 'withdrawn' || result.reason === 'run_over') {
+          this.logger.info(`run ${runId}: notification answer for ${request.callId} ignored (${result.reason === 'already_answered' ? 'already answered' : result.message})`);
           return;
         }
-        const result = run.approvals.answer(request, choice);
-        if (!result.ok) this.surface.warn(`That approval was not applied: ${result.reason ?? 'unknown reason'}`);
+        this.surface.warn(`That approval was not applied: ${result.message}`);
       },
       (error: unknown) => this.logger.warn(`run ${runId}: the approval notification failed: ${String(error)}`),
     );

@@ -1,8 +1,7 @@
 import type { AgentRun, RunResult } from '../core/agent/agentRun';
 import type { EventLog } from '../core/plan/eventLog';
 import type { RunEvent } from '../core/plan/events';
-import type { ApprovalBroker } from '../core/policy/approvalBroker';
-import type { ApprovalRequestMessage } from '../protocol/messages';
+import type { AnswerResult, ApprovalBroker } from '../core/policy/approvalBroker';
 import type { PanelApprovalAnswer, RunSource } from '../panel/runSource';
 import type { RunApprovals } from './approvalAttention';
 
@@ -17,31 +16,15 @@ export interface LiveRun {
   result?: Pick<RunResult, 'status' | 'answer' | 'error'>;
 }
 
-/** The broker's pending requests in the wire shape of `host/approvals`. */
-export function pendingApprovalMessages(broker: ApprovalBroker): ApprovalRequestMessage[] {
-  return broker.pending().map((request) => ({
-    requestId: request.requestId,
-    stepId: request.stepId,
-    callId: request.callId,
-    toolName: request.toolName,
-    argumentsJson: request.argumentsJson,
-    argsHash: request.argsHash,
-    required: request.required,
-    denyEffect: request.denyEffect,
-    reason: request.reason,
-  }));
-}
-
 /** Answers through the one broker, whichever channel (panel or notification) the answer came from. */
-export function answerApproval(broker: ApprovalBroker, answer: PanelApprovalAnswer, source: 'panel' | 'notification'): { ok: boolean; reason?: string } {
-  const result = broker.answer({ ...answer, source });
-  return result.accepted ? { ok: true } : { ok: false, reason: result.reason };
+export function answerApproval(broker: ApprovalBroker, answer: PanelApprovalAnswer, source: 'panel' | 'notification'): AnswerResult {
+  return broker.answer({ ...answer, source });
 }
 
 /** A run's broker as the queue ApprovalAttention follows; its answers come from the notification. */
 export function brokerApprovals(broker: ApprovalBroker): RunApprovals {
   return {
-    pending: () => pendingApprovalMessages(broker),
+    pending: () => broker.pending(),
     onDidChange: (listener) => broker.onDidChange(() => listener()),
     answer: (request, decision) => answerApproval(broker, { requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision }, 'notification'),
   };
@@ -56,8 +39,6 @@ export function liveRunSource(run: LiveRun): RunSource {
     isLive: () => run.result === undefined,
     events: () => run.log.events,
     subscribe: (listener: (event: RunEvent) => void) => run.log.subscribe((event) => listener(event)),
-    pendingApprovals: () => pendingApprovalMessages(run.broker),
-    onApprovalsChanged: (listener) => run.broker.onDidChange(listener),
     answer: (answer) => answerApproval(run.broker, answer, 'panel'),
     cancel: (reason) => {
       if (run.result) return { ok: false, reason: `the run has already ${run.result.status === 'cancelled' ? 'been cancelled' : 'finished'}` };

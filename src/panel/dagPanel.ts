@@ -20,9 +20,10 @@ const TITLE_MAX = 40;
 
 /**
  * The live DAG webview of one run. It speaks only the typed protocol: waits for `webview/ready`,
- * sends `host/reset` (every event so far), then `host/events` batches per frame and `host/approvals`
- * whenever the approval queue changes. Messages from the webview are validated and invalid ones are
- * logged and dropped; nothing the webview sends can throw here.
+ * sends `host/reset` (every event so far), then `host/events` batches per frame; approvals are
+ * events like the rest, and each approval answer gets one `host/approvalAnswer` reply. Messages
+ * from the webview are validated and invalid ones are logged and dropped; nothing the webview
+ * sends can throw here.
  */
 export class DagPanel implements vscode.Disposable {
   static readonly viewType = 'cortex.dag';
@@ -30,7 +31,6 @@ export class DagPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly batcher: EventBatcher;
   private unsubscribeEvents: () => void = () => undefined;
-  private unsubscribeApprovals: () => void = () => undefined;
   /** Events with seq below this went out in a reset or batch already. */
   private nextSeq = 0;
   private ready = false;
@@ -78,7 +78,6 @@ export class DagPanel implements vscode.Disposable {
       panel.webview.onDidReceiveMessage((raw) => this.onMessage(raw)),
     );
     this.unsubscribeEvents = source.subscribe((event) => this.onEvent(event));
-    this.unsubscribeApprovals = source.onApprovalsChanged(() => this.postApprovals());
     panel.webview.html = this.html();
   }
 
@@ -120,12 +119,6 @@ export class DagPanel implements vscode.Disposable {
     this.nextSeq = events.length === 0 ? 0 : events[events.length - 1].seq + 1;
     this.ready = true;
     this.post({ type: 'host/reset', runId: this.source.runId, live: this.source.isLive(), events });
-    this.postApprovals();
-  }
-
-  private postApprovals(): void {
-    if (!this.ready) return;
-    this.post({ type: 'host/approvals', runId: this.source.runId, pending: this.source.pendingApprovals() });
   }
 
   private notice(level: 'info' | 'warning' | 'error', message: string): void {
@@ -175,8 +168,14 @@ export class DagPanel implements vscode.Disposable {
       }
       case 'approval/answer': {
         const result = this.source.answer({ requestId: message.requestId, callId: message.callId, argsHash: message.argsHash, decision: message.decision, feedback: message.feedback });
-        if (!result.ok) this.notice('warning', `That approval was not applied: ${result.reason ?? 'unknown reason'}`);
-        else this.logger.info(`panel ${this.runId}: ${message.decision} ${message.callId} (request ${message.requestId})`);
+        if (result.accepted) this.logger.info(`panel ${this.runId}: ${message.decision} ${message.callId} (request ${message.requestId})`);
+        // The events the answer caused go out first, so the reply never overtakes them.
+        this.batcher.flush();
+        this.post(
+          result.accepted
+            ? { type: 'host/approvalAnswer', runId: this.source.runId, replyTo: message.replyTo, outcome: 'accepted' }
+            : { type: 'host/approvalAnswer', runId: this.source.runId, replyTo: message.replyTo, outcome: 'refused', reason: result.reason, message: result.message },
+        );
         return;
       }
       case 'run/cancel': {
@@ -200,7 +199,6 @@ export class DagPanel implements vscode.Disposable {
     this.disposed = true;
     this.batcher.dispose();
     this.unsubscribeEvents();
-    this.unsubscribeApprovals();
     this.panel.dispose();
     for (const disposable of this.disposables.splice(0)) disposable.dispose();
     for (const listener of this.disposeListeners.splice(0)) listener();

@@ -1,12 +1,12 @@
 import type { RunEvent } from '../core/plan/events';
-import type { ApprovalRequestMessage } from '../protocol/messages';
+import type { AnswerResult } from '../core/policy/approvalBroker';
 
 /** Run ids come back from webview state, globalState and trace files: accept only file-name-safe ids. */
 export function isRunId(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value);
 }
 
-/** An approval answer as the panel forwards it (the broker checks callId and argsHash). */
+/** An approval answer as the panel forwards it (the broker checks the request, callId and argsHash). */
 export interface PanelApprovalAnswer {
   requestId: string;
   callId: string;
@@ -28,9 +28,8 @@ export interface RunSource {
   events(): readonly RunEvent[];
   /** New events as they are appended; returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
-  pendingApprovals(): ApprovalRequestMessage[];
-  onApprovalsChanged(listener: () => void): () => void;
-  answer(answer: PanelApprovalAnswer): { ok: boolean; reason?: string };
+  /** Applies an approval answer; what waits is in the events (docs/design.md §13). */
+  answer(answer: PanelApprovalAnswer): AnswerResult;
   cancel(reason: string): { ok: boolean; reason?: string };
   retryStep(stepId: string): { accepted: boolean; reason?: string };
   /** The JSONL trace on disk, when there is one. */
@@ -49,9 +48,7 @@ export function traceRunSource(runId: string, events: readonly RunEvent[], trace
     isLive: () => false,
     events: () => events,
     subscribe: () => () => undefined,
-    pendingApprovals: () => [],
-    onApprovalsChanged: () => () => undefined,
-    answer: () => notLive,
+    answer: () => ({ accepted: false, reason: 'run_over', message: notLive.reason }),
     cancel: () => (finished ? { ok: false, reason: 'the run has already finished' } : notLive),
     retryStep: () => ({ accepted: false, reason: notLive.reason }),
   };

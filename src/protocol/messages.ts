@@ -1,30 +1,35 @@
 import { z } from 'zod';
-import { RunEventSchema } from '../core/plan/events';
+import type { PendingApproval } from '../core/plan/approvalState';
+import { ApprovalRefusalSchema, RunEventSchema } from '../core/plan/events';
 
 // The one postMessage protocol between the extension host and the webview, validated with
 // `safeParse` on both sides. Handshake: the webview posts `webview/ready` (with the last seq it
 // has, after a reload); the host answers with `host/reset` (all events of the run) and then streams
 // `host/events` batches whose `fromSeq` must follow the webview's last seq, else it asks `webview/resync`.
+// Approvals travel as events too: the panel reads what waits from its plan state. Each answer it
+// sends carries a `replyTo` nonce, and the host replies once with `host/approvalAnswer`.
 
 export const MAX_WEBVIEW_MESSAGE_BYTES = 64 * 1024;
 
-const ApprovalRequestSchema = z.object({
-  requestId: z.string(),
-  stepId: z.string(),
-  callId: z.string(),
-  toolName: z.string(),
-  argumentsJson: z.string(),
-  argsHash: z.string(),
-  required: z.boolean(),
-  denyEffect: z.enum(['continue', 'block']),
-  reason: z.string(),
-});
-export type ApprovalRequestMessage = z.infer<typeof ApprovalRequestSchema>;
+/** A pending approval as the panel shows it, read from the plan state (core/plan/approvalState.ts). */
+export type ApprovalRequestMessage = PendingApproval;
+
+/** Why the host did not apply an answer: a refusal recorded in the trace, or `run_over` (the trace has ended). */
+export const AnswerRefusalSchema = z.enum([...ApprovalRefusalSchema.options, 'run_over']);
 
 export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('host/reset'), runId: z.string(), live: z.boolean(), events: z.array(RunEventSchema) }),
   z.object({ type: z.literal('host/events'), runId: z.string(), fromSeq: z.number().int().nonnegative(), events: z.array(RunEventSchema) }),
-  z.object({ type: z.literal('host/approvals'), runId: z.string(), pending: z.array(ApprovalRequestSchema) }),
+  z.object({
+    type: z.literal('host/approvalAnswer'),
+    runId: z.string(),
+    /** The `replyTo` of the answer this replies to. */
+    replyTo: z.string(),
+    outcome: z.enum(['accepted', 'refused']),
+    reason: AnswerRefusalSchema.optional(),
+    /** The refusal in words. */
+    message: z.string().optional(),
+  }),
   z.object({ type: z.literal('host/notice'), level: z.enum(['info', 'warning', 'error']), message: z.string() }),
 ]);
 export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
@@ -42,6 +47,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
       argsHash: z.string().regex(/^[0-9a-f]{64}$/),
       decision: z.enum(['approve', 'deny']),
       feedback: z.string().max(4000).optional(),
+      /** A nonce the host's `host/approvalAnswer` quotes back. */
+      replyTo: Id,
     })
     .strict(),
   z.object({ type: z.literal('run/cancel'), runId: Id }).strict(),

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { ApprovalBroker } from '../../../src/core/policy/approvalBroker';
+import type { ApprovalBroker } from '../../../src/core/policy/approvalBroker';
 import type { Logger } from '../../../src/core/ports';
 import type { ApprovalRequestMessage } from '../../../src/protocol/messages';
 import { ApprovalAttention, approvalStatusText, type ApprovalChoice, type ApprovalStatusView, type ApprovalSurface } from '../../../src/host/approvalAttention';
 import { brokerApprovals } from '../../../src/host/liveRun';
+import { approvalRun, type ApprovalRun } from '../policy/approvalFixtures';
 
 // ApprovalAttention over real ApprovalBrokers; only the window (panel visibility, notifications,
 // status bar) is a fake of the small interfaces it is written against.
@@ -59,8 +60,8 @@ class FakeWindow implements ApprovalSurface, ApprovalStatusView {
 const logLines: string[] = [];
 const logger: Logger = { trace: () => {}, debug: () => {}, info: (m) => logLines.push(m), warn: (m) => logLines.push(m), error: (m) => logLines.push(m) };
 
-function ask(broker: ApprovalBroker, callId: string, command = `echo ${callId}`) {
-  return broker.request({ stepId: 's1', callId, toolName: 'run_command', argumentsJson: JSON.stringify({ command }), required: false, denyEffect: 'continue', reason: 'run_command needs approval' });
+function ask(run: ApprovalRun, callId: string) {
+  return run.ask(callId);
 }
 
 function answerFromPanel(broker: ApprovalBroker, request: { requestId: string; callId: string; argsHash: string }, decision: 'approve' | 'deny' = 'approve') {
@@ -82,12 +83,13 @@ describe('ApprovalAttention', () => {
   });
 
   it('counts waiting approvals in the status bar while the visible panel gets no notification', () => {
-    const broker = new ApprovalBroker();
+    const run = approvalRun();
+    const { broker } = run;
     window.visible.add('run-a');
     attention.watch('run-a', brokerApprovals(broker));
     assert.equal(window.current(), undefined, 'hidden while nothing waits');
-    const first = ask(broker, 'call-1').request;
-    const second = ask(broker, 'call-2').request;
+    const first = ask(run, 'call-1').request;
+    const second = ask(run, 'call-2').request;
     assert.deepEqual(window.current(), { text: '$(bell) 2 approvals waiting', tooltip: 'Cortex: 2 tool calls wait for your approval. Click to show the panel.', runId: 'run-a' });
     assert.equal(window.notifications.length, 0, 'the panel shows the buttons; no notification next to it');
     answerFromPanel(broker, first);
@@ -97,21 +99,23 @@ describe('ApprovalAttention', () => {
   });
 
   it('notifies once per request while the panel is hidden, and not for requests arriving once it is visible', () => {
-    const broker = new ApprovalBroker();
+    const run = approvalRun();
+    const { broker } = run;
     attention.watch('run-a', brokerApprovals(broker));
-    ask(broker, 'call-1');
-    ask(broker, 'call-2');
+    ask(run, 'call-1');
+    ask(run, 'call-2');
     assert.deepEqual(window.notifications.map((n) => n.request.callId), ['call-1', 'call-2'], 'one each, not repeated on the second change');
     window.visible.add('run-a');
-    ask(broker, 'call-3');
+    ask(run, 'call-3');
     assert.deepEqual(window.notifications.map((n) => n.request.callId), ['call-1', 'call-2']);
     assert.equal(window.current()?.text, '$(bell) 3 approvals waiting');
   });
 
   it('answers from the notification through the broker, marked as from the notification', async () => {
-    const broker = new ApprovalBroker();
+    const run = approvalRun();
+    const { broker } = run;
     attention.watch('run-a', brokerApprovals(broker));
-    const { outcome } = ask(broker, 'call-1');
+    const { outcome } = ask(run, 'call-1');
     await window.notifications[0].press('approve');
     assert.deepEqual(await outcome, { decision: 'approve', source: 'notification' });
     assert.equal(window.current(), undefined);
@@ -119,21 +123,25 @@ describe('ApprovalAttention', () => {
   });
 
   it('ignores a notification answer for a request the panel already answered', async () => {
-    const broker = new ApprovalBroker();
+    const run = approvalRun();
+    const { broker } = run;
     attention.watch('run-a', brokerApprovals(broker));
-    const { request, outcome } = ask(broker, 'call-1');
+    const { request, outcome } = ask(run, 'call-1');
     answerFromPanel(broker, request, 'deny');
     await window.notifications[0].press('approve');
     assert.equal((await outcome).decision, 'deny', 'the first answer stands');
     assert.deepEqual(window.warnings, []);
     assert.ok(logLines.some((line) => /notification answer for call-1 ignored \(already answered\)/.test(line)), logLines.join('\n'));
+    const refusals = run.log.events.filter((event) => event.type === 'approval_refused');
+    assert.deepEqual(refusals.map((event) => event.type === 'approval_refused' && [event.reason, event.source]), [['already_answered', 'notification']], 'the late click is in the trace');
   });
 
   it('"Show panel" on the notification reveals that run\'s panel; dismissing it does nothing', async () => {
-    const broker = new ApprovalBroker();
+    const run = approvalRun();
+    const { broker } = run;
     attention.watch('run-b', brokerApprovals(broker));
-    ask(broker, 'call-1');
-    ask(broker, 'call-2');
+    ask(run, 'call-1');
+    ask(run, 'call-2');
     await window.notifications[0].press('showPanel');
     await window.notifications[1].press(undefined);
     assert.deepEqual(window.revealed, ['run-b']);
@@ -141,11 +149,11 @@ describe('ApprovalAttention', () => {
   });
 
   it('sums over runs, points the status entry at the first run with a waiting approval, and forgets a run that ended', () => {
-    const a = new ApprovalBroker();
-    const b = new ApprovalBroker();
+    const a = approvalRun();
+    const b = approvalRun();
     window.visible.add('run-a').add('run-b');
-    const stopA = attention.watch('run-a', brokerApprovals(a));
-    attention.watch('run-b', brokerApprovals(b));
+    const stopA = attention.watch('run-a', brokerApprovals(a.broker));
+    attention.watch('run-b', brokerApprovals(b.broker));
     const onlyOfB = ask(b, 'call-b1').request;
     assert.deepEqual([window.current()?.text, window.current()?.runId], ['$(bell) 1 approval waiting', 'run-b']);
     ask(a, 'call-a1');
@@ -155,12 +163,12 @@ describe('ApprovalAttention', () => {
     assert.deepEqual([window.current()?.text, window.current()?.runId], ['$(bell) 1 approval waiting', 'run-b']);
     ask(a, 'call-a3');
     assert.equal(window.current()?.text, '$(bell) 1 approval waiting', 'a run no longer watched is not counted');
-    answerFromPanel(b, onlyOfB);
+    answerFromPanel(b.broker, onlyOfB);
     assert.equal(window.current(), undefined);
   });
 
   it('refuses to watch the same run twice', () => {
-    attention.watch('run-a', brokerApprovals(new ApprovalBroker()));
-    assert.throws(() => attention.watch('run-a', brokerApprovals(new ApprovalBroker())), /already watched/);
+    attention.watch('run-a', brokerApprovals(approvalRun().broker));
+    assert.throws(() => attention.watch('run-a', brokerApprovals(approvalRun().broker)), /already watched/);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { MAX_WEBVIEW_MESSAGE_BYTES, parseHostMessage, parseWebviewMessage } from '../../../src/protocol/messages';
 
 const hash = 'a'.repeat(64);
-const answer = { type: 'approval/answer', runId: 'r1', requestId: 'q1', callId: 'c1', argsHash: hash, decision: 'approve' };
+const answer = { type: 'approval/answer', runId: 'r1', requestId: 'q1', callId: 'c1', argsHash: hash, decision: 'approve', replyTo: 'answer-1' };
 
 describe('webview → host messages are validated before anything acts on them', () => {
   it('accepts every well-formed message', () => {
@@ -29,6 +29,8 @@ describe('webview → host messages are validated before anything acts on them',
     ['an extra key on a strict message', { ...answer, approveAll: true }, /approveAll|Unrecognized/i],
     ['an argsHash that is not a sha256', { ...answer, argsHash: 'nope' }, /argsHash/],
     ['a decision other than approve/deny', { ...answer, decision: 'maybe' }, /decision/],
+    ['an answer without the replyTo its reply will quote', { ...answer, replyTo: undefined }, /replyTo/],
+    ['an empty replyTo', { ...answer, replyTo: '' }, /replyTo/],
     ['a negative seq', { type: 'webview/resync', runId: 'r1', fromSeq: -5 }, /fromSeq/],
     ['feedback over 4,000 characters', { ...answer, decision: 'deny', feedback: 'x'.repeat(4001) }, /feedback/],
     ['not an object', 'approve', /expected object|Invalid input/i],
@@ -58,5 +60,26 @@ describe('host → webview messages are validated in the webview', () => {
   it('rejects an event batch whose events are not run events', () => {
     const parsed = parseHostMessage({ type: 'host/events', runId: 'r1', fromSeq: 0, events: [{ seq: 0, time: 1, type: 'alien' }] });
     assert.equal(parsed.ok, false);
+  });
+
+  it('accepts the reply to an answer: accepted, or refused with a known reason', () => {
+    assert.ok(parseHostMessage({ type: 'host/approvalAnswer', runId: 'r1', replyTo: 'answer-1', outcome: 'accepted' }).ok);
+    for (const reason of ['stale_hash', 'unknown_request', 'wrong_call', 'already_answered', 'withdrawn', 'malformed', 'run_over']) {
+      const parsed = parseHostMessage({ type: 'host/approvalAnswer', runId: 'r1', replyTo: 'answer-1', outcome: 'refused', reason, message: 'why' });
+      assert.ok(parsed.ok, reason);
+    }
+    assert.equal(parseHostMessage({ type: 'host/approvalAnswer', runId: 'r1', replyTo: 'answer-1', outcome: 'refused', reason: 'because' }).ok, false);
+    assert.equal(parseHostMessage({ type: 'host/approvalAnswer', runId: 'r1', outcome: 'accepted' }).ok, false);
+  });
+
+  it('carries the approval lifecycle events; the former host-side approval list is gone', () => {
+    const events = [
+      { seq: 0, time: 1, type: 'approval_answered', stepId: 's1', callId: 'c1', requestId: 'q1', decision: 'deny', feedback: 'not now', source: 'panel' },
+      { seq: 1, time: 2, type: 'approval_refused', requestId: 'q1', stepId: 's1', callId: 'c1', reason: 'already_answered', message: 'the request was already answered (denied)' },
+      { seq: 2, time: 3, type: 'approval_withdrawn', stepId: 's1', callId: 'c2', requestId: 'q2', reason: 'run_cancelled', message: 'cancelled by the user' },
+    ];
+    assert.ok(parseHostMessage({ type: 'host/events', runId: 'r1', fromSeq: 0, events }).ok);
+    assert.equal(parseHostMessage({ type: 'host/events', runId: 'r1', fromSeq: 2, events: [{ ...events[2], reason: 'timeout' }] }).ok, false);
+    assert.equal(parseHostMessage({ type: 'host/approvals', runId: 'r1', pending: [] }).ok, false);
   });
 });

@@ -9,9 +9,8 @@ import { PlanStore } from '../../../webview/store';
 
 function demoStore(): PlanStore {
   const store = new PlanStore();
-  const { events, approvals } = demoPlan();
+  const { events } = demoPlan();
   handleHostMessage(store, { type: 'host/reset', runId: DEMO_RUN_ID, live: true, events });
-  handleHostMessage(store, { type: 'host/approvals', runId: DEMO_RUN_ID, pending: approvals });
   return store;
 }
 
@@ -44,21 +43,37 @@ describe('webview message handling', () => {
     assert.deepEqual(handleHostMessage(store, { type: 'host/events', runId: 'run-a', fromSeq: after.seq, events: [after] }).outgoing, [], 'one resync per gap');
   });
 
-  it('passes notices through and ignores approvals of another run', () => {
+  it('passes notices through', () => {
     const store = demoStore();
     const notice = handleHostMessage(store, { type: 'host/notice', level: 'warning', message: 'Trace file is read-only' });
     assert.deepEqual(notice.notice, { type: 'host/notice', level: 'warning', message: 'Trace file is read-only' });
-    assert.equal(handleHostMessage(store, { type: 'host/approvals', runId: 'other', pending: [] }).render, false);
+  });
+
+  it('shows a refused answer at once with the host\'s reason and gives its buttons back', () => {
+    const store = demoStore();
+    const sent = approvalAnswer(store, store.openApprovals()[0], 'approve')!;
+    assert.equal(store.openApprovals().length, 1);
+    const reply = handleHostMessage(store, { type: 'host/approvalAnswer', runId: DEMO_RUN_ID, replyTo: sent.replyTo, outcome: 'refused', reason: 'stale_hash', message: 'stale answer: the arguments differ from the ones awaiting approval' });
+    assert.deepEqual(reply, { outgoing: [], render: true, notice: { type: 'host/notice', level: 'warning', message: 'That approval was not applied: stale answer: the arguments differ from the ones awaiting approval' } });
     assert.equal(store.openApprovals().length, 2);
+  });
+
+  it('an accepted reply shows nothing; a reply for another run is ignored', () => {
+    const store = demoStore();
+    const sent = approvalAnswer(store, store.openApprovals()[0], 'approve')!;
+    assert.deepEqual(handleHostMessage(store, { type: 'host/approvalAnswer', runId: 'other', replyTo: sent.replyTo, outcome: 'refused', message: 'x' }), { outgoing: [], render: false });
+    assert.deepEqual(handleHostMessage(store, { type: 'host/approvalAnswer', runId: DEMO_RUN_ID, replyTo: sent.replyTo, outcome: 'accepted' }), { outgoing: [], render: true });
+    assert.equal(store.openApprovals().length, 1, 'disabled until the events settle it');
   });
 });
 
 describe('webview actions', () => {
   it('answers an approval once, with the exact argsHash, and deny feedback trimmed and capped', () => {
     const store = demoStore();
-    const [run, write] = store.approvals;
+    const [run, write] = store.openApprovals();
     const approve = approvalAnswer(store, run, 'approve');
-    assert.deepEqual(approve, { type: 'approval/answer', runId: DEMO_RUN_ID, requestId: run.requestId, callId: run.callId, argsHash: run.argsHash, decision: 'approve' });
+    assert.deepEqual(approve, { type: 'approval/answer', runId: DEMO_RUN_ID, requestId: run.requestId, callId: run.callId, argsHash: run.argsHash, decision: 'approve', replyTo: approve?.replyTo });
+    assert.match(approve.replyTo, /^answer-\d+$/);
     assert.ok(parseWebviewMessage(approve).ok);
     assert.equal(approvalAnswer(store, run, 'approve'), undefined, 'a second click sends nothing');
     assert.equal(approvalAnswer(store, run, 'deny'), undefined);
@@ -69,14 +84,14 @@ describe('webview actions', () => {
 
   it('omits empty deny feedback and never sends feedback with approve', () => {
     const store = demoStore();
-    const [run, write] = store.approvals;
+    const [run, write] = store.openApprovals();
     assert.equal((approvalAnswer(store, run, 'deny', '   ') as { feedback?: string }).feedback, undefined);
     assert.equal((approvalAnswer(store, write, 'approve', 'ignored') as { feedback?: string }).feedback, undefined);
   });
 
   it('"Approve all" answers every open approval exactly once', () => {
     const store = demoStore();
-    approvalAnswer(store, store.approvals[0], 'deny');
+    approvalAnswer(store, store.openApprovals()[0], 'deny');
     const all = answerAll(store, 'approve');
     assert.deepEqual(all.map((m) => m.type === 'approval/answer' && m.requestId), ['apr_f2']);
     assert.deepEqual(answerAll(store, 'approve'), []);

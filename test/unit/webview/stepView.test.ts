@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { pendingApprovals } from '../../../src/core/plan/approvalState';
 import type { ToolCallRecord } from '../../../src/core/plan/planTypes';
 import { foldEvents } from '../../../src/core/plan/reducer';
 import { demoPlan } from '../../../bench/panelHarness/demoPlan';
@@ -44,8 +45,12 @@ describe('webview step view', () => {
     assert.equal(stepView(state, state.steps.get('s8')!, false).retry, 'available');
   });
 
-  it('attaches the host approvals of the step, with what this panel already sent', () => {
-    const view = stepView(state, state.steps.get('s7')!, false, { approvals, answered: new Map([['apr_e2', 'approve' as const]]) });
+  it('reads the pending approvals from the plan, oldest first, with what would run', () => {
+    assert.deepEqual(pendingApprovals(state), approvals);
+  });
+
+  it('attaches the pending approvals of the step, with what this panel already sent', () => {
+    const view = stepView(state, state.steps.get('s7')!, false, { approvals: pendingApprovals(state), answered: new Map([['apr_e2', 'approve' as const]]) });
     assert.equal(view.approvals.length, 1);
     assert.equal(view.approvals[0].approval.callId, 'call_e2');
     assert.equal(view.approvals[0].sent, 'approve');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RunEvent } from '../../../src/core/plan/events';
+import type { NewRunEvent, RunEvent } from '../../../src/core/plan/events';
+import { toSnapshot } from '../../../src/core/plan/snapshot';
 import { DEMO_RUN_ID, demoPlan } from '../../../bench/panelHarness/demoPlan';
 import { EventStamper, syntheticPlanEvents } from '../../../bench/panelHarness/syntheticPlan';
 import { PlanStore } from '../../../webview/store';
@@ -94,53 +95,98 @@ describe('webview store', () => {
     assert.deepEqual(store.appendEvents('run-x', 0, events), { kind: 'gap', runId: 'run-x', fromSeq: 0, shouldRequest: true, applied: 0 });
   });
 
-  it('tracks pending approvals: answered ones and finished calls are no longer open', () => {
+  /** The demo run (two approvals pending: apr_e2 of s7, apr_f2 of s3) and a way to append events after it. */
+  function demoStore(live = true) {
     const store = new PlanStore();
-    const { events, approvals } = demoPlan();
-    store.reset(DEMO_RUN_ID, true, events);
+    const { events } = demoPlan();
+    store.reset(DEMO_RUN_ID, live, events);
     store.takeChanges();
-    assert.equal(store.setApprovals('other-run', approvals), false);
-    assert.equal(store.setApprovals(DEMO_RUN_ID, approvals), true);
-    const changes = store.takeChanges();
-    assert.ok(changes.approvals);
-    assert.deepEqual([...changes.steps].sort(), ['s3', 's7']);
-    assert.equal(store.openApprovals().length, 2);
-    assert.equal(store.markAnswered('apr_e2', 'approve'), true);
-    assert.equal(store.markAnswered('apr_e2', 'approve'), false);
+    const append = (event: NewRunEvent) => {
+      const stamped: RunEvent = { ...event, seq: store.lastSeq + 1, time: Date.now() };
+      assert.deepEqual(store.appendEvents(DEMO_RUN_ID, stamped.seq, [stamped]), { kind: 'applied', applied: 1 });
+    };
+    return { store, append };
+  }
+
+  it('reads pending approvals from the events; an answer sent from here keeps them visible but not open', () => {
+    const { store } = demoStore();
+    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_e2', 'apr_f2']);
+    const replyTo = store.markAnswered('apr_e2', 'approve');
+    assert.ok(replyTo);
+    assert.equal(store.markAnswered('apr_e2', 'approve'), undefined, 'a double click sends nothing');
+    assert.equal(store.markAnswered('apr_e2', 'deny'), undefined);
+    assert.equal(store.markAnswered('apr_unknown', 'deny'), undefined, 'only pending requests can be answered');
     assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_f2']);
-    assert.equal(store.visibleApprovals().length, 2, 'answered approvals stay visible (disabled) until the host drops them');
-    // The call finishes before the host's list catches up.
-    const done = { type: 'tool_call_completed', seq: store.lastSeq + 1, time: Date.now(), stepId: 's3', callId: 'call_f2', status: 'success', result: 'ok' } as const;
-    store.appendEvents(DEMO_RUN_ID, done.seq, [done]);
-    assert.deepEqual(store.openApprovals(), []);
-    // The host drops the answered request: its answered mark goes too.
-    store.setApprovals(DEMO_RUN_ID, [approvals[1]]);
+    assert.equal(store.visibleApprovals().length, 2, 'answered here: still shown, disabled, until it settles');
+    const changes = store.takeChanges();
+    assert.ok(changes.approvals && changes.steps.has('s7'));
+  });
+
+  it('an accepted answer is settled by its events: the request leaves the list and its mark goes', () => {
+    const { store, append } = demoStore();
+    const replyTo = store.markAnswered('apr_e2', 'approve')!;
+    append({ type: 'approval_answered', stepId: 's7', callId: 'call_e2', requestId: 'apr_e2', decision: 'approve', source: 'panel' });
+    assert.deepEqual(store.applyReply({ replyTo, outcome: 'accepted' }), {});
+    assert.deepEqual(store.visibleApprovals().map((a) => a.requestId), ['apr_f2']);
     assert.equal(store.answered.has('apr_e2'), false);
+    assert.equal(store.state.steps.get('s7')!.toolCalls.find((c) => c.id === 'call_e2')!.approval!.state, 'approved');
   });
 
-  it('re-enables an answer the host still lists after the timeout', () => {
-    const store = new PlanStore();
-    const { events, approvals } = demoPlan();
-    store.reset(DEMO_RUN_ID, true, events);
-    store.setApprovals(DEMO_RUN_ID, approvals);
-    store.markAnswered('apr_e2', 'approve', 1000);
-    store.markAnswered('apr_f2', 'deny', 5000);
+  it('an accepted reply that arrives before its events keeps the buttons disabled', () => {
+    const { store } = demoStore();
+    const replyTo = store.markAnswered('apr_e2', 'approve')!;
+    assert.deepEqual(store.applyReply({ replyTo, outcome: 'accepted' }), {});
+    assert.equal(store.answered.get('apr_e2'), 'approve');
+    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_f2']);
+  });
+
+  it('a refused answer re-enables its buttons at once and says why', () => {
+    const { store } = demoStore();
+    const replyTo = store.markAnswered('apr_e2', 'approve')!;
     store.takeChanges();
-    assert.equal(store.expireAnswers(10_000, 15_000), false);
-    assert.equal(store.expireAnswers(16_500, 15_000), true);
-    assert.deepEqual([...store.answered.keys()], ['apr_f2']);
-    assert.ok(store.takeChanges().steps.has('s7'));
-    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_e2']);
+    const reply = store.applyReply({ replyTo, outcome: 'refused', reason: 'stale_hash', message: 'stale answer: the arguments differ from the ones awaiting approval' });
+    assert.deepEqual(reply, { refused: 'That approval was not applied: stale answer: the arguments differ from the ones awaiting approval' });
+    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_e2', 'apr_f2']);
+    const changes = store.takeChanges();
+    assert.ok(changes.approvals && changes.steps.has('s7'));
+    assert.deepEqual(store.applyReply({ replyTo, outcome: 'refused', reason: 'stale_hash' }), {}, 'one reply per answer');
+    assert.deepEqual(store.applyReply({ replyTo: 'answer-unknown', outcome: 'refused' }), {});
   });
 
-  it('keeps approvals that arrived before the reset of the same run', () => {
-    const store = new PlanStore();
-    const { events, approvals } = demoPlan();
-    store.setApprovals(DEMO_RUN_ID, approvals);
-    store.reset(DEMO_RUN_ID, true, events);
-    assert.equal(store.openApprovals().length, 2);
+  it('an answer that could not be sent gives its buttons back', () => {
+    const { store } = demoStore();
+    const replyTo = store.markAnswered('apr_f2', 'deny')!;
+    store.answerNotSent(replyTo);
+    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_e2', 'apr_f2']);
+  });
+
+  it('a withdrawn request (the run was cancelled) leaves the list, and the end of the run leaves nothing', () => {
+    const { store, append } = demoStore();
+    append({ type: 'approval_withdrawn', stepId: 's7', callId: 'call_e2', requestId: 'apr_e2', reason: 'run_cancelled', message: 'cancelled by the user' });
+    assert.deepEqual(store.visibleApprovals().map((a) => a.requestId), ['apr_f2']);
+    assert.ok(store.takeChanges().steps.has('s7'));
+    append({ type: 'run_finished', status: 'failed', plan: toSnapshot(store.state) });
+    assert.deepEqual(store.visibleApprovals(), [], 'nothing to answer once the run is over');
+    const changes = store.takeChanges();
+    assert.ok(changes.approvals && changes.steps.has('s3'), 'the node that had buttons is restyled');
+  });
+
+  it('a run replayed from its trace (not live) offers no approvals', () => {
+    const { store } = demoStore(false);
+    assert.deepEqual(store.visibleApprovals(), []);
+    assert.equal(store.markAnswered('apr_e2', 'approve'), undefined);
+  });
+
+  it('keeps answers in flight across a reset of the same run and forgets them for another run', () => {
+    const { store } = demoStore();
+    const replyTo = store.markAnswered('apr_e2', 'approve')!;
+    store.reset(DEMO_RUN_ID, true, demoPlan().events);
+    assert.equal(store.answered.get('apr_e2'), 'approve');
+    assert.ok(store.applyReply({ replyTo, outcome: 'refused', message: 'x' }).refused);
+    store.markAnswered('apr_e2', 'approve');
     store.reset('another', true, []);
-    assert.equal(store.approvals.length, 0);
+    assert.equal(store.answered.size, 0);
+    assert.deepEqual(store.visibleApprovals(), []);
   });
 
   it('allows one retry per finished attempt of a step and one cancel', () => {
