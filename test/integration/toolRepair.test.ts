@@ -9,6 +9,7 @@ import type { ToolRegistry } from '../../src/core/tools/toolRegistry';
 import { executePreparedCall, prepareToolCalls, TOOL_ERROR_GUIDANCE } from '../../src/core/tools/toolPipeline';
 import { call, error, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { type ScriptedRequest, type ScriptedServer, startScriptedServer } from '../support/scriptedServer';
+import { expectDisposition } from '../support/preparedCalls';
 import { createJailFixture, type JailFixture, SECRET, toolContext } from '../unit/tools/workspaceFixture';
 
 // The tool pipeline with the real LLM client against the scripted endpoint: an executor turn's tool
@@ -137,7 +138,8 @@ describe('tool pipeline through the scripted endpoint', function () {
     );
     const { prepared } = await turn();
     const [r1, r2] = prepared.calls;
-    assert.deepEqual([r1.disposition, r1.args, r1.argumentsJson], ['run', { path: 'inside.txt' }, '{"path":"inside.txt"}']);
+    const run1 = expectDisposition(r1, 'run');
+    assert.deepEqual([run1.args, run1.argumentsJson], [{ path: 'inside.txt' }, '{"path":"inside.txt"}']);
     assert.deepEqual(r1.audit.argumentRepair, { repaired: true, before: { validationError: 'Invalid arguments: unknown field(s): encoding (allowed: path, start_line, end_line)' } });
     assert.equal(r2.disposition, 'invalid');
     assert.match(String((r2.audit.argumentRepair as { reason: string }).reason), /still invalid/);
@@ -166,9 +168,10 @@ describe('tool pipeline through the scripted endpoint', function () {
     );
     const { prepared } = await turn();
     const [j1, j2] = prepared.calls;
-    assert.deepEqual([j1.disposition, j1.args], ['run', { path: 'inside.txt' }]);
-    assert.deepEqual([j2.disposition, j2.parseError], ['unparseable', 'truncated']);
-    assert.match(j2.reason!, /smaller step/);
+    assert.deepEqual(expectDisposition(j1, 'run').args, { path: 'inside.txt' });
+    const cut = expectDisposition(j2, 'unparseable');
+    assert.equal(cut.parseError, 'truncated');
+    assert.match(cut.reason, /smaller step/);
     assert.deepEqual(prepared.audit.truncated, [{ tool_call_id: 'j2', name: 'list_directory' }]);
     const body = JSON.parse(requestsFor('tool-call-repair')[0].body.messages[1].content);
     assert.deepEqual(body.candidates.map((c: { tool_call_id: string; problem: string }) => [c.tool_call_id, c.problem]), [['j1', 'invalid_json']]);

@@ -3,7 +3,7 @@ import { decideToolPolicy, type PolicyVerdict } from '../policy/toolPolicy';
 import type { ApprovalOutcome } from '../policy/approvalBroker';
 import { callProtection } from '../policy/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
-import { executePreparedCall, type PreparedCall } from '../tools/toolPipeline';
+import { executePreparedCall, type InvalidCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
 import type { GuardedToolContext } from '../tools/workspace/fileGuard';
 import type { RunContext } from './runContext';
 
@@ -35,9 +35,9 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Identity of a call for de-duplication within a batch (seed 001 §11): name + canonical args. */
-export function dedupeKey(call: PreparedCall): string {
-  return `${call.name}\u0000${canonicalJson(call.args ?? {})}`;
+/** Identity of a call for de-duplication within a batch (docs/design.md §10): name + canonical args. */
+export function dedupeKey(call: RunnableCall): string {
+  return `${call.name}\u0000${canonicalJson(call.args)}`;
 }
 
 /**
@@ -47,9 +47,9 @@ export function dedupeKey(call: PreparedCall): string {
 export async function runToolBatch(context: RunContext, stepId: string, calls: PreparedCall[]): Promise<BatchOutcome> {
   const { log, config } = context;
   const results = new Map<string, CallResult>();
-  const replayed = calls.filter((c) => c.disposition !== 'unparseable');
-  const firstByKey = new Map<string, PreparedCall>();
-  const duplicates = new Map<string, PreparedCall>();
+  const replayed = calls.filter((c): c is RunnableCall | InvalidCall => c.disposition !== 'unparseable');
+  const firstByKey = new Map<string, RunnableCall>();
+  const duplicates = new Map<string, RunnableCall>();
   const verdicts = new Map<string, PolicyVerdict>();
   const approvals = new Map<string, Promise<ApprovalOutcome>>();
   const protection = callProtection(context.workspaceRoot, config['cortex.policy.protectedPaths']);
@@ -88,7 +88,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   // 1. Cheap, ordered decisions: invalid payloads, duplicates, policy; approvals are all asked at once.
   for (const call of replayed) {
     if (call.disposition === 'invalid') {
-      complete(call, { status: 'error', content: call.invalidPayload ?? JSON.stringify({ tool: call.requestedName, error: call.reason ?? 'invalid call', receivedArgs: call.call.rawArguments }), executed: false, reason: 'invalid_arguments' });
+      complete(call, { status: 'error', content: call.invalidPayload, executed: false, reason: 'invalid_arguments' });
       continue;
     }
     const key = dedupeKey(call);
@@ -109,7 +109,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   }
 
   let gateDenied: BatchOutcome['gateDenied'];
-  const runOne = async (call: PreparedCall): Promise<void> => {
+  const runOne = async (call: RunnableCall): Promise<void> => {
     if (results.has(call.call.id) || duplicates.has(call.call.id)) return;
     let approved = approvals.get(call.call.id);
     while (approved) {
@@ -151,15 +151,15 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   };
 
   // 2. Execution: in index order; in parallel mode consecutive read-only calls run together.
-  const runnable = replayed.filter((c) => !results.has(c.call.id) && !duplicates.has(c.call.id));
+  const runnable = replayed.filter((c): c is RunnableCall => c.disposition === 'run' && !results.has(c.call.id) && !duplicates.has(c.call.id));
   const parallel = config['cortex.execution.toolExecution'] === 'parallel';
   const limit = config['cortex.execution.maxToolConcurrency'];
   const batchStarted = Date.now();
   for (let i = 0; i < runnable.length; ) {
     if (context.signal.aborted) break;
-    if (parallel && runnable[i].tool?.readOnly) {
-      const group: PreparedCall[] = [];
-      while (i < runnable.length && runnable[i].tool?.readOnly) group.push(runnable[i++]);
+    if (parallel && runnable[i].tool.readOnly) {
+      const group: RunnableCall[] = [];
+      while (i < runnable.length && runnable[i].tool.readOnly) group.push(runnable[i++]);
       for (let g = 0; g < group.length; g += limit) await Promise.all(group.slice(g, g + limit).map(runOne));
     } else {
       await runOne(runnable[i++]);

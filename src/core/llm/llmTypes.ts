@@ -17,6 +17,9 @@ export interface ToolSpec {
 
 export type ArgumentParseError = 'invalid_json' | 'too_large' | 'truncated';
 
+/** A call's arguments, decoded once (llm/argumentDecoding.ts): a JSON value, or why there is none. */
+export type ArgumentValue = { ok: true; value: unknown; doubleEncoded: boolean } | { ok: false; error: ArgumentParseError; message: string };
+
 /** One tool call as assembled from a streamed (or non-streamed) response. */
 export interface AccumulatedToolCall {
   /** Provider id, or `call_{batch}_{index}` when the provider gave none. */
@@ -26,9 +29,13 @@ export interface AccumulatedToolCall {
   name: string;
   /** Concatenated argument text exactly as received (objects are JSON-stringified). */
   rawArguments: string;
-  /** Parsed arguments when `isComplete`. */
+  /** The decoded arguments, what the tool pipeline reads (docs/design.md §9). */
+  decoded: ArgumentValue;
+  /** The arguments when `isComplete`. */
   arguments?: unknown;
+  /** True when the arguments decoded to a JSON object (docs/design.md §6). */
   isComplete: boolean;
+  /** Why not complete: `truncated` only when the response was cut off, else `invalid_json` or `too_large`. */
   parseError?: ArgumentParseError;
   doubleEncoded?: boolean;
   finishReason: string | null;

@@ -1,4 +1,4 @@
-import { decodeArguments, type DecodedArguments } from './argumentDecoding';
+import { decodeArgumentText, summarizeDecoding } from './argumentDecoding';
 import { hasNonWhitespace, newArgumentScan, scanArgumentText, type ArgumentScan } from './argumentScanner';
 import { isUsableToolName } from './isUsableToolName';
 import type { AccumulatedToolCall } from './llmTypes';
@@ -178,20 +178,22 @@ class Accumulator implements ToolCallAccumulator {
         for (let n = 1; providerIds.has(id); n++) id = `call_${this.batch}_${index}_${n}`;
       }
       const rawArguments = call.text();
-      const decoded: DecodedArguments = call.tooLarge ? { isComplete: false, parseError: 'too_large' } : decodeArguments(rawArguments, cutOff);
-      if (decoded.note) this.note(`tool call ${id} (${call.name}): ${decoded.note}`);
+      const decoding = decodeArgumentText(rawArguments, { cutOff, tooLarge: call.tooLarge });
+      const summary = summarizeDecoding(decoding, cutOff);
+      if (summary.note) this.note(`tool call ${id} (${call.name}): ${summary.note}`);
       const out: AccumulatedToolCall = {
         id,
         providerId: call.id !== '',
         index,
         name: call.name,
         rawArguments,
-        isComplete: decoded.isComplete,
+        decoded: decoding.decoded,
+        isComplete: summary.isComplete,
         finishReason: this.finishReason,
       };
-      if (decoded.arguments !== undefined) out.arguments = decoded.arguments;
-      if (decoded.parseError) out.parseError = decoded.parseError;
-      if (decoded.doubleEncoded) out.doubleEncoded = true;
+      if (summary.arguments !== undefined) out.arguments = summary.arguments;
+      if (summary.parseError) out.parseError = summary.parseError;
+      if (summary.doubleEncoded) out.doubleEncoded = true;
       return out;
     });
     if (this.notesOverflow > 0) this.notes.push(`... and ${this.notesOverflow} more ingestion notes`);

@@ -1,9 +1,9 @@
 import type { FlatConfig } from '../config/configSchema';
-import type { AccumulatedToolCall, ArgumentParseError, LlmClient } from '../llm/llmTypes';
+import type { AccumulatedToolCall, ArgumentParseError, ArgumentValue, LlmClient } from '../llm/llmTypes';
 import type { NameResolution } from '../plan/planTypes';
 import type { Logger } from '../ports';
+import { isRecord } from '../text/isRecord';
 import { type ArgumentRepairAudit, type ArgumentRepairCandidate, repairToolArguments } from './argumentRepair';
-import { DEFAULT_MAX_ARGUMENT_BYTES, type ParsedArguments, parseToolArguments } from './argumentParser';
 import { validateToolArguments } from './argumentValidator';
 import { buildInvalidPayload } from './invalidPayload';
 import { type NameRepairAudit, type NameRepairCandidate, repairToolNames } from './nameRepair';
@@ -14,8 +14,8 @@ import type { ToolContext, ToolDefinition } from './toolTypes';
 export { TOOL_ERROR_GUIDANCE } from './invalidPayload';
 
 // The one path every tool call takes, whoever asks, so no call is checked differently from another
-// (docs/design.md §9): name resolution → name repair → argument parsing and validation → argument
-// repair → disposition. `prepareToolCalls` decides, for a whole response, what may run;
+// (docs/design.md §9): name resolution → name repair → argument validation (of the arguments the
+// accumulator decoded once, `call.decoded`) → argument repair → disposition. `prepareToolCalls` decides, for a whole response, what may run;
 // `executePreparedCall` runs one prepared call. Policy (allow/deny/confirm) sits between the two
 // in the executor. The pipeline never runs anything that did not pass every stage.
 
@@ -29,31 +29,45 @@ export type PipelineConfig = Pick<
   | 'cortex.repair.validateSchema'
 >;
 
-export type Disposition = 'run' | 'invalid' | 'unparseable';
-
-export interface PreparedCall {
+interface PreparedBase {
   /** The call exactly as the model sent it (audit). */
   call: AccumulatedToolCall;
   requestedName: string;
   /** The tool that will run (or the requested name when none resolved). */
   name: string;
   nameResolution: NameResolution;
-  /** Validated arguments, when `disposition` is 'run'. */
-  args?: Record<string, unknown>;
   /** Arguments as a JSON string for history and approval: the validated args, else as received. */
   argumentsJson: string;
-  /**
-   * 'run': may run (after policy). 'invalid': never runs; its tool message is `invalidPayload`
-   * with status error. 'unparseable': never runs and is not replayed; it stays pending.
-   */
-  disposition: Disposition;
-  invalidPayload?: string;
-  parseError?: ArgumentParseError;
-  /** Why the call does not run (invalid / unparseable), for the trace. */
-  reason?: string;
-  tool?: ToolDefinition;
   audit: Record<string, unknown>;
 }
+
+/** May run, after the policy (docs/design.md §12). */
+export interface RunnableCall extends PreparedBase {
+  disposition: 'run';
+  tool: ToolDefinition;
+  args: Record<string, unknown>;
+  /** False when `cortex.repair.validateSchema` is off: the schema is then checked right before the tool runs. */
+  validated: boolean;
+}
+
+/** Never runs: its tool message is `invalidPayload`, recorded with status error. */
+export interface InvalidCall extends PreparedBase {
+  disposition: 'invalid';
+  /** What is wrong, for the trace. */
+  reason: string;
+  invalidPayload: string;
+}
+
+/** Never runs and is not replayed: its arguments never decoded, so it stays pending. */
+export interface UnparseableCall extends PreparedBase {
+  disposition: 'unparseable';
+  parseError: ArgumentParseError;
+  /** Why, with the remedy for cut-off arguments, for the trace. */
+  reason: string;
+}
+
+export type PreparedCall = RunnableCall | InvalidCall | UnparseableCall;
+export type Disposition = PreparedCall['disposition'];
 
 export interface PipelineAudit {
   /** Names that did not resolve exactly (at most 20, docs/design.md §7). */
@@ -72,7 +86,6 @@ export interface PrepareDeps {
   signal: AbortSignal;
   stepId?: string;
   logger?: Logger;
-  maxArgumentBytes?: number;
 }
 
 const MAX_RESOLUTION_AUDITS = 20;
@@ -84,25 +97,13 @@ interface WorkingCall {
   name: string;
   resolution: NameResolution;
   hidden: boolean;
-  parsed: ParsedArguments;
+  /** The decoded arguments; a repair replaces them. */
+  parsed: ArgumentValue;
   args?: Record<string, unknown>;
+  /** True once `args` passed the tool's schema. */
+  validated: boolean;
   validationError?: string;
   audit: Record<string, unknown>;
-}
-
-const PARSE_MESSAGES: Record<ArgumentParseError, string> = {
-  invalid_json: 'the arguments are not valid JSON',
-  too_large: 'the arguments are too large',
-  truncated: 'the arguments were cut off before they were complete',
-};
-
-function parseCall(call: AccumulatedToolCall, maxBytes: number): ParsedArguments {
-  // The client knows things the text does not (a broken stream, a size cap hit while streaming):
-  // trust 'truncated' and 'too_large'. An 'invalid_json' verdict is re-read here, because JSON that
-  // parses but is not an object deserves the invalid payload (the model can fix it), and an
-  // unterminated prefix is a truncation, not something a repair should guess the rest of.
-  if (call.parseError === 'truncated' || call.parseError === 'too_large') return { ok: false, error: call.parseError, message: PARSE_MESSAGES[call.parseError] };
-  return parseToolArguments(call.rawArguments, { maxBytes, isComplete: call.parseError ? undefined : call.isComplete, finishReason: call.finishReason });
 }
 
 function availableTools(registry: ToolRegistry): string {
@@ -117,23 +118,23 @@ function unknownToolError(work: WorkingCall, registry: ToolRegistry): string {
   return `Unknown tool '${work.requestedName}'. Available tools: ${availableTools(registry)}`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A tool's own check (MCP tools: their JSON Schema), else its zod schema. */
 function validateFor(tool: ToolDefinition, value: unknown) {
   return tool.validate ? tool.validate(value) : validateToolArguments(tool.schema, value);
 }
 
-/** Validation used for first checks and for repaired arguments alike. */
-function checkArguments(tool: ToolDefinition, value: unknown, validateSchema: boolean): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
-  if (!validateSchema) {
-    return isRecord(value) ? { ok: true, value } : { ok: false, error: 'Invalid arguments: the arguments must be a JSON object' };
-  }
+const NOT_AN_OBJECT = 'Invalid arguments: the arguments must be a JSON object';
+
+/** The schema check of first arguments and of repaired ones alike: the one place arguments are validated. */
+function checkArguments(tool: ToolDefinition, value: unknown): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
   const result = validateFor(tool, value);
   if (!result.ok) return { ok: false, error: result.error };
-  return isRecord(result.value) ? { ok: true, value: result.value } : { ok: false, error: 'Invalid arguments: the arguments must be a JSON object' };
+  return isRecord(result.value) ? { ok: true, value: result.value } : { ok: false, error: NOT_AN_OBJECT };
+}
+
+/** A call that never runs; its payload is built here and nowhere else. */
+function invalidCall(base: Omit<PreparedBase, 'argumentsJson'>, error: string, received: unknown): InvalidCall {
+  return { ...base, argumentsJson: JSON.stringify(received), disposition: 'invalid', reason: error, invalidPayload: buildInvalidPayload(base.requestedName, error, received) };
 }
 
 /**
@@ -143,7 +144,6 @@ function checkArguments(tool: ToolDefinition, value: unknown, validateSchema: bo
  */
 export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: PrepareDeps): Promise<{ calls: PreparedCall[]; audit: PipelineAudit }> {
   const { registry, config, llm, signal, stepId, logger } = deps;
-  const maxBytes = deps.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
   const validateSchema = config['cortex.repair.validateSchema'];
   const audit: PipelineAudit = { resolutions: [] };
 
@@ -153,7 +153,7 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
     const callAudit: Record<string, unknown> = { nameResolution: resolved.resolution };
     if (resolved.via !== undefined) callAudit.resolvedVia = resolved.via;
     if (resolved.hidden) callAudit.hiddenTool = true;
-    return { call, requestedName: call.name, name: resolved.name, resolution: resolved.resolution, hidden: resolved.hidden ?? false, parsed: parseCall(call, maxBytes), audit: callAudit };
+    return { call, requestedName: call.name, name: resolved.name, resolution: resolved.resolution, hidden: resolved.hidden ?? false, parsed: call.decoded, validated: false, audit: callAudit };
   });
 
   // 2. Name repair for names that resolve to no visible tool.
@@ -186,7 +186,8 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
     }
   }
 
-  // 3. Argument parsing (done above) and validation, for calls to a visible tool.
+  // 3. Validation of the decoded arguments, for calls to a visible tool. With validateSchema off
+  //    they only have to be an object here; the schema is checked once, right before the tool runs.
   for (const w of work) {
     if (w.parsed.ok && w.parsed.doubleEncoded) w.audit.doubleEncoded = true;
     if (!w.parsed.ok) {
@@ -196,9 +197,14 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
     }
     const tool = registry.get(w.name);
     if (!tool) continue;
-    const checked = checkArguments(tool, w.parsed.value, validateSchema);
-    if (checked.ok) w.args = checked.value;
-    else w.validationError = w.audit.validationError = checked.error;
+    const value = w.parsed.value;
+    const checked = validateSchema ? checkArguments(tool, value) : isRecord(value) ? { ok: true as const, value } : { ok: false as const, error: NOT_AN_OBJECT };
+    if (checked.ok) {
+      w.args = checked.value;
+      w.validated = validateSchema;
+    } else {
+      w.validationError = w.audit.validationError = checked.error;
+    }
   }
 
   // 4. Argument repair: parse errors (not truncation) and schema-invalid calls to visible tools.
@@ -224,7 +230,7 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
       validate: (id, value) => {
         const tool = registry.get(byId.get(id)?.name ?? '');
         // Repaired arguments are always checked against the schema, whatever validateSchema says.
-        return tool ? checkArguments(tool, value, true) : { ok: false, error: 'unknown tool' };
+        return tool ? checkArguments(tool, value) : { ok: false, error: 'unknown tool' };
       },
     });
     audit.argumentRepair = repairAudit;
@@ -233,6 +239,7 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
       if (args === undefined) continue;
       w.audit.argumentRepair = { repaired: true, before: w.parsed.ok ? { validationError: w.validationError } : { parseError: w.parsed.error } };
       w.args = args;
+      w.validated = true;
       w.parsed = { ok: true, value: args, doubleEncoded: false };
       w.validationError = undefined;
     }
@@ -247,37 +254,31 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
   const prepared = work.map((w): PreparedCall => {
     const tool = registry.get(w.name);
     if (tool?.mcp) w.audit.mcp = { server: tool.mcp.server, tool: tool.mcp.tool, ...(tool.mcp.annotations ? { annotations: tool.mcp.annotations } : {}) };
-    const base = { call: w.call, requestedName: w.requestedName, name: w.name, nameResolution: w.resolution, audit: w.audit, ...(tool ? { tool } : {}) };
+    const base = { call: w.call, requestedName: w.requestedName, name: w.name, nameResolution: w.resolution, audit: w.audit };
     if (!w.parsed.ok) {
       const remedy = w.parsed.error === 'truncated' ? '; the output was cut off, so redo this in a smaller step' : '';
       if (w.parsed.error === 'truncated') (audit.truncated ??= []).push({ tool_call_id: w.call.id, name: w.name });
       return { ...base, argumentsJson: w.call.rawArguments, disposition: 'unparseable', parseError: w.parsed.error, reason: `${w.parsed.error}: ${w.parsed.message}${remedy}` };
     }
     const received = w.parsed.value;
-    if (!tool) {
-      const error = unknownToolError(w, registry);
-      return { ...base, argumentsJson: JSON.stringify(received), disposition: 'invalid', invalidPayload: buildInvalidPayload(w.requestedName, error, received), reason: error };
-    }
-    if (w.validationError !== undefined || w.args === undefined) {
-      const error = w.validationError ?? 'Invalid arguments';
-      return { ...base, argumentsJson: JSON.stringify(received), disposition: 'invalid', invalidPayload: buildInvalidPayload(w.requestedName, error, received), reason: error };
-    }
-    return { ...base, args: w.args, argumentsJson: JSON.stringify(w.args), disposition: 'run' };
+    if (!tool) return invalidCall(base, unknownToolError(w, registry), received);
+    if (w.validationError !== undefined || w.args === undefined) return invalidCall(base, w.validationError ?? 'Invalid arguments', received);
+    return { ...base, tool, args: w.args, validated: w.validated, argumentsJson: JSON.stringify(w.args), disposition: 'run' };
   });
   return { calls: prepared, audit };
 }
 
 /**
  * Runs one prepared call. 'invalid' calls are not run: their payload comes back as a failed
- * result. The tool's schema is enforced here too (so validateSchema=false still never hands a
- * tool arguments it cannot take). Throws for 'unparseable' calls, which must never run.
+ * result. Arguments not validated yet (validateSchema off) are checked against the tool's schema
+ * here, so a tool is never handed arguments it cannot take. Throws for 'unparseable' calls, which
+ * must never run.
  */
 export async function executePreparedCall(prepared: PreparedCall, context: ToolContext, maxOutputBytes: number): Promise<ToolRunResult> {
   if (prepared.disposition === 'unparseable') throw new Error(`Tool call ${prepared.call.id} is unparseable (${prepared.parseError}) and must not run`);
-  if (prepared.disposition === 'invalid' || !prepared.tool) {
-    return { ok: false, output: prepared.invalidPayload ?? buildInvalidPayload(prepared.requestedName, prepared.reason ?? 'The call cannot run', prepared.args ?? {}), durationMs: 0 };
-  }
-  const checked = validateFor(prepared.tool, prepared.args ?? {});
-  if (!checked.ok) return { ok: false, output: buildInvalidPayload(prepared.requestedName, checked.error, prepared.args ?? {}), durationMs: 0 };
+  if (prepared.disposition === 'invalid') return { ok: false, output: prepared.invalidPayload, durationMs: 0 };
+  if (prepared.validated) return executeTool(prepared.tool, prepared.args, context, maxOutputBytes);
+  const checked = checkArguments(prepared.tool, prepared.args);
+  if (!checked.ok) return { ok: false, output: buildInvalidPayload(prepared.requestedName, checked.error, prepared.args), durationMs: 0 };
   return executeTool(prepared.tool, checked.value, context, maxOutputBytes);
 }

@@ -33,7 +33,7 @@ describe('tokens and cost (docs/design.md §20)', () => {
   });
 
   it('counts with the tokenizer, marked estimated, when the endpoint reported nothing', () => {
-    const reply = response({ toolCalls: [{ id: 'c', providerId: true, index: 0, name: 'read_file', rawArguments: '{"path":"a.ts"}', isComplete: true, finishReason: 'tool_calls' }] });
+    const reply = response({ toolCalls: [{ id: 'c', providerId: true, index: 0, name: 'read_file', rawArguments: '{"path":"a.ts"}', decoded: { ok: true, value: { path: 'a.ts' }, doubleEncoded: false }, isComplete: true, finishReason: 'tool_calls' }] });
     const usage = requestUsage(reply, 1234, pricing);
     assert.equal(usage.estimated, true);
     assert.equal(usage.promptTokens, 1234);
