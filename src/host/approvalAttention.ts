@@ -38,7 +38,6 @@ export function approvalStatusText(count: number): string {
 
 interface WatchedRun {
   approvals: RunApprovals;
-  pendingCount: number;
   /** Request ids already considered for a notification (shown or not). */
   seen: Set<string>;
 }
@@ -61,7 +60,7 @@ export class ApprovalAttention {
   /** Follows one run's queue until the returned function is called (when the run ends). */
   watch(runId: string, approvals: RunApprovals): () => void {
     if (this.runs.has(runId)) throw new Error(`approvals of run ${runId} are already watched`);
-    const run: WatchedRun = { approvals, pendingCount: 0, seen: new Set() };
+    const run: WatchedRun = { approvals, seen: new Set() };
     this.runs.set(runId, run);
     const unsubscribe = approvals.onDidChange(() => this.refresh(runId, run));
     this.refresh(runId, run);
@@ -72,16 +71,8 @@ export class ApprovalAttention {
     };
   }
 
-  /** Waiting approvals over all watched runs. */
-  waitingCount(): number {
-    let total = 0;
-    for (const run of this.runs.values()) total += run.pendingCount;
-    return total;
-  }
-
   private refresh(runId: string, run: WatchedRun): void {
     const pending = run.approvals.pending();
-    run.pendingCount = pending.length;
     const ids = new Set(pending.map((request) => request.requestId));
     for (const id of run.seen) if (!ids.has(id)) run.seen.delete(id);
     for (const request of pending) {
@@ -111,9 +102,11 @@ export class ApprovalAttention {
     );
   }
 
+  /** Counts from each run's plan state: what waits is never kept here. */
   private updateStatus(): void {
-    const count = this.waitingCount();
-    const first = [...this.runs.entries()].find(([, run]) => run.pendingCount > 0)?.[0];
+    const counts = [...this.runs.entries()].map(([runId, run]) => ({ runId, count: run.approvals.pending().length }));
+    const count = counts.reduce((total, run) => total + run.count, 0);
+    const first = counts.find((run) => run.count > 0)?.runId;
     if (count === 0 || first === undefined) {
       this.status.hide();
       return;

@@ -4,7 +4,7 @@ import type { ApprovalChoice, ApprovalStatusView } from './approvalAttention';
 
 // The VS Code side of ApprovalAttention: the notification with Approve/Deny and the status bar
 // entry. Notification answers go through the same broker as the panel's buttons (brokerApprovals),
-// so whichever comes first wins and the other is refused as stale.
+// so whichever comes first wins and the other is refused as already answered (and recorded).
 
 const SUMMARY_MAX = 160;
 
