@@ -1,11 +1,18 @@
 import type { ChatMessage } from '../llm/llmTypes';
-import { decideToolPolicy, type PolicyVerdict } from '../policy/toolPolicy';
+import { updateToolResultEvent } from '../plan/planOperations';
 import type { ApprovalOutcome } from '../policy/approvalBroker';
-import { callProtection } from '../policy/callProtection';
+import { callProtection, type CallProtection } from '../policy/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
-import { executePreparedCall, type InvalidCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
+import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
 import type { GuardedToolContext } from '../tools/workspace/fileGuard';
+import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
+
+// Runs the calls of one model response (docs/design.md §10) in named stages:
+//   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
+//   up front → execute: in index order, read-only calls together in parallel mode, each approval
+//   awaited first → close: duplicates quote their original, the batch audit, one tool message per
+//   replayed call.
 
 /** What happened to one call of a batch; `content` is the tool message sent back to the model. */
 interface CallResult {
@@ -24,158 +31,141 @@ export interface BatchOutcome {
   gateDenied?: { callId: string; feedback?: string };
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
+type ConfirmEntry = Extract<BatchEntry, { disposition: 'confirm' }>;
+type RunEntry = Extract<BatchEntry, { disposition: 'run' | 'confirm' }>;
+
+/** One batch's shared state: the results recorded so far and the approvals asked for. */
+interface Batch {
+  context: RunContext;
+  stepId: string;
+  protection: CallProtection;
+  results: Map<string, CallResult>;
+  approvals: Map<string, Promise<ApprovalOutcome>>;
+  gateDenied?: BatchOutcome['gateDenied'];
 }
 
-/** Identity of a call for de-duplication within a batch (docs/design.md §10): name + canonical args. */
-export function dedupeKey(call: RunnableCall): string {
-  return `${call.name}\u0000${canonicalJson(call.args)}`;
-}
-
-/**
- * Runs the calls of one model response: invalid fallbacks, de-duplication, policy, approvals and
- * execution (sequential by index, or read-only tools concurrently), recording every step as events.
- */
-export async function runToolBatch(context: RunContext, stepId: string, calls: PreparedCall[]): Promise<BatchOutcome> {
-  const { log, config } = context;
-  const results = new Map<string, CallResult>();
-  const replayed = calls.filter((c): c is RunnableCall | InvalidCall => c.disposition !== 'unparseable');
-  const firstByKey = new Map<string, RunnableCall>();
-  const duplicates = new Map<string, RunnableCall>();
-  const verdicts = new Map<string, PolicyVerdict>();
-  const approvals = new Map<string, Promise<ApprovalOutcome>>();
-  const protection = callProtection(context.workspaceRoot, config['cortex.policy.protectedPaths']);
-
-  const complete = (call: PreparedCall, result: CallResult, durationMs?: number) => {
-    results.set(call.call.id, result);
-    log.append({
-      type: 'tool_call_completed',
-      stepId,
-      callId: call.call.id,
+/** Records a call's result, as an event and for the batch. */
+function record(batch: Batch, call: PreparedCall, result: CallResult, durationMs?: number): void {
+  const { log } = batch.context;
+  batch.results.set(call.call.id, result);
+  log.append(
+    updateToolResultEvent(log.state, batch.stepId, call.call.id, {
       status: result.status,
       result: result.content,
       error: result.status === 'error' ? true : undefined,
       reason: result.reason,
       durationMs,
-    });
-  };
+    }),
+  );
+}
 
-  // The broker records the request (`tool_call_awaiting_approval`) and its answer (docs/design.md §13).
-  const requestApproval = (call: PreparedCall, verdict: PolicyVerdict) => {
-    const { outcome } = context.approvals.request(
-      {
-        stepId,
-        callId: call.call.id,
-        toolName: call.name,
-        argumentsJson: call.argumentsJson,
-        required: verdict.required,
-        denyEffect: verdict.denyEffect,
-        reason: verdict.reason,
-      },
-      context.signal,
-    );
-    approvals.set(call.call.id, outcome);
-  };
+/** Asks for an approval; the broker records the request and its answer (docs/design.md §13). */
+function requestApproval(batch: Batch, entry: ConfirmEntry): void {
+  const { call, verdict } = entry;
+  const { outcome } = batch.context.approvals.request(
+    {
+      stepId: batch.stepId,
+      callId: call.call.id,
+      toolName: call.name,
+      argumentsJson: call.argumentsJson,
+      required: verdict.required,
+      denyEffect: verdict.denyEffect,
+      reason: verdict.reason,
+    },
+    batch.context.signal,
+  );
+  batch.approvals.set(call.call.id, outcome);
+}
 
-  // 1. Cheap, ordered decisions: invalid payloads, duplicates, policy; approvals are all asked at once.
-  for (const call of replayed) {
-    if (call.disposition === 'invalid') {
-      complete(call, { status: 'error', content: call.invalidPayload, executed: false, reason: 'invalid_arguments' });
-      continue;
-    }
-    const key = dedupeKey(call);
-    const first = firstByKey.get(key);
-    if (first) {
-      duplicates.set(call.call.id, first);
-      continue;
-    }
-    firstByKey.set(key, call);
-    const protectedAccess = await protection.find(call.tool, call.args);
-    const verdict = decideToolPolicy({ toolName: call.name, tool: call.tool, args: call.args, config, trusted: context.trusted, protectedAccess });
-    verdicts.set(call.call.id, verdict);
-    if (verdict.decision === 'deny') {
-      complete(call, { status: 'error', content: policyDeniedMessage(call.name, verdict.reason), executed: false, reason: 'policy_denied' });
-    } else if (verdict.decision === 'confirm') {
-      requestApproval(call, verdict);
-    }
+/** Stage 2: what is known before anything runs is recorded; every approval of the batch is asked for. */
+function open(batch: Batch, entries: readonly BatchEntry[]): void {
+  for (const entry of entries) {
+    if (entry.disposition === 'invalid') record(batch, entry.call, { status: 'error', content: entry.call.invalidPayload, executed: false, reason: 'invalid_arguments' });
+    else if (entry.disposition === 'rejected') record(batch, entry.call, { status: 'error', content: policyDeniedMessage(entry.call.name, entry.verdict.reason), executed: false, reason: 'policy_denied' });
+    else if (entry.disposition === 'confirm') requestApproval(batch, entry);
   }
+}
 
-  let gateDenied: BatchOutcome['gateDenied'];
-  const runOne = async (call: RunnableCall): Promise<void> => {
-    if (results.has(call.call.id) || duplicates.has(call.call.id)) return;
-    let approved = approvals.get(call.call.id);
-    while (approved) {
-      const outcome = await approved;
-      approved = undefined;
-      if (outcome.decision === 'cancelled') return; // stays awaiting/pending: it never ran
-      if (outcome.decision === 'deny') {
-        const verdict = verdicts.get(call.call.id)!;
-        complete(call, { status: 'rejected', content: userDeniedMessage(call.name, outcome.feedback), executed: false, reason: 'approval_denied' });
-        if (verdict.required && verdict.denyEffect === 'block') {
-          if (!context.holdDeniedGates) {
-            gateDenied = { callId: call.call.id, feedback: outcome.feedback };
-            return;
-          }
-          log.append({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'approval_denied' });
-          await context.waitForRetry(stepId);
-          log.append({ type: 'step_status_changed', stepId, status: 'in_progress', reason: 'approval_retried' });
-          results.delete(call.call.id);
-          requestApproval(call, verdict);
-          approved = approvals.get(call.call.id);
-        }
-        continue;
-      }
+/**
+ * The approval step of a call that needs one (docs/design.md §13): waits for the answer asked for
+ * in `open`. A denial is recorded as `rejected`; a denied required gate either ends the step
+ * (`gateDenied`) or, when the host holds denied gates, blocks the step until Retry asks again.
+ * True when the call may run; a cancelled request leaves the call as it is (it never ran).
+ */
+async function awaitApproval(batch: Batch, entry: ConfirmEntry): Promise<boolean> {
+  const { context, stepId } = batch;
+  const { call, verdict } = entry;
+  for (;;) {
+    const outcome = await batch.approvals.get(call.call.id)!;
+    if (outcome.decision === 'cancelled') return false;
+    if (outcome.decision === 'approve') return true;
+    record(batch, call, { status: 'rejected', content: userDeniedMessage(call.name, outcome.feedback), executed: false, reason: 'approval_denied' });
+    if (!verdict.required || verdict.denyEffect !== 'block') return false;
+    if (!context.holdDeniedGates) {
+      batch.gateDenied = { callId: call.call.id, feedback: outcome.feedback };
+      return false;
     }
-    if (results.has(call.call.id)) return;
-    const toolContext: GuardedToolContext = {
-      workspaceRoot: context.workspaceRoot,
-      signal: context.signal,
-      maxReadFileBytes: config['cortex.limits.maxReadFileBytes'],
-      timeoutMs: config['cortex.execution.toolTimeoutSeconds'] * 1000,
-      // The tools check the files again right before touching them: only what was approved passes.
-      fileGuard: protection.guard(verdicts.get(call.call.id)?.protectedAccess),
-      // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md §21).
-      reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
-    };
-    const outcome = await executePreparedCall(call, toolContext, config['cortex.limits.maxToolOutputBytes']);
-    if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
-    complete(call, outcome.ok ? { status: 'success', content: outcome.output, executed: true } : { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'tool_failed' }, outcome.durationMs);
-  };
+    context.log.append({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'approval_denied' });
+    await context.waitForRetry(stepId);
+    context.log.append({ type: 'step_status_changed', stepId, status: 'in_progress', reason: 'approval_retried' });
+    batch.results.delete(call.call.id);
+    requestApproval(batch, entry);
+  }
+}
 
-  // 2. Execution: in index order; in parallel mode consecutive read-only calls run together.
-  const runnable = replayed.filter((c): c is RunnableCall => c.disposition === 'run' && !results.has(c.call.id) && !duplicates.has(c.call.id));
-  const parallel = config['cortex.execution.toolExecution'] === 'parallel';
-  const limit = config['cortex.execution.maxToolConcurrency'];
-  const batchStarted = Date.now();
+/** Runs one call that passed the policy (after its approval, when it needs one) and records the result. */
+async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
+  if (entry.disposition === 'confirm' && !(await awaitApproval(batch, entry))) return;
+  const { context, stepId } = batch;
+  const { config, log } = context;
+  const call: RunnableCall = entry.call;
+  const toolContext: GuardedToolContext = {
+    workspaceRoot: context.workspaceRoot,
+    signal: context.signal,
+    maxReadFileBytes: config['cortex.limits.maxReadFileBytes'],
+    timeoutMs: config['cortex.execution.toolTimeoutSeconds'] * 1000,
+    // The tools check the files again right before touching them: only what was approved passes.
+    fileGuard: batch.protection.guard(entry.verdict.protectedAccess),
+    // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md §21).
+    reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
+  };
+  const outcome = await executePreparedCall(call, toolContext, config['cortex.limits.maxToolOutputBytes']);
+  if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
+  record(batch, call, outcome.ok ? { status: 'success', content: outcome.output, executed: true } : { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'tool_failed' }, outcome.durationMs);
+}
+
+/** Stage 3: the calls that passed the policy, in index order; in parallel mode consecutive read-only calls run together. */
+async function execute(batch: Batch, entries: readonly BatchEntry[]): Promise<void> {
+  const { context } = batch;
+  const runnable = entries.filter((e): e is RunEntry => e.disposition === 'run' || e.disposition === 'confirm');
+  const parallel = context.config['cortex.execution.toolExecution'] === 'parallel';
+  const limit = context.config['cortex.execution.maxToolConcurrency'];
   for (let i = 0; i < runnable.length; ) {
     if (context.signal.aborted) break;
-    if (parallel && runnable[i].tool.readOnly) {
-      const group: RunnableCall[] = [];
-      while (i < runnable.length && runnable[i].tool.readOnly) group.push(runnable[i++]);
-      for (let g = 0; g < group.length; g += limit) await Promise.all(group.slice(g, g + limit).map(runOne));
+    if (parallel && runnable[i].call.tool.readOnly) {
+      const group: RunEntry[] = [];
+      while (i < runnable.length && runnable[i].call.tool.readOnly) group.push(runnable[i++]);
+      for (let g = 0; g < group.length; g += limit) await Promise.all(group.slice(g, g + limit).map((entry) => runCall(batch, entry)));
     } else {
-      await runOne(runnable[i++]);
+      await runCall(batch, runnable[i++]);
     }
   }
+}
 
-  // 3. Duplicates get their own message quoting the original's result.
-  for (const [dupId, original] of duplicates) {
-    const first = results.get(original.call.id);
-    const dup = replayed.find((c) => c.call.id === dupId)!;
+/** Stage 4: duplicates quote their original's result; the batch audit; one tool message per replayed call. */
+function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly PreparedCall[], startedAt: number): BatchOutcome {
+  const { context, stepId, results } = batch;
+  const { log, config } = context;
+  for (const entry of entries) {
+    if (entry.disposition !== 'duplicate') continue;
+    const first = results.get(entry.original.call.id);
     if (!first) continue;
-    complete(dup, { status: first.status, content: `Duplicate of call ${original.call.id} (same tool and arguments); it ran once. Its result:\n${first.content}`, executed: false, reason: 'duplicate' });
+    record(batch, entry.call, { status: first.status, content: `Duplicate of call ${entry.original.call.id} (same tool and arguments); it ran once. Its result:\n${first.content}`, executed: false, reason: 'duplicate' });
   }
 
-  const executedResults = replayed.map((c) => results.get(c.call.id)).filter((r) => r?.executed);
-  const completedEvents = log.state.steps.get(stepId)?.toolCalls.filter((tc) => replayed.some((c) => c.call.id === tc.id) && tc.durationMs !== undefined) ?? [];
+  const replayedIds = new Set(entries.map((e) => e.call.call.id));
+  const executedResults = entries.map((e) => results.get(e.call.call.id)).filter((r) => r?.executed);
+  const completedEvents = log.state.steps.get(stepId)?.toolCalls.filter((tc) => replayedIds.has(tc.id) && tc.durationMs !== undefined) ?? [];
   log.append({
     type: 'step_audit',
     stepId,
@@ -183,25 +173,30 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     data: {
       toolCalls: calls.length,
       executed: executedResults.length,
-      totalMs: Date.now() - batchStarted,
+      totalMs: Date.now() - startedAt,
       maxCallMs: completedEvents.reduce((max, tc) => Math.max(max, tc.durationMs ?? 0), 0),
       perCallMs: Object.fromEntries(completedEvents.map((tc) => [tc.id, tc.durationMs ?? 0])),
-      mode: parallel ? 'parallel' : 'sequential',
+      mode: config['cortex.execution.toolExecution'] === 'parallel' ? 'parallel' : 'sequential',
     },
   });
 
-  const toolMessages: ChatMessage[] = [];
-  for (const call of replayed) {
-    const result = results.get(call.call.id);
-    // A call without a result (cancelled) still needs an answer if the conversation continued;
-    // it does not continue after a cancel, so an empty slot only happens on abort.
-    toolMessages.push({ role: 'tool', tool_call_id: call.call.id, content: result?.content ?? 'Error: the call did not run (cancelled).' });
-  }
+  // A call without a result (cancelled) still needs an answer if the conversation continued;
+  // it does not continue after a cancel, so an empty slot only happens on abort.
+  const toolMessages: ChatMessage[] = entries.map((e) => ({ role: 'tool', tool_call_id: e.call.call.id, content: results.get(e.call.call.id)?.content ?? 'Error: the call did not run (cancelled).' }));
   const executed = [...results.values()].filter((r) => r.executed);
-  return {
-    toolMessages,
-    executedCount: executed.length,
-    failedExecutions: executed.filter((r) => r.status === 'error').length,
-    gateDenied,
-  };
+  return { toolMessages, executedCount: executed.length, failedExecutions: executed.filter((r) => r.status === 'error').length, gateDenied: batch.gateDenied };
+}
+
+/**
+ * Runs the calls of one model response: invalid payloads, de-duplication, policy, approvals and
+ * execution (sequential by index, or read-only tools concurrently), recording everything as events.
+ */
+export async function runToolBatch(context: RunContext, stepId: string, calls: PreparedCall[]): Promise<BatchOutcome> {
+  const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths']);
+  const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
+  const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
+  open(batch, entries);
+  const startedAt = Date.now();
+  await execute(batch, entries);
+  return close(batch, entries, calls, startedAt);
 }

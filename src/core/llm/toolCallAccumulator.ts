@@ -1,3 +1,4 @@
+import { canonicalJson } from '../text/canonicalJson';
 import { decodeArgumentText, summarizeDecoding } from './argumentDecoding';
 import { hasNonWhitespace, newArgumentScan, scanArgumentText, type ArgumentScan } from './argumentScanner';
 import { isUsableToolName } from './isUsableToolName';
@@ -435,14 +436,4 @@ function describe(call: CallState): string {
 
 function preview(text: string): string {
   return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
-}
-
-/** JSON with object keys sorted, to compare two values for equality. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (!isRecord(v)) return v;
-    const sorted: JsonRecord = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = v[k];
-    return sorted;
-  });
 }
