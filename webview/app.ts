@@ -193,7 +193,6 @@ export class PanelApp {
         const found = findStep(state, id);
         if (found) this.graph.updateNode(stepView(state, found.step, found.replaced, ctx));
       }
-      this.graph.flushEdges();
     }
     if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
     if (changes.reset || changes.run) this.result.update(state);

@@ -104,11 +104,6 @@ export class GraphView {
     if (view.status !== before) this.edges.setTargetStatus(view.id, view.status);
   }
 
-  /** Draws what `updateNode` calls changed in the edge layer (call once after a batch of updates). */
-  flushEdges(): void {
-    this.edges.flush();
-  }
-
   /** Shows or hides the nodes' detail parts (the viewport turns them off while zoomed out). */
   setDetail(on: boolean): void {
     if (on === this.detailed) return;
