@@ -1,3 +1,7 @@
+import { clipParts, oneLine } from '../src/core/text/clip';
+
+export { oneLine };
+
 // Pure text formatting for the panel. Everything here returns plain strings that the DOM code puts
 // into textContent, never HTML.
 
@@ -39,17 +43,8 @@ export interface Truncated {
 
 /** Cuts `text` to at most `max` characters (code points are not split), saying how much was left out. */
 export function truncate(text: string, max: number): Truncated {
-  if (text.length <= max) return { text, truncated: false, omitted: 0 };
-  let end = Math.max(0, max);
-  // Do not split a surrogate pair.
-  const code = text.charCodeAt(end - 1);
-  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end--;
-  return { text: `${text.slice(0, end)}…`, truncated: true, omitted: text.length - end };
-}
-
-/** A single-line preview: whitespace collapsed, cut to `max` characters. */
-export function oneLine(text: string, max: number): string {
-  return truncate(text.replace(/\s+/g, ' ').trim(), max).text;
+  const { head, omitted } = clipParts(text, max);
+  return omitted === 0 ? { text, truncated: false, omitted } : { text: `${head}…`, truncated: true, omitted };
 }
 
 /** 850 ms, 1.2 s, 2 m 05 s, 1 h 02 m. */

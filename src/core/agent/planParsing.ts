@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ChatMessage } from '../llm/llmTypes';
 import { extractJsonObjects } from '../llm/replyJson';
 import { normalizeRelativeDependencies, type RelativeDependencyProblem } from '../plan/planGraph';
+import { oneLine } from '../text/clip';
 
 // The planner's reply is one JSON object in the message content (docs/design.md §3), read by the
 // one reply reader (llm/replyJson.ts: fences, prose and reasoning blocks are tolerated), but the plan itself is checked strictly (shape, dangling indexes, self-dependencies,
@@ -32,7 +33,7 @@ export const RelativeDependenciesSchema = z.preprocess(
   (value) => (value === null || value === undefined ? {} : value),
   z.record(
     z.string(),
-    z.preprocess((v) => (v === null ? [] : Array.isArray(v) ? v : [v]), z.array(StepIndexSchema)),
+    z.preprocess((v): unknown[] => (v === null ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(StepIndexSchema)),
     'dependencies must be an object like {"1": [0]}',
   ),
 );
@@ -63,8 +64,7 @@ function describeIssues(error: z.ZodError): string {
 }
 
 function preview(content: string): string {
-  const flat = content.replace(/\s+/g, ' ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+  return oneLine(content, 120);
 }
 
 /**
@@ -77,7 +77,7 @@ export function parseJsonReply<S extends z.ZodType>(content: string, schema: S, 
     throw new PlanReplyError('not_json', content.trim() ? `the reply has no JSON object (it starts: "${preview(content)}")` : 'the reply is empty');
   }
   const results = candidates.map((candidate) => schema.safeParse(candidate));
-  const valid = results.filter((r) => r.success).map((r) => r.data as z.infer<S>);
+  const valid = results.filter((r) => r.success).map((r) => r.data);
   if (valid.length === 0) {
     const first = results[0];
     throw new PlanReplyError('shape', `the JSON is not a valid ${what}: ${first.success ? 'unknown problem' : describeIssues(first.error)}`);

@@ -1,5 +1,6 @@
 import type { PlanState, StepState } from '../plan/planTypes';
 import { clipToTokens } from './tokenCounter';
+import { isRecord } from '../text/isRecord';
 
 // The replanner's record of earlier steps (docs/design.md §15) is clipped by tokens, not
 // characters (docs/design.md §19): each call's result and the step's output to `result` tokens,
@@ -25,7 +26,7 @@ function clipArguments(json: string, maxTokens: number): string {
   } catch {
     return clipToTokens(json, maxTokens);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return clipToTokens(json, maxTokens);
+  if (!isRecord(parsed)) return clipToTokens(json, maxTokens);
   const clipped: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(parsed)) {
     if (typeof value === 'string') clipped[key] = clipToTokens(value, maxTokens);

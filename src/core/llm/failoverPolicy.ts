@@ -1,5 +1,6 @@
 import { EDITOR_LLM_HINTS, type LlmHints } from './llmHints';
 import type { LlmErrorKind } from './llmTypes';
+import { oneLine } from '../text/clip';
 
 // What to do when one attempt of an LLM request fails:
 // - fail over to the next of cortex.llm.fallbackModels only before any token streamed, and only on
@@ -109,7 +110,7 @@ function classifyNetwork(facts: FailureFacts, ctx: FailureContext, said: string)
     return decision('unreachable', false, `Cannot reach the LLM endpoint ${ctx.baseUrl} (${code}). Check ${setting('cortex.llm.baseUrl')} and that the server is running.`);
   }
   if (facts.phase === 'stream') {
-    return decision('stream_broken', true, `The connection to ${ctx.baseUrl} broke off in the middle of the model's response (${code ?? clip(facts.message)}).`);
+    return decision('stream_broken', true, `The connection to ${ctx.baseUrl} broke off in the middle of the model's response (${code ?? oneLine(facts.message, 300)}).`);
   }
   return decision('stream_broken', true, `The connection to ${ctx.baseUrl} failed (${code ?? 'no error code'})${said}.`);
 }
@@ -170,13 +171,8 @@ function decision(kind: LlmErrorKind, transient: boolean, message: string): Fail
 
 /** The endpoint's own words after a colon, without its final period (the sentence adds one). */
 function quoteEndpoint(message: string): string {
-  const words = clip(message.trim()).replace(/[\s.]+$/, '');
+  const words = oneLine(message, 300).replace(/[\s.]+$/, '');
   return words ? `: ${words}` : '';
-}
-
-function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ');
-  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine;
 }
 
 /**

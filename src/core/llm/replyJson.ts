@@ -1,3 +1,5 @@
+import { isRecord } from '../text/isRecord';
+
 // Reading JSON out of a model's text reply: the one reader behind the planner, the replanner and
 // the repair calls. Models asked for "JSON only" still wrap it in ```json fences, add a sentence
 // before or after it, or think aloud first: reasoning models served through OpenAI-compatible
@@ -11,10 +13,6 @@ const LEADING_UNOPENED_THINK = /^[\s\S]*?<\/(?:think|thinking|reasoning)>/i;
 export function stripReasoning(content: string): string {
   const withoutBlocks = content.replace(THINK_BLOCK, '');
   return /<\/(?:think|thinking|reasoning)>/i.test(withoutBlocks) ? withoutBlocks.replace(LEADING_UNOPENED_THINK, '') : withoutBlocks;
-}
-
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function tryParse(text: string): unknown {
@@ -48,18 +46,18 @@ function matchingBrace(text: string, start: number): number {
 export function extractJsonObjects(content: string): Array<Record<string, unknown>> {
   const text = stripReasoning(content).trim();
   const whole = tryParse(text);
-  if (isJsonObject(whole)) return [whole];
+  if (isRecord(whole)) return [whole];
   const fenced: Array<Record<string, unknown>> = [];
   for (const match of text.matchAll(/```[a-zA-Z]*[ \t]*\r?\n?([\s\S]*?)```/g)) {
     const value = tryParse(match[1].trim());
-    if (isJsonObject(value)) fenced.push(value);
+    if (isRecord(value)) fenced.push(value);
   }
   if (fenced.length > 0) return fenced;
   const found: Array<Record<string, unknown>> = [];
   for (let i = text.indexOf('{'); i !== -1; ) {
     const end = matchingBrace(text, i);
     const value = end === -1 ? undefined : tryParse(text.slice(i, end + 1));
-    if (isJsonObject(value)) {
+    if (isRecord(value)) {
       found.push(value);
       i = text.indexOf('{', end + 1);
     } else {

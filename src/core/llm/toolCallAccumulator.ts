@@ -1,9 +1,11 @@
 import { canonicalJson } from '../text/canonicalJson';
+import { clip } from '../text/clip';
 import { decodeArgumentText, summarizeDecoding } from './argumentDecoding';
 import { hasNonWhitespace, newArgumentScan, scanArgumentText, type ArgumentScan } from './argumentScanner';
 import { isUsableToolName } from './isUsableToolName';
 import type { AccumulatedToolCall } from './llmTypes';
 import { normalizeToolCallIndex, opaqueSortKey, type IndexKey } from './toolCallIndex';
+import { isRecord } from '../text/isRecord';
 
 // A pure accumulator over the raw chunks of an OpenAI-compatible chat completion, streamed or not.
 // Providers disagree on how they stream tool calls (see test/fixtures/providerShapes.ts); this one
@@ -419,10 +421,6 @@ class Accumulator implements ToolCallAccumulator {
   }
 }
 
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A provider id, unchanged; '' when absent ('' and null are read as absent). */
 function readId(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -435,5 +433,5 @@ function describe(call: CallState): string {
 }
 
 function preview(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  return JSON.stringify(clip(text, 120));
 }

@@ -1,4 +1,5 @@
 import { describeIssues, jsonTypeOf, type ValidationIssue, type ValidationResult } from '../tools/argumentValidator';
+import { isRecord } from '../text/isRecord';
 
 // Checks a tool call's arguments against an MCP tool's JSON Schema (its `inputSchema`, made strict
 // as the model saw it) and names every problem by field in the same words as the native tools'
@@ -11,10 +12,6 @@ type Json = unknown;
 type Schema = Record<string, Json>;
 
 const MAX_DEPTH = 64;
-
-function isRecord(value: Json): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function formatPath(path: ReadonlyArray<string | number>): string {
   let out = '';

@@ -1,6 +1,7 @@
 import { stripJsonComments } from './jsonc';
 import type { McpInput, McpServerEntry } from './mcpTypes';
 import { parseServerEntry } from './serverEntry';
+import { isRecord } from '../text/isRecord';
 
 // An MCP configuration file in either shape: VS Code's `.vscode/mcp.json` (`{"servers": {…},
 // "inputs": […]}`, JSONC) or the `{"mcpServers": {…}}` shape other agents use. Problems are
@@ -20,10 +21,6 @@ export class McpConfigFileError extends Error {
     super(message);
     this.name = 'McpConfigFileError';
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseInputs(raw: unknown, problems: string[]): McpInput[] {

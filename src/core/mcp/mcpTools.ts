@@ -7,6 +7,7 @@ import type { McpAnnotations, McpToolOrigin } from './mcpTypes';
 import { renderToolResult } from './resultText';
 import type { McpServerConnection } from './serverConnection';
 import { mcpToolName } from './toolNames';
+import { isRecord } from '../text/isRecord';
 
 // An MCP server's tools as registry tools (docs/design.md §21): named `<server>_<tool>`, their
 // `inputSchema` made strict like the native schemas and used both for the model and for the
@@ -28,7 +29,7 @@ function annotationsOf(tool: Tool): McpAnnotations | undefined {
 
 /** The input schema as the model sees it: an object schema, `$schema` removed, strict. */
 export function modelParameters(inputSchema: unknown): Record<string, unknown> {
-  const source = typeof inputSchema === 'object' && inputSchema !== null && !Array.isArray(inputSchema) ? (inputSchema as Record<string, unknown>) : {};
+  const source = isRecord(inputSchema) ? inputSchema : {};
   const { $schema: _ignored, ...schema } = source;
   return toStrictSchema({ ...schema, type: 'object' });
 }

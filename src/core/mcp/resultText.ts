@@ -1,4 +1,5 @@
 import { capOutput } from '../tools/outputCap';
+import { isRecord } from '../text/isRecord';
 
 // What the model sees of an MCP tool result (docs/design.md §21): text content as is; images,
 // audio and embedded resources as short markers (the model gets no binary data); structured
@@ -16,10 +17,6 @@ export interface RenderedResult {
 }
 
 type Block = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A field that should be text, as text (anything else as the fallback). */
 function textOf(value: unknown, fallback: string): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { McpServerEntry } from './mcpTypes';
+import { isRecord } from '../text/isRecord';
 
 // Reads one server definition in any of the shapes in use: VS Code's `.vscode/mcp.json`
 // (`{"type": "stdio", "command", "args", "env", "envFile", "cwd"}` or `{"type": "http" | "sse",
@@ -13,10 +14,6 @@ export type EntryResult = { ok: true; entry: McpServerEntry; disabled: boolean }
 const STDIO_KEYS = new Set(['type', 'command', 'args', 'env', 'envFile', 'cwd', 'disabled']);
 const HTTP_KEYS = new Set(['type', 'url', 'headers', 'disabled']);
 const HTTP_TYPES: Record<string, 'http' | 'sse'> = { http: 'http', 'streamable-http': 'http', streamableHttp: 'http', sse: 'sse' };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** String values of a map; numbers and booleans are written as text, as a shell would see them. */
 function stringMap(value: unknown, field: string, problems: string[]): Record<string, string> {

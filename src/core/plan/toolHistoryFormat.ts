@@ -1,4 +1,6 @@
 import type { PlanState, StepState, ToolCallRecord } from './planTypes';
+import { clip } from '../text/clip';
+import { isRecord } from '../text/isRecord';
 
 // The tool history the replanner reads (docs/design.md §15): what each step really did (every call, its
 // arguments and its result), not a model-written summary. Long values are cut with a visible
@@ -24,8 +26,7 @@ const DEFAULT_RESULT_CHARS = 1500;
 
 /** Cuts `text` to `max` characters and says how much was left out. */
 export function truncateText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}…[truncated ${text.length - max} chars]`;
+  return clip(text, max, { marker: (omitted) => `…[truncated ${omitted} chars]` });
 }
 
 function formatValue(value: unknown, max: number): string {
@@ -41,8 +42,8 @@ export function formatCallSignature(call: Pick<ToolCallRecord, 'name' | 'argumen
   } catch {
     parsed = undefined;
   }
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const args = Object.entries(parsed as Record<string, unknown>).map(([key, value]) => `${key}=${formatValue(value, maxValueChars)}`);
+  if (isRecord(parsed)) {
+    const args = Object.entries(parsed).map(([key, value]) => `${key}=${formatValue(value, maxValueChars)}`);
     return `${call.name}(${args.join(', ')})`;
   }
   const raw = call.arguments || call.rawArguments;

@@ -1,3 +1,5 @@
+import { clip } from '../text/clip';
+
 // The tool message a call gets when it cannot run as sent (docs/design.md §9): a JSON object naming
 // the tool as requested, what is wrong, and the arguments as received, so the model can see its
 // own mistake and retry with fixed arguments. `tool` is present even when the call had no name.
@@ -13,7 +15,7 @@ export interface InvalidPayload {
 
 function shorten(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
-    return value.length > MAX_ECHOED_STRING ? `${value.slice(0, MAX_ECHOED_STRING)}… [${value.length - MAX_ECHOED_STRING} more characters not shown]` : value;
+    return clip(value, MAX_ECHOED_STRING, { marker: (omitted) => `… [${omitted} more characters not shown]` });
   }
   if (depth > 20 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => shorten(item, depth + 1));

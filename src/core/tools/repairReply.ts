@@ -1,6 +1,7 @@
 // Reading the JSON a repair call replies with, through the one reply reader (llm/replyJson.ts):
 // fences, prose and reasoning blocks are tolerated, anything else is a failed reply.
 import { extractJsonObjects } from '../llm/replyJson';
+import { clip } from '../text/clip';
 
 /** The `repairs` array of a repair reply, or an error saying why the reply is unusable. */
 export function readRepairsArray(content: string): { ok: true; repairs: unknown[] } | { ok: false; error: string } {
@@ -13,5 +14,5 @@ export function readRepairsArray(content: string): { ok: true; repairs: unknown[
 
 /** A short excerpt of text for a prompt, marked when cut. */
 export function excerpt(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}… [${text.length - maxChars} more characters]`;
+  return clip(text, maxChars, { marker: (omitted) => `… [${omitted} more characters]` });
 }

@@ -1,3 +1,5 @@
+import { isRecord } from '../text/isRecord';
+
 // A tool schema cut down to fit a repair prompt (docs/design.md §8: keep the essential fields and a
 // limited depth). Reductions are applied in order until the JSON fits `maxBytes`: long
 // descriptions go first, then nested detail, then optional properties. A reduced excerpt says so.
@@ -5,10 +7,6 @@
 type Schema = Record<string, unknown>;
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
-
-function isRecord(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A property schema reduced to its type information (type, enum, const, items' type). */
 function typeOnly(schema: unknown): Schema {

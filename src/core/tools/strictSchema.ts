@@ -1,3 +1,5 @@
+import { isRecord } from '../text/isRecord';
+
 // Conservative strict-ification of a tool's JSON Schema before it is sent to the model
 // (docs/design.md §7): every object schema that does not say otherwise gets
 // `additionalProperties: false`, which discourages argument drift. Nothing else changes (required
@@ -8,10 +10,6 @@ type Json = unknown;
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const;
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 const SUBSCHEMA_SINGLE = ['items', 'not', 'if', 'then', 'else', 'contains', 'additionalItems', 'propertyNames', 'unevaluatedItems'] as const;
-
-function isRecord(value: Json): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isObjectSchema(schema: Record<string, Json>): boolean {
   const type = schema.type;

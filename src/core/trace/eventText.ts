@@ -1,6 +1,7 @@
 import { endsTheRun } from '../llm/failoverPolicy';
 import type { RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
+import { clip } from '../text/clip';
 
 export type EventTextLevel = 'info' | 'warn' | 'debug';
 
@@ -72,5 +73,5 @@ function saidNowhereElse(event: Extract<RunEvent, { type: 'llm_request' }>): boo
 }
 
 function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return clip(text, max, { markerWithin: true });
 }
