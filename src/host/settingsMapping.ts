@@ -22,6 +22,9 @@ const security = new Set<string>(SECURITY_KEYS);
 /** Spending caps: a workspace may lower them, never raise or remove them (docs/design.md §20). */
 const CAP_KEYS = new Set<string>(['cortex.limits.maxRunTokens', 'cortex.limits.maxRunCost']);
 const PRICING_KEY = 'cortex.llm.pricing';
+/** The safety net of reverts: a workspace may turn it on or widen it, never switch it off or narrow it (docs/design.md §22). */
+const CHECKPOINTS_ENABLED_KEY = 'cortex.checkpoints.enabled';
+const CHECKPOINT_SIZE_KEY = 'cortex.checkpoints.maxFileBytes';
 
 /**
  * Picks each key's effective value (folder > workspace > user). Security keys only ever take the
@@ -41,6 +44,10 @@ export function mapSettings(inspect: (key: ConfigKey) => SettingInspection | und
       input[key] = strictestCap([scopes.globalValue, scopes.workspaceValue, scopes.workspaceFolderValue]);
     } else if (key === PRICING_KEY) {
       input[key] = userPricesWin(scopes);
+    } else if (key === CHECKPOINTS_ENABLED_KEY) {
+      input[key] = onUnlessUserSaidOff(scopes);
+    } else if (key === CHECKPOINT_SIZE_KEY) {
+      input[key] = largestValue([scopes.globalValue, scopes.workspaceValue, scopes.workspaceFolderValue]);
     } else {
       input[key] = scopes.workspaceFolderValue ?? scopes.workspaceValue ?? scopes.globalValue;
     }
@@ -65,6 +72,23 @@ function userPricesWin(scopes: SettingInspection): unknown {
   const odd = layers.find((v) => v === null || typeof v !== 'object' || Array.isArray(v));
   if (odd !== undefined) return odd;
   return Object.assign({}, ...layers);
+}
+
+/** Only the user can switch recording off; any scope may switch it on. */
+function onUnlessUserSaidOff(scopes: SettingInspection): unknown {
+  const values = [scopes.globalValue, scopes.workspaceValue, scopes.workspaceFolderValue];
+  const odd = values.find((v) => v !== undefined && typeof v !== 'boolean');
+  if (odd !== undefined) return odd;
+  if (values.includes(true)) return true;
+  return scopes.globalValue;
+}
+
+/** The largest number any scope set (a wrong type goes on to parseConfig, which names it). */
+function largestValue(values: unknown[]): unknown {
+  const set = values.filter((v) => v !== undefined);
+  const odd = set.find((v) => typeof v !== 'number');
+  if (odd !== undefined) return odd;
+  return set.length > 0 ? Math.max(...(set as number[])) : undefined;
 }
 
 /** True for endpoints on this machine, which need no API key (Ollama, LM Studio, llama.cpp, tests). */

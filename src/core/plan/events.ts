@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FilesChangedFields, FilesRevertedFields, StepFileChangeSchema } from '../checkpoints/changeSchema';
 import { PURPOSES, type Purpose } from '../llm/purpose';
 
 // The run as an append-only list of events. The same objects are the JSONL trace, the webview's
@@ -96,6 +97,8 @@ export const StepSnapshotSchema = z.object({
   output: z.string().optional(),
   notes: z.array(z.string()),
   files: z.array(z.string()),
+  /** What the step's calls changed on disk, in order (docs/design.md §22). */
+  changes: z.array(StepFileChangeSchema).optional(),
   toolCalls: z.array(ToolCallSnapshotSchema),
   verdict: z.object({ passed: z.boolean(), reason: z.string(), failedCallIds: z.array(z.string()) }).optional(),
   /** Why the step ended as it did (e.g. max_steps_exceeded, all_tool_calls_failed, approval_denied). */
@@ -244,6 +247,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('subgraph_replaced'),
     replan: ReplanRecordSchema,
   }),
+  z.object({ ...Base, type: z.literal('files_changed'), ...FilesChangedFields }),
+  z.object({ ...Base, type: z.literal('files_reverted'), ...FilesRevertedFields }),
   z.object({
     ...Base,
     type: z.literal('llm_request'),

@@ -1,3 +1,4 @@
+import { foldFilesChanged, foldFilesReverted } from '../checkpoints/changeFold';
 import { foldApprovalEvent } from './approvalState';
 import type { RunEvent } from './events';
 import type { PlanState, StepState, ToolCallRecord } from './planTypes';
@@ -134,6 +135,12 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       state.structureVersion++;
       break;
     }
+    case 'files_changed':
+      foldFilesChanged(state, event);
+      break;
+    case 'files_reverted':
+      foldFilesReverted(state, event);
+      break;
     case 'llm_request': {
       // Retries, failovers and errors of a step's requests belong to its audit trail (details pane).
       const step = event.stepId === undefined ? undefined : state.steps.get(event.stepId);

@@ -10,6 +10,11 @@ export interface ToolContext {
   timeoutMs: number;
   /** Receives the raw result of a tool whose message is a rendering of it (MCP tools), for the trace. */
   reportRaw?(raw: Record<string, unknown>): void;
+  /**
+   * Set when the run records its changes (docs/design.md §22): a file tool calls it with the real
+   * path it is about to write, after its checks and before it touches anything.
+   */
+  beforeWrite?(realPath: string, options?: { directory?: boolean }): Promise<void>;
 }
 
 export type ToolKind = 'read' | 'write' | 'command' | 'other';

@@ -41,7 +41,8 @@ export function parseTrace(text: string, source = 'trace'): { events: RunEvent[]
     if (previous && parsed.data.seq <= previous.seq) throw new TraceError(`${source}: line ${lineNo} has seq ${parsed.data.seq} after ${previous.seq}; events must be in order.`);
     events.push(parsed.data);
   });
-  if (events[events.length - 1]?.type !== 'run_finished') warnings.push(`${source}: the run did not finish (no run_finished line); showing it as it was left.`);
+  // A finished run's reverts (files_reverted) are appended after its run_finished line.
+  if (!events.some((event) => event.type === 'run_finished')) warnings.push(`${source}: the run did not finish (no run_finished line); showing it as it was left.`);
   return { events, warnings };
 }
 

@@ -26,6 +26,7 @@ export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchem
     const existing = await stat(real).catch(() => undefined);
     if (existing && !existing.isDirectory()) throw new ToolError(`'${args.path}' already exists and is a file`);
     if (existing) return `Folder '${args.path}' already exists`;
+    await context.beforeWrite?.(real, { directory: true });
     await withFsErrors(args.path, () => mkdir(real, { recursive: true }));
     return `Created folder '${args.path}'`;
   },

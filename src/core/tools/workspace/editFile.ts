@@ -89,6 +89,7 @@ export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> & FileAcces
       const text = await readOpenTextFile(handle, stats.size, args.path, context.maxReadFileBytes);
       const edited = applyEdit(text, args.old_text, args.new_text, args.replace_all ?? false, args.path);
       context.signal.throwIfAborted();
+      await context.beforeWrite?.(real);
       await withFsErrors(args.path, () => replaceContent(handle, edited.text));
       return `Replaced ${edited.count} occurrence${edited.count === 1 ? '' : 's'} in '${args.path}'`;
     } finally {

@@ -33,6 +33,7 @@ export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> & FileAcc
     const guard = fileGuardOf(context);
     await guard.checkPath('write', real);
     const existed = (await lstatRegularFile(real, args.path, { allowMissing: true, directoryHint: DIRECTORY_HINT })) !== undefined;
+    await context.beforeWrite?.(real);
     await withFsErrors(args.path, () => mkdir(path.dirname(real), { recursive: true }));
     const { handle, stats } = await openRegularFile(real, args.path, 'write', { directoryHint: DIRECTORY_HINT });
     try {

@@ -1,0 +1,134 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { ChangeLedger } from './changeLedger';
+import type { FileChange } from './changeSchema';
+import { CommandRecording, NO_GIT_NOTE } from './commandRecording';
+import { ContentStore } from './contentStore';
+import { FileToolRecording, type BeforeWriteOptions } from './fileToolRecording';
+import { ShadowGit } from './shadowGit';
+import { scanWorkspace } from './workspaceScan';
+
+// Records every file change of a run (docs/design.md §22): one recorder per run, with the run's
+// content store (outside the workspace), the attribution ledger and, when git is installed, the
+// shadow repository for the old contents of what commands change. Recording never fails a tool
+// call: a problem is a warning in the trace and the call's result stays as it was.
+
+export interface CheckpointRecorderOptions {
+  /** The run's checkpoint folder (content store and shadow repository), outside the workspace. */
+  dir: string;
+  workspaceRoot: string;
+  /** cortex.checkpoints.maxFileBytes: larger files are recorded but not saved. */
+  maxFileBytes: number;
+  /** Appends the run's `files_changed` events. */
+  recordChanges(stepId: string, callId: string, changes: FileChange[]): void;
+  warn(message: string): void;
+  /** False: never use git (commands' old contents are then not saved). */
+  useGit?: boolean;
+}
+
+interface Ready {
+  realRoot: string;
+  shadow?: ShadowGit;
+  noShadowReason?: string;
+}
+
+export type BeforeWriteHook = (realPath: string, options?: BeforeWriteOptions) => Promise<void>;
+
+export class CheckpointRecorder {
+  readonly store: ContentStore;
+  private readonly ledger = new ChangeLedger();
+  private ready: Promise<Ready> | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(private readonly options: CheckpointRecorderOptions) {
+    this.store = new ContentStore(options.dir);
+  }
+
+  get dir(): string {
+    return this.options.dir;
+  }
+
+  /**
+   * Creates the store and the shadow repository, and takes a first snapshot in the background so
+   * that the first command does not pay for hashing the whole workspace.
+   */
+  prepare(): Promise<Ready> {
+    this.ready ??= (async () => {
+      this.store.ensureDir();
+      const realRoot = await realpath(this.options.workspaceRoot);
+      if (this.options.useGit === false) return { realRoot, noShadowReason: NO_GIT_NOTE };
+      try {
+        const shadow = await ShadowGit.create(path.join(this.options.dir, 'shadow.git'), realRoot);
+        if (!shadow) {
+          this.options.warn(`git is not installed: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
+          return { realRoot, noShadowReason: NO_GIT_NOTE };
+        }
+        const warmUp = scanWorkspace(realRoot);
+        if (!warmUp.truncated) {
+          const small = [...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes).map(([file]) => file);
+          this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));
+        }
+        return { realRoot, shadow };
+      } catch (error) {
+        const reason = `the checkpoint repository could not be created (${(error as Error).message})`;
+        this.options.warn(`${reason}: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
+        return { realRoot, noShadowReason: reason };
+      }
+    })();
+    return this.ready;
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  /** Runs a file tool's call with the `beforeWrite` hook, then records what it changed. */
+  async recordFileTool<T>(stepId: string, callId: string, run: (beforeWrite: BeforeWriteHook) => Promise<T>): Promise<T> {
+    if (this.closed) return run(async () => undefined);
+    const { realRoot } = await this.prepare();
+    const recording = new FileToolRecording(realRoot, this.store, this.options.maxFileBytes, this.ledger);
+    try {
+      return await run(recording.beforeWrite);
+    } finally {
+      await this.track(this.emit(stepId, callId, () => recording.finish(callId)));
+    }
+  }
+
+  /** Runs a command's call between two scans of the workspace, then records what it changed. */
+  async recordCommand<T>(stepId: string, callId: string, run: () => Promise<T>): Promise<T> {
+    if (this.closed) return run();
+    const ready = await this.prepare();
+    let recording: CommandRecording | undefined;
+    try {
+      recording = await CommandRecording.start({ realRoot: ready.realRoot, store: this.store, maxBytes: this.options.maxFileBytes, ledger: this.ledger, shadow: ready.shadow, noShadowReason: ready.noShadowReason }, callId);
+      if (recording.untracked) this.options.warn(`the workspace has too many files to track what ${callId} changes`);
+    } catch (error) {
+      this.options.warn(`could not record what ${callId} changes: ${(error as Error).message}`);
+    }
+    try {
+      return await run();
+    } finally {
+      if (recording) await this.track(this.emit(stepId, callId, () => recording.finish()));
+    }
+  }
+
+  private async emit(stepId: string, callId: string, collect: () => Promise<FileChange[]>): Promise<void> {
+    try {
+      const changes = await collect();
+      if (changes.length > 0) this.options.recordChanges(stepId, callId, changes);
+    } catch (error) {
+      this.options.warn(`could not record the changes of ${callId}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Waits for recordings in flight and removes the shadow repository (the content store stays). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
+    const ready = await this.ready?.catch(() => undefined);
+    await ready?.shadow?.dispose().catch(() => undefined);
+  }
+}

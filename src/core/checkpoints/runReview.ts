@@ -1,0 +1,99 @@
+import { appendFileSync, existsSync, statSync } from 'node:fs';
+import type { NewRunEvent, RunEvent } from '../plan/events';
+import type { PlanState } from '../plan/planTypes';
+import { foldEvents } from '../plan/reducer';
+import { readTrace } from '../trace/traceReader';
+import type { RevertReason } from './changeSchema';
+import { ContentStore } from './contentStore';
+import { applyRevert, type RevertOutcome } from './revertApply';
+import { allStepIds, planRevert, planUndo, stepsToRevert, undoableReverts } from './revertPlan';
+
+// Reviewing a recorded run after the fact (the CLI's diff and revert, the editor's buttons): the
+// trace folded into its plan, the run's checkpoint folder, and reverts that are appended to the
+// trace as `files_reverted` events after the run's own lines, so replaying the trace shows them.
+
+/** Default checkpoint folder of a run: next to its trace, `<trace>.checkpoints`. */
+export function defaultCheckpointsDir(traceFile: string): string {
+  return `${traceFile}.checkpoints`;
+}
+
+/** The default of cortex.checkpoints.maxFileBytes (10 MB). */
+export const DEFAULT_MAX_CHECKPOINT_FILE_BYTES = 10 * 1024 * 1024;
+
+export class ReviewError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReviewError';
+  }
+}
+
+export interface RunReview {
+  traceFile: string;
+  events: RunEvent[];
+  state: PlanState;
+  workspace: string;
+  store: ContentStore;
+  warnings: string[];
+}
+
+/** Reads a trace and opens its checkpoint folder; a missing folder is a clear error. */
+export function openReview(traceFile: string, options: { checkpointsDir?: string; workspace?: string } = {}): RunReview {
+  const { events, warnings } = readTrace(traceFile);
+  const started = events.find((event) => event.type === 'run_started');
+  const workspace = options.workspace ?? (started?.type === 'run_started' ? started.workspace : undefined);
+  if (!workspace) throw new ReviewError(`the trace ${traceFile} does not say which workspace the run worked in; give --workspace`);
+  const dir = options.checkpointsDir ?? defaultCheckpointsDir(traceFile);
+  const hasChanges = events.some((event) => event.type === 'files_changed');
+  if (hasChanges && !(existsSync(dir) && statSync(dir).isDirectory())) throw new ReviewError(`the run's checkpoint folder ${dir} does not exist (give --checkpoints DIR if it was recorded elsewhere)`);
+  return { traceFile, events, state: foldEvents(events), workspace, store: new ContentStore(dir), warnings };
+}
+
+export interface RevertRequest {
+  /** Steps to revert (each with its downstream); none: the whole run. */
+  stepIds?: readonly string[];
+  force?: boolean;
+  dryRun?: boolean;
+  reason?: RevertReason;
+  maxFileBytes?: number;
+}
+
+export interface RevertResult {
+  stepIds: string[];
+  outcome: RevertOutcome;
+  /** The event to record (not yet appended). */
+  event: NewRunEvent;
+}
+
+/** Reverts steps (with what is downstream of them) or the whole run, on disk unless a dry run. */
+export async function revertRecorded(review: Pick<RunReview, 'state' | 'workspace' | 'store'>, request: RevertRequest): Promise<RevertResult> {
+  const stepIds = request.stepIds && request.stepIds.length > 0 ? stepsToRevert(review.state, request.stepIds) : allStepIds(review.state);
+  const outcome = await applyRevert(planRevert(review.state, stepIds), {
+    workspaceRoot: review.workspace,
+    store: review.store,
+    force: request.force,
+    dryRun: request.dryRun,
+    maxFileBytes: request.maxFileBytes ?? DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
+  });
+  return { stepIds, outcome, event: { type: 'files_reverted', reason: request.reason ?? 'user', stepIds, files: outcome.files, conflicts: outcome.conflicts, ...(request.force ? { forced: true } : {}) } };
+}
+
+/** Undoes the last revert that is not undone yet; undefined when there is none. */
+export async function undoLastRevert(review: Pick<RunReview, 'events' | 'workspace' | 'store'>, request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'> = {}): Promise<RevertResult | undefined> {
+  const last = undoableReverts(review.events).at(-1);
+  if (!last) return undefined;
+  const outcome = await applyRevert(planUndo(last), {
+    workspaceRoot: review.workspace,
+    store: review.store,
+    force: request.force,
+    dryRun: request.dryRun,
+    maxFileBytes: request.maxFileBytes ?? DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
+  });
+  return { stepIds: last.stepIds, outcome, event: { type: 'files_reverted', reason: 'undo', stepIds: last.stepIds, files: outcome.files, conflicts: outcome.conflicts, undoes: last.seq, ...(request.force ? { forced: true } : {}) } };
+}
+
+/** Appends `event` to a finished run's trace (seq after the last line) and returns it stamped. */
+export function appendToTrace(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): RunEvent {
+  const stamped = { ...event, seq: (events.at(-1)?.seq ?? -1) + 1, time: now } as RunEvent;
+  appendFileSync(traceFile, `${JSON.stringify(stamped)}\n`);
+  return stamped;
+}

@@ -1,0 +1,107 @@
+import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import path from 'node:path';
+import { isIgnored, parseIgnoreFile, type IgnoreFile } from './gitignore';
+
+// What a command changed is found by comparing the workspace before and after it: every regular
+// file's size, modification and change times, inode and mode, and every folder. Only entries whose
+// stamp differs are read and hashed afterwards. `.git`, `node_modules` and whatever the
+// repository's .gitignore files ignore are skipped. The walk is synchronous on purpose: for ten
+// thousand files it takes a few tens of milliseconds, about a third of the same walk with
+// promises, and a command's own run is far longer.
+
+/** Folders never scanned, wherever they are. */
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules', '.hg', '.svn']);
+
+/** More entries than this and the scan gives up (changes are then not tracked for that command). */
+export const MAX_SCAN_ENTRIES = 200_000;
+
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  mode: number;
+}
+
+export interface WorkspaceScan {
+  /** Regular files by relative, '/'-separated path. */
+  files: Map<string, FileStamp>;
+  /** Folders by relative path (the root itself not included). */
+  folders: Set<string>;
+  /** Set when the scan stopped at MAX_SCAN_ENTRIES. */
+  truncated: boolean;
+}
+
+function readIgnoreFile(root: string, base: string): IgnoreFile | undefined {
+  try {
+    return parseIgnoreFile(base, readFileSync(path.join(root, base, '.gitignore'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Scans `root` (a real, absolute folder). */
+export function scanWorkspace(root: string, maxEntries = MAX_SCAN_ENTRIES): WorkspaceScan {
+  const files = new Map<string, FileStamp>();
+  const folders = new Set<string>();
+  const stack: Array<{ rel: string; ignores: IgnoreFile[] }> = [{ rel: '', ignores: [] }];
+  let count = 0;
+  while (stack.length > 0) {
+    const { rel, ignores: inherited } = stack.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(rel === '' ? root : path.join(root, rel), { withFileTypes: true });
+    } catch {
+      continue; // unreadable or vanished folder: nothing in it can be tracked
+    }
+    const own = entries.some((entry) => entry.name === '.gitignore' && entry.isFile()) ? readIgnoreFile(root, rel) : undefined;
+    const ignores = own ? [...inherited, own] : inherited;
+    for (const entry of entries) {
+      const relative = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (SKIPPED_FOLDERS.has(entry.name) || (ignores.length > 0 && isIgnored(ignores, relative, true))) continue;
+        folders.add(relative);
+        stack.push({ rel: relative, ignores });
+      } else if (entry.isFile()) {
+        if (ignores.length > 0 && isIgnored(ignores, relative, false)) continue;
+        let stats;
+        try {
+          stats = lstatSync(path.join(root, relative));
+        } catch {
+          continue;
+        }
+        if (!stats.isFile()) continue;
+        files.set(relative, { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, mode: stats.mode });
+      }
+      if (++count > maxEntries) return { files, folders, truncated: true };
+    }
+  }
+  return { files, folders, truncated: false };
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode;
+}
+
+export interface ScanDifference {
+  created: string[];
+  /** Files whose stamp changed (their content may still be the same: hash to know). */
+  touched: string[];
+  deleted: string[];
+  createdFolders: string[];
+  deletedFolders: string[];
+}
+
+/** What differs between two scans of the same folder. */
+export function compareScans(before: WorkspaceScan, after: WorkspaceScan): ScanDifference {
+  const difference: ScanDifference = { created: [], touched: [], deleted: [], createdFolders: [], deletedFolders: [] };
+  for (const [file, stamp] of after.files) {
+    const old = before.files.get(file);
+    if (!old) difference.created.push(file);
+    else if (!sameStamp(old, stamp)) difference.touched.push(file);
+  }
+  for (const file of before.files.keys()) if (!after.files.has(file)) difference.deleted.push(file);
+  for (const folder of after.folders) if (!before.folders.has(folder)) difference.createdFolders.push(folder);
+  for (const folder of before.folders) if (!after.folders.has(folder)) difference.deletedFolders.push(folder);
+  return difference;
+}
