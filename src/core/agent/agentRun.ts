@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FlatConfig } from '../config/configSchema';
 import { ContextBudget } from '../context/contextBudget';
+import { clientOptionsFromSettings } from '../llm/clientSettings';
 import { createOpenAiClient } from '../llm/openAiClient';
 import { LlmError, type LlmClient } from '../llm/llmTypes';
 import { MemoryStore } from '../memory/memoryStore';
@@ -106,17 +107,7 @@ export class AgentRun {
       config,
       llm:
         options.llm ??
-        createOpenAiClient({
-          baseUrl: config['cortex.llm.baseUrl'],
-          apiKey: options.apiKey,
-          model: config['cortex.llm.model'],
-          fallbackModels: config['cortex.llm.fallbackModels'],
-          requestTimeoutMs: config['cortex.llm.requestTimeoutSeconds'] * 1000,
-          streamIdleTimeoutMs: config['cortex.llm.streamIdleTimeoutSeconds'] * 1000,
-          maxRetries: config['cortex.llm.maxRetries'],
-          temperature: config['cortex.llm.temperature'],
-          logger: options.logger,
-        }),
+        createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: options.apiKey, logger: options.logger }),
       log: options.log,
       approvals: options.approvals,
       registry: createBuiltinRegistry(config, { trusted: options.trusted, extra: this.memoryTools }),

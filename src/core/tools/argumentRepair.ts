@@ -1,6 +1,6 @@
 import type { ChatMessage, LlmClient } from '../llm/llmTypes';
 import { runRepairLoop } from './repairLoop';
-import { excerpt, readRepairsArray } from './repairReply';
+import { excerpt, readRepairsArray, repairMessages } from './repairReply';
 import { schemaExcerpt } from './schemaExcerpt';
 
 // Argument repair (docs/design.md §8): calls to a visible tool whose arguments are not valid JSON, too
@@ -58,10 +58,7 @@ export function buildArgumentRepairPrompt(candidates: ArgumentRepairCandidate[],
     }),
   };
   return {
-    messages: [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: JSON.stringify(body, null, 2) },
-    ],
+    messages: repairMessages(SYSTEM_PROMPT, body),
     sent,
     notSent,
     schemasShortened,

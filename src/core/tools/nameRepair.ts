@@ -1,7 +1,7 @@
 import type { ChatMessage, LlmClient } from '../llm/llmTypes';
 import { normalizeToolName } from './nameNormalizer';
 import { runRepairLoop } from './repairLoop';
-import { excerpt, readRepairsArray } from './repairReply';
+import { excerpt, readRepairsArray, repairMessages } from './repairReply';
 
 // Tool-name repair (docs/design.md §8): calls whose name resolves to no visible tool are sent, in one
 // batched JSON-only LLM call, together with the visible tool names; a proposed name counts only if
@@ -59,10 +59,7 @@ export function buildNameRepairPrompt(candidates: NameRepairCandidate[], visible
     candidates: sent.map((c) => ({ tool_call_id: c.tool_call_id, name: c.name, reason: c.reason, arguments: excerpt(c.arguments, 500) })),
   };
   return {
-    messages: [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: JSON.stringify(body, null, 2) },
-    ],
+    messages: repairMessages(SYSTEM_PROMPT, body),
     sent,
     notSent,
     visibleNamesSent: shown.length,

@@ -1,7 +1,17 @@
-// Reading the JSON a repair call replies with, through the one reply reader (llm/replyJson.ts):
-// fences, prose and reasoning blocks are tolerated, anything else is a failed reply.
+// The shape of a repair request and the reading of its reply, shared by the name and the argument
+// repair. The reply goes through the one reply reader (llm/replyJson.ts): fences, prose and
+// reasoning blocks are tolerated, anything else is a failed reply.
+import type { ChatMessage } from '../llm/llmTypes';
 import { extractJsonObjects } from '../llm/replyJson';
 import { clip } from '../text/clip';
+
+/** A repair request: the instructions, then what to repair as indented JSON. */
+export function repairMessages(systemPrompt: string, body: unknown): ChatMessage[] {
+  return [
+    { role: 'system', content: systemPrompt },
+    { role: 'user', content: JSON.stringify(body, null, 2) },
+  ];
+}
 
 /** The `repairs` array of a repair reply, or an error saying why the reply is unusable. */
 export function readRepairsArray(content: string): { ok: true; repairs: unknown[] } | { ok: false; error: string } {
