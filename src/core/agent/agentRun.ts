@@ -13,6 +13,7 @@ import { startRunMcp } from '../mcp/runMcp';
 import type { EventLog } from '../plan/eventLog';
 import { initialPlanEvents, startStepEvent, StepIdAllocator } from '../plan/planOperations';
 import { toSnapshot } from '../plan/snapshot';
+import { highestStepNumber } from '../resume/resumePoint';
 import type { ApprovalBroker } from '../policy/approvalBroker';
 import { silentLogger, type Logger } from '../ports';
 import { createBuiltinRegistry } from '../tools/builtinTools';
@@ -54,6 +55,15 @@ export interface AgentRunOptions {
   processEnv?: NodeJS.ProcessEnv;
 }
 
+/** How a resumed run continues (docs/design.md §23); `run_resumed` records it. */
+export interface ResumeStart {
+  fromSeq: number;
+  restartedStepIds: readonly string[];
+  /** Failed steps whose replan was under way when the run stopped. */
+  replanStepIds: readonly string[];
+  partialChanges?: 'none' | 'reverted' | 'kept';
+}
+
 export interface RunResult {
   status: 'completed' | 'failed' | 'cancelled';
   answer?: string;
@@ -83,7 +93,8 @@ export class AgentRun {
   private readonly abort = new AbortController();
   private readonly retryWaiters = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
   private readonly context: RunContext;
-  private readonly ids = new StepIdAllocator();
+  /** Continues after the ids of a resumed run's recorded steps. */
+  private readonly ids: StepIdAllocator;
   private fatalError: string | undefined;
   /** Set once the run went past cortex.limits.maxRunTokens or maxRunCost (docs/design.md §20). */
   private budgetError: string | undefined;
@@ -95,6 +106,7 @@ export class AgentRun {
 
   constructor(private readonly options: AgentRunOptions) {
     this.runId = options.runId ?? newRunId();
+    this.ids = new StepIdAllocator('s', highestStepNumber(options.log.state));
     const { config } = options;
     let batch = 0;
     this.caps = new RunCaps(config);
@@ -161,13 +173,43 @@ export class AgentRun {
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
     try {
       await this.startMcpServers();
-      const plan = await planTask(this.context, this.options.maxPlanSteps);
-      for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
+      await this.plan();
       await this.schedule();
     } catch (error) {
       if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
     }
     return this.finish();
+  }
+
+  /**
+   * Continues an interrupted run whose recorded events are already in the log (docs/design.md §23):
+   * records `run_resumed` (its running steps go back to not_started), plans if the plan was never
+   * made, replans the failed steps whose replan was under way, then schedules as `start` does.
+   * Completed steps are not run again.
+   */
+  async resume(resumed: ResumeStart): Promise<RunResult> {
+    if (this.started) throw new Error('a run can only be started once');
+    this.started = true;
+    const { log } = this.context;
+    log.append({ type: 'run_resumed', fromSeq: resumed.fromSeq, restartedStepIds: [...resumed.restartedStepIds], ...(resumed.partialChanges ? { partialChanges: resumed.partialChanges } : {}) });
+    try {
+      await this.startMcpServers();
+      if (log.state.steps.size === 0 && log.state.replacedSteps.size === 0) await this.plan();
+      for (const stepId of resumed.replanStepIds) {
+        if (this.abort.signal.aborted || this.context.overBudget()) break;
+        await this.replanStep(stepId, (id) => replanFailedStep(this.context, id, this.ids));
+      }
+      await this.schedule();
+    } catch (error) {
+      if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
+    }
+    return this.finish();
+  }
+
+  private async plan(): Promise<void> {
+    const { log } = this.context;
+    const plan = await planTask(this.context, this.options.maxPlanSteps);
+    for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
   }
 
   /** Starts the run's MCP servers; their tools join the registry (docs/design.md §21). */
@@ -216,6 +258,11 @@ export class AgentRun {
     if (end.kind === 'fatal') this.abort.abort(new RunCancelled(this.fatalError ?? end.message));
     // Replanning is another LLM request: not past a run cap.
     if (!replannable || this.context.overBudget()) return;
+    await this.replanStep(stepId, replan);
+  }
+
+  /** Replans a failed step; a fatal LLM error stops the run. */
+  private async replanStep(stepId: string, replan: (stepId: string) => Promise<unknown>): Promise<void> {
     try {
       await replan(stepId);
     } catch (error) {

@@ -16,13 +16,18 @@ export class EventLog {
   private readonly now: () => number;
   private readonly onListenerError: (error: unknown) => void;
 
-  constructor(options: { now?: () => number; onListenerError?: (error: unknown) => void } = {}) {
+  /** `history`: the events a resumed run already recorded (docs/design.md §23), folded without notifying anyone; new events continue their seq. */
+  constructor(options: { now?: () => number; onListenerError?: (error: unknown) => void; history?: readonly RunEvent[] } = {}) {
     this.now = options.now ?? Date.now;
     this.onListenerError = options.onListenerError ?? ((error) => console.error('event listener failed:', error));
+    for (const event of options.history ?? []) {
+      this.events.push(event);
+      applyEvent(this.state, event);
+    }
   }
 
   append(partial: NewRunEvent): RunEvent {
-    const event = { ...partial, seq: this.events.length, time: this.now() } as RunEvent;
+    const event = { ...partial, seq: (this.events.at(-1)?.seq ?? -1) + 1, time: this.now() } as RunEvent;
     this.events.push(event);
     applyEvent(this.state, event);
     for (const listener of this.listeners) {

@@ -143,6 +143,16 @@ export type StepSnapshot = z.infer<typeof StepSnapshotSchema>;
 
 export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({ ...Base, type: z.literal('run_started'), runId: z.string(), task: z.string(), workspace: z.string(), model: z.string(), baseUrl: z.string() }),
+  z.object({
+    ...Base,
+    type: z.literal('run_resumed'),
+    /** The seq of the last event the interrupted run recorded; the resumed run's events follow it (docs/design.md §23). */
+    fromSeq: z.number().int().nonnegative(),
+    /** Steps that were running when the run stopped: back to not_started, to run again from the beginning. */
+    restartedStepIds: z.array(z.string()),
+    /** The files those steps had changed: reverted, kept (left as they were), or none changed. */
+    partialChanges: z.enum(['none', 'reverted', 'kept']).optional(),
+  }),
   z.object({ ...Base, type: z.literal('plan_created'), title: z.string() }),
   z.object({
     ...Base,

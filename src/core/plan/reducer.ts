@@ -1,4 +1,5 @@
 import { foldFilesChanged, foldFilesReverted } from '../checkpoints/changeFold';
+import { foldRunResumed } from '../resume/resumeFold';
 import { foldApprovalEvent } from './approvalState';
 import type { RunEvent } from './events';
 import type { PlanState, StepState, ToolCallRecord } from './planTypes';
@@ -39,6 +40,9 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       state.task = event.task;
       state.startedAt = event.time;
       state.status = 'running';
+      break;
+    case 'run_resumed':
+      foldRunResumed(state, event);
       break;
     case 'plan_created':
       state.title = event.title;

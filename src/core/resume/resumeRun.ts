@@ -1,0 +1,106 @@
+import { realpathSync } from 'node:fs';
+import { AgentRun, type AgentRunOptions, type RunResult } from '../agent/agentRun';
+import type { EventLog } from '../plan/eventLog';
+import type { RunEvent } from '../plan/events';
+import { createBuiltinRegistry } from '../tools/builtinTools';
+import { readTrace } from '../trace/traceReader';
+import { NotResumableError, findResumePoint, type ResumePoint } from './resumePoint';
+import { revertInterruptedChanges } from './revertInterrupted';
+import { acquireRunLock, type LockOptions, type RunLock } from './runLock';
+import { repairTraceTail } from './traceTail';
+
+// Resuming an interrupted run from its trace (docs/design.md §23), shared by the CLI and the
+// extension: take the run's lock, make the trace valid JSON Lines again, read it, check the
+// workspace, then continue the run with the same reducer state, appending to the same file.
+
+export interface ResumeRequest {
+  traceFile: string;
+  /** The folder the resumer works in: it must be the run's own. */
+  workspaceRoot: string;
+  lock?: LockOptions;
+}
+
+/** A trace ready to resume: its lock is held until `lock.release()`. */
+export interface OpenedResume {
+  traceFile: string;
+  lock: RunLock;
+  events: RunEvent[];
+  point: ResumePoint;
+  /** What was repaired or noticed while reading the trace (a cut-off line, a recovered lock). */
+  notices: string[];
+}
+
+export class WorkspaceMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkspaceMismatchError';
+  }
+}
+
+function canonicalPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run's recorded workspace must be the folder it is resumed in (both must exist). */
+export function checkSameWorkspace(recorded: string, current: string): void {
+  const a = canonicalPath(recorded);
+  if (a === undefined) throw new WorkspaceMismatchError(`the run worked in ${recorded}, which no longer exists; it cannot be resumed`);
+  if (a !== canonicalPath(current)) throw new WorkspaceMismatchError(`the run worked in ${recorded}, not in ${current}; resume it from that folder`);
+}
+
+/**
+ * Takes the run's lock, then reads where it resumes. Throws RunLockedError, TraceError,
+ * NotResumableError or WorkspaceMismatchError with a clear message (the lock is released then).
+ */
+export function openResume(request: ResumeRequest): OpenedResume {
+  const lock = acquireRunLock(request.traceFile, request.lock);
+  try {
+    const notices: string[] = [];
+    if (lock.recoveredFrom) notices.push(`the run's lock was left by process ${lock.recoveredFrom.pid}, which is no longer running; it was taken over`);
+    const repair = repairTraceTail(request.traceFile);
+    if (repair.message) notices.push(repair.message);
+    const { events, warnings } = readTrace(request.traceFile);
+    // "did not finish" is the point of a resume, not news.
+    notices.push(...warnings.filter((warning) => !warning.includes('no run_finished')));
+    const point = findResumePoint(events);
+    checkSameWorkspace(point.started.workspace, request.workspaceRoot);
+    return { traceFile: request.traceFile, lock, events, point, notices };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+export type ResumedRunOptions = Omit<AgentRunOptions, 'task' | 'runId' | 'log' | 'workspaceRoot'>;
+
+/** A resumed run, ready to go: `agent` answers cancel and retry while `run()` drives it. */
+export interface ResumedRun {
+  agent: AgentRun;
+  run(): Promise<RunResult>;
+}
+
+/**
+ * Prepares the opened run to continue: deals with the files the restarted steps had changed, then
+ * builds its AgentRun. `log` must hold the recorded events (EventLog `history`) and the caller's
+ * listeners, the trace writer appending to the same file among them.
+ */
+export async function prepareResumedRun(opened: OpenedResume, log: EventLog, options: ResumedRunOptions): Promise<ResumedRun> {
+  const { point } = opened;
+  if (log.state.lastSeq !== point.lastSeq) throw new Error('the log must start from the events of the opened trace');
+  const registry = createBuiltinRegistry(options.config, { trusted: true });
+  const partialChanges = await revertInterruptedChanges({
+    log,
+    traceFile: opened.traceFile,
+    workspaceRoot: point.started.workspace,
+    stepIds: point.restartStepIds,
+    isReadOnlyTool: (name) => registry.get(name)?.readOnly ?? false,
+  });
+  const agent = new AgentRun({ ...options, task: point.started.task, runId: point.started.runId, workspaceRoot: point.started.workspace, log });
+  return { agent, run: () => agent.resume({ fromSeq: point.lastSeq, restartedStepIds: point.restartStepIds, replanStepIds: point.replanStepIds, partialChanges }) };
+}
+
+export { NotResumableError };

@@ -1,0 +1,159 @@
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+// Only one process drives a run (docs/design.md §23): the live run and a resume take
+// `<trace>.lock`, created with O_EXCL and holding who took it. A second driver is refused with the
+// holder's process id and host; a lock whose holder died on this machine is taken over.
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** ms since the epoch. */
+  startedAt: number;
+}
+
+/** A lock file that is unreadable this long after it was written is left over, not being written. */
+const HALF_WRITTEN_GRACE_MS = 10_000;
+
+export class RunLockedError extends Error {
+  constructor(
+    message: string,
+    readonly lockFile: string,
+    readonly holder?: LockHolder,
+  ) {
+    super(message);
+    this.name = 'RunLockedError';
+  }
+}
+
+export interface RunLock {
+  readonly file: string;
+  readonly holder: LockHolder;
+  /** The dead holder this lock was taken over from, if it was. */
+  readonly recoveredFrom?: LockHolder;
+  /** Removes the lock file if it is still this lock's; safe to call more than once. */
+  release(): void;
+}
+
+export interface LockOptions {
+  pid?: number;
+  host?: string;
+  now?: () => number;
+  /** Whether a process of this machine is alive (default: `process.kill(pid, 0)`). */
+  isAlive?: (pid: number) => boolean;
+}
+
+export function lockFileFor(traceFile: string): string {
+  return `${traceFile}.lock`;
+}
+
+/** True unless signalling the process fails with ESRCH (EPERM: it exists, it is someone else's). */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<LockHolder>;
+    if (Number.isInteger(value.pid) && (value.pid as number) > 0 && typeof value.host === 'string' && typeof value.startedAt === 'number') return value as LockHolder;
+  } catch {
+    // Not a lock this code wrote (or half written): the caller decides.
+  }
+  return undefined;
+}
+
+/** Who holds the lock of `traceFile`, or undefined when there is no lock (or it cannot be read). */
+export function readLockHolder(traceFile: string): LockHolder | undefined {
+  try {
+    return parseHolder(readFileSync(lockFileFor(traceFile), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function describeHolder(holder: LockHolder): string {
+  return `process ${holder.pid} on ${holder.host} (since ${new Date(holder.startedAt).toISOString()})`;
+}
+
+function tryCreate(file: string, holder: LockHolder): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new RunLockedError(`cannot create the run lock ${file}: ${(error as Error).message}`, file);
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(holder)}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Removes `file` only while it still holds exactly `text` (another process may have replaced it). */
+function removeIfUnchanged(file: string, text: string): void {
+  try {
+    if (readFileSync(file, 'utf8') === text) unlinkSync(file);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Takes the lock of the run whose trace is `traceFile`. Throws RunLockedError naming the holder
+ * when a live process (or one on another host, which cannot be checked) holds it.
+ */
+export function acquireRunLock(traceFile: string, options: LockOptions = {}): RunLock {
+  const file = lockFileFor(traceFile);
+  const me: LockHolder = { pid: options.pid ?? process.pid, host: options.host ?? hostname(), startedAt: (options.now ?? Date.now)() };
+  const isAlive = options.isAlive ?? processIsAlive;
+  let recoveredFrom: LockHolder | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (tryCreate(file, me)) return ownLock(file, me, recoveredFrom);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue; // Released between our attempt and the read: try again.
+    }
+    const holder = parseHolder(text);
+    if (!holder) {
+      const stat = statSync(file, { throwIfNoEntry: false });
+      if (!stat) continue;
+      if (Date.now() - stat.mtimeMs < HALF_WRITTEN_GRACE_MS) throw new RunLockedError(`another process is taking the run lock ${file} right now; try again in a few seconds`, file);
+      removeIfUnchanged(file, text);
+      continue;
+    }
+    if (holder.host !== me.host) {
+      throw new RunLockedError(`the run is driven by ${describeHolder(holder)}, another machine; if that process is gone, delete ${file} and try again`, file, holder);
+    }
+    if (isAlive(holder.pid)) {
+      throw new RunLockedError(`the run is already driven by ${describeHolder(holder)}; only one process may drive a run (lock ${file})`, file, holder);
+    }
+    // Its holder died without releasing it (killed, crashed): the lock is ours to take.
+    recoveredFrom = holder;
+    removeIfUnchanged(file, text);
+  }
+  throw new RunLockedError(`could not take the run lock ${file}: other processes keep taking it`, file);
+}
+
+function ownLock(file: string, holder: LockHolder, recoveredFrom: LockHolder | undefined): RunLock {
+  const text = `${JSON.stringify(holder)}\n`;
+  let released = false;
+  return {
+    file,
+    holder,
+    recoveredFrom,
+    release: () => {
+      if (released) return;
+      released = true;
+      removeIfUnchanged(file, text);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isIgnored, parseIgnoreFile } from '../../../src/core/checkpoints/gitignore';
+import { compareScans, scanWorkspace } from '../../../src/core/checkpoints/workspaceScan';
+import { mapSettings } from '../../../src/host/settingsMapping';
+import { parseConfig } from '../../../src/core/config/configSchema';
+
+describe('workspace scan', () => {
+  it('follows .gitignore rules: names at any depth, anchored paths, folders only, negation, **', () => {
+    const root = parseIgnoreFile('', '# comment\n\n*.log\n!keep.log\n/dist\nbuild/\ndocs/**/*.tmp\n\\#hash\n');
+    const nested = parseIgnoreFile('pkg', 'local.txt\n/only-here\n');
+    const ignored = (path: string, dir = false) => isIgnored([root, nested], path, dir);
+    assert.equal(ignored('a.log'), true);
+    assert.equal(ignored('deep/b.log'), true);
+    assert.equal(ignored('keep.log'), false, '! re-includes');
+    assert.equal(ignored('dist', true), true);
+    assert.equal(ignored('src/dist', true), false, 'a leading / anchors to the file\'s folder');
+    assert.equal(ignored('build', true), true);
+    assert.equal(ignored('x/build', true), true);
+    assert.equal(ignored('build', false), false, 'a trailing / matches folders only');
+    assert.equal(ignored('docs/a/b/c.tmp'), true);
+    assert.equal(ignored('docs/c.tmp'), true);
+    assert.equal(ignored('#hash'), true);
+    assert.equal(ignored('pkg/local.txt'), true);
+    assert.equal(ignored('pkg/sub/local.txt'), true);
+    assert.equal(ignored('local.txt'), false, "a nested .gitignore speaks only for its folder");
+    assert.equal(ignored('pkg/only-here'), true);
+    assert.equal(ignored('pkg/sub/only-here'), false);
+  });
+
+  it('scans files and folders, skipping .git, node_modules and ignored ones, and compares two scans', () => {
+    const ws = mkdtempSync(join(tmpdir(), 'cortex-scan-'));
+    try {
+      mkdirSync(join(ws, '.git'));
+      writeFileSync(join(ws, '.git', 'HEAD'), 'x');
+      mkdirSync(join(ws, 'node_modules', 'p'), { recursive: true });
+      writeFileSync(join(ws, 'node_modules', 'p', 'i.js'), 'x');
+      mkdirSync(join(ws, 'src', 'gen'), { recursive: true });
+      writeFileSync(join(ws, 'src', '.gitignore'), 'gen/\n');
+      writeFileSync(join(ws, 'src', 'gen', 'out.js'), 'x');
+      writeFileSync(join(ws, 'src', 'a.ts'), 'a');
+      writeFileSync(join(ws, 'b.txt'), 'b');
+      const before = scanWorkspace(ws);
+      assert.deepEqual([...before.files.keys()].sort(), ['b.txt', 'src/.gitignore', 'src/a.ts']);
+      assert.deepEqual([...before.folders].sort(), ['src']);
+      writeFileSync(join(ws, 'src', 'a.ts'), 'changed and longer');
+      rmSync(join(ws, 'b.txt'));
+      mkdirSync(join(ws, 'lib'));
+      writeFileSync(join(ws, 'lib', 'c.ts'), 'c');
+      const difference = compareScans(before, scanWorkspace(ws));
+      assert.deepEqual(difference, { created: ['lib/c.ts'], touched: ['src/a.ts'], deleted: ['b.txt'], createdFolders: ['lib'], deletedFolders: [] });
+      assert.equal(scanWorkspace(ws, 2).truncated, true, 'a scan past its entry limit says so');
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it('settings: a workspace can switch recording on or save larger files, never switch it off or save less', () => {
+    const map = (enabled: object, size: object) => parseConfig(mapSettings((key) => (key === 'cortex.checkpoints.enabled' ? enabled : key === 'cortex.checkpoints.maxFileBytes' ? size : undefined)).input);
+    assert.equal(map({ workspaceValue: false }, {})['cortex.checkpoints.enabled'], true);
+    assert.equal(map({ globalValue: false }, {})['cortex.checkpoints.enabled'], false);
+    assert.equal(map({ globalValue: false, workspaceFolderValue: true }, {})['cortex.checkpoints.enabled'], true);
+    assert.equal(map({}, { globalValue: 5_000_000, workspaceValue: 2048 })['cortex.checkpoints.maxFileBytes'], 5_000_000);
+    assert.equal(map({}, { workspaceValue: 50_000_000 })['cortex.checkpoints.maxFileBytes'], 50_000_000);
+    assert.throws(() => map({ workspaceValue: 'no' }, {}), /cortex\.checkpoints\.enabled/);
+  });
+});
