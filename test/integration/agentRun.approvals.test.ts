@@ -8,21 +8,15 @@ import { readTrace } from '../../src/core/trace/traceReader';
 import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';
-import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 
 const commandPlan = json({ title: 'cmd', steps: ['Run the build command', 'Report the result'], dependencies: { '1': [0] } });
 
 describe('agent run: policy and approvals', () => {
-  let server: ScriptedServer;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useScriptedServer();
 
   it('run_command waits for approval; approving runs exactly the approved arguments', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: commandPlan,
         executor: (req) =>
@@ -35,7 +29,7 @@ describe('agent run: policy and approvals', () => {
       }),
     );
     let seenHash = '';
-    const { result, events, workspace } = await runAgainst(server, {
+    const { result, events, workspace } = await runAgainst(server(), {
       onApproval: (request, broker) => {
         seenHash = request.argsHash;
         assert.equal(request.toolName, 'run_command');
@@ -65,8 +59,8 @@ describe('agent run: policy and approvals', () => {
   });
 
   it('cancelling the run withdraws the pending approval: recorded, and the call never gets a result', async () => {
-    server.setHandler(route({ planner: commandPlan, executor: toolCalls(call('run_command', { command: 'echo never > never.txt' })), aggregator: message('unused') }));
-    const { result, events, workspace, log } = await runAgainst(server, {
+    server().setHandler(route({ planner: commandPlan, executor: toolCalls(call('run_command', { command: 'echo never > never.txt' })), aggregator: message('unused') }));
+    const { result, events, workspace, log } = await runAgainst(server(), {
       onApproval: (_request, _broker, run) => setTimeout(() => run.cancel('cancelled by the user'), 20),
     });
     assert.equal(result.status, 'cancelled');
@@ -90,18 +84,18 @@ describe('agent run: policy and approvals', () => {
       assert.match(reply.content, /use git clean instead/);
       return message('skipped the command as the user asked');
     });
-    server.setHandler(route({ planner: json({ title: 'x', steps: ['Clean the build'], dependencies: {} }), executor, aggregator: message('done') }));
-    const { result } = await runAgainst(server, {
+    server().setHandler(route({ planner: json({ title: 'x', steps: ['Clean the build'], dependencies: {} }), executor, aggregator: message('done') }));
+    const { result } = await runAgainst(server(), {
       onApproval: (request, broker) => broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'deny', feedback: 'use git clean instead' }),
     });
-    server.assertNoRejections();
+    server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
     assert.equal(result.snapshot.steps[0].toolCalls[0].status, 'rejected');
   });
 
   it('a denied required gate blocks the step; what depends on it does not run', async () => {
-    server.setHandler(route({ planner: commandPlan, executor: toolCalls(call('run_command', { command: 'make deploy' })), aggregator: message('blocked') }));
-    const { result } = await runAgainst(server, {
+    server().setHandler(route({ planner: commandPlan, executor: toolCalls(call('run_command', { command: 'make deploy' })), aggregator: message('blocked') }));
+    const { result } = await runAgainst(server(), {
       settings: { 'cortex.policy.tools': { run_command: 'confirm-required' } },
       onApproval: (request, broker) => {
         assert.equal(request.required, true);
@@ -114,12 +108,12 @@ describe('agent run: policy and approvals', () => {
     assert.equal(gate.endReason, 'approval_denied');
     assert.equal(report.status, 'blocked');
     assert.equal(report.blockedBy, gate.id);
-    assert.equal(server.requests.filter((r) => r.purpose === 'executor').length, 1, 'the dependent step never ran');
+    assert.equal(server().requests.filter((r) => r.purpose === 'executor').length, 1, 'the dependent step never ran');
     assert.equal(result.status, 'failed');
   });
 
   it('Retry after a denied required gate asks again, and approving lets the run go on', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: commandPlan,
         executor: (req) =>
@@ -128,7 +122,7 @@ describe('agent run: policy and approvals', () => {
       }),
     );
     let asked = 0;
-    const { result, workspace } = await runAgainst(server, {
+    const { result, workspace } = await runAgainst(server(), {
       holdDeniedGates: true,
       settings: { 'cortex.policy.tools': { run_command: 'confirm-required' } },
       onApproval: (request, broker, run) => {
@@ -146,7 +140,7 @@ describe('agent run: policy and approvals', () => {
   });
 
   it('replaying the trace file reproduces every approval state of the run exactly', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'two', steps: ['Deploy', 'Clean'], dependencies: { '1': [0] } }),
         executor: (req) => {
@@ -160,7 +154,7 @@ describe('agent run: policy and approvals', () => {
     const traceFile = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
     let writer: ReturnType<typeof createTraceWriter> | undefined;
     let deployAsked = 0;
-    const { result, log } = await runAgainst(server, {
+    const { result, log } = await runAgainst(server(), {
       holdDeniedGates: true,
       settings: { 'cortex.policy.tools': { run_command: 'confirm-required' }, 'cortex.execution.maxParallelSteps': 1 },
       onStart: (_run, runLog) => {
@@ -202,9 +196,9 @@ describe('agent run: policy and approvals', () => {
       assert.match(toolMessages(req)[0].content, /denied by policy|not available|untrusted/i);
       return message('could not write');
     });
-    server.setHandler(route({ planner: json({ title: 'x', steps: ['Write x.txt'], dependencies: {} }), executor, 'tool-name-repair': json({ repairs: [{ tool_call_id: 'none', name: 'write_file' }] }), aggregator: message('done') }));
-    const { workspace } = await runAgainst(server, { trusted: false });
-    server.assertNoRejections();
+    server().setHandler(route({ planner: json({ title: 'x', steps: ['Write x.txt'], dependencies: {} }), executor, 'tool-name-repair': json({ repairs: [{ tool_call_id: 'none', name: 'write_file' }] }), aggregator: message('done') }));
+    const { workspace } = await runAgainst(server(), { trusted: false });
+    server().assertNoRejections();
     assert.equal(existsSync(join(workspace, 'x.txt')), false);
   });
 });

@@ -5,19 +5,13 @@ import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { byStep, call, firstUserMessage, json, message, route, toolCalls } from '../support/scriptedReplies';
-import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 
 describe('agent run: walking skeleton through the scripted endpoint', () => {
-  let server: ScriptedServer;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useScriptedServer();
 
   it('plans, runs dependent steps with real tools, aggregates, and tags every request', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'Greeting files', steps: ['Write hello.txt containing hi', 'Copy hello.txt to copy.txt'], dependencies: { '1': [0] } }),
         executor: byStep({
@@ -30,13 +24,13 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     const workspace = tempWorkspace();
     const trace = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
     const writer = createTraceWriter(trace);
-    const { result, events } = await runAgainst(server, {
+    const { result, events } = await runAgainst(server(), {
       workspace,
       task: 'make greeting files',
       onStart: (_run, log) => log.subscribe(writer.listener),
     });
     await writer.close();
-    server.assertNoRejections();
+    server().assertNoRejections();
 
     assert.equal(result.status, 'completed', result.error);
     assert.equal(result.answer, 'Both files exist.');
@@ -44,13 +38,13 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     assert.equal(readFileSync(join(workspace, 'copy.txt'), 'utf8'), 'hi');
 
     // Every request is tagged with its purpose; executor requests name their step.
-    const purposes = server.requests.map((r) => r.purpose);
+    const purposes = server().requests.map((r) => r.purpose);
     assert.deepEqual([...new Set(purposes)].sort(), ['aggregator', 'executor', 'planner']);
     const stepIds = result.snapshot.steps.map((s) => s.id);
-    for (const req of server.requests.filter((r) => r.purpose === 'executor')) assert.ok(stepIds.includes(req.stepId!), `x-cortex-step ${req.stepId}`);
+    for (const req of server().requests.filter((r) => r.purpose === 'executor')) assert.ok(stepIds.includes(req.stepId!), `x-cortex-step ${req.stepId}`);
 
     // The dependent step's first user message has its description verbatim and its dependency's output.
-    const copyReq = server.requests.find((r) => r.purpose === 'executor' && firstUserMessage(r).includes('Copy hello.txt to copy.txt'))!;
+    const copyReq = server().requests.find((r) => r.purpose === 'executor' && firstUserMessage(r).includes('Copy hello.txt to copy.txt'))!;
     assert.match(firstUserMessage(copyReq), /wrote hello\.txt/);
 
     // Snapshot shape promised by the README.
@@ -80,14 +74,14 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
       active.delete(text);
       return message(`${text} done`);
     };
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'Diamond', steps: ['Top step', 'Left branch', 'Right branch', 'Bottom join'], dependencies: { '1': [0], '2': [0], '3': [1, 2] } }),
         executor: byStep({ 'Top step': slow('top'), 'Left branch': slow('left'), 'Right branch': slow('right'), 'Bottom join': slow('bottom') }),
         aggregator: message('ok'),
       }),
     );
-    const { result, events } = await runAgainst(server);
+    const { result, events } = await runAgainst(server());
     assert.equal(result.status, 'completed', result.error);
     assert.equal(maxConcurrent, 2, 'left and right must overlap, and nothing else');
     const starts = eventsOf(events, 'step_status_changed').filter((e) => e.status === 'in_progress').map((e) => e.stepId);
@@ -101,8 +95,8 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     const previous = process.env.OPENAI_BASE_URL;
     process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
     try {
-      server.setHandler(route({ planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }), executor: message('hi'), aggregator: message('done') }));
-      const { result } = await runAgainst(server);
+      server().setHandler(route({ planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }), executor: message('hi'), aggregator: message('done') }));
+      const { result } = await runAgainst(server());
       assert.equal(result.status, 'completed', result.error);
     } finally {
       if (previous === undefined) delete process.env.OPENAI_BASE_URL;
@@ -111,9 +105,9 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
   });
 
   it('leaves the workspace untouched when planning fails', async () => {
-    server.setHandler(route({ planner: message('I would rather write a poem about plans.') }));
+    server().setHandler(route({ planner: message('I would rather write a poem about plans.') }));
     const workspace = tempWorkspace();
-    const { result, events } = await runAgainst(server, { workspace });
+    const { result, events } = await runAgainst(server(), { workspace });
     assert.equal(result.status, 'failed');
     assert.match(result.error ?? '', /valid plan/);
     assert.equal(events[events.length - 1].type, 'run_finished');

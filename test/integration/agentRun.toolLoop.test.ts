@@ -3,18 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';
-import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 
 const onePlan = (step: string) => json({ title: 'one step', steps: [step], dependencies: {} });
 
 describe('agent run: the step tool loop through the scripted endpoint', () => {
-  let server: ScriptedServer;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useScriptedServer();
 
   it('answers {} for read_file with the invalid payload, and the model retries with a path that works', async () => {
     const workspace = tempWorkspace();
@@ -34,9 +28,9 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
         return message('The note says to remember the milk.');
       },
     );
-    server.setHandler(route({ planner: onePlan('Read notes.md'), executor, 'tool-call-repair': json({ repairs: [] }), aggregator: message('done') }));
-    const { result } = await runAgainst(server, { workspace });
-    server.assertNoRejections();
+    server().setHandler(route({ planner: onePlan('Read notes.md'), executor, 'tool-call-repair': json({ repairs: [] }), aggregator: message('done') }));
+    const { result } = await runAgainst(server(), { workspace });
+    server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
     const calls = result.snapshot.steps[0].toolCalls;
     assert.deepEqual(calls.map((c) => c.status), ['error', 'success']);
@@ -50,9 +44,9 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
       secondTurnAssistant = req.body.messages.find((m: any) => m.role === 'assistant');
       return message('made directories');
     });
-    server.setHandler(route({ planner: onePlan('Make 25 folders'), executor, aggregator: message('done') }));
-    const { result, events } = await runAgainst(server, { workspace });
-    server.assertNoRejections();
+    server().setHandler(route({ planner: onePlan('Make 25 folders'), executor, aggregator: message('done') }));
+    const { result, events } = await runAgainst(server(), { workspace });
+    server().assertNoRejections();
     assert.equal(result.snapshot.steps[0].toolCalls.length, 20);
     assert.equal(secondTurnAssistant.tool_calls.length, 20);
     const audit = eventsOf(events, 'step_audit').find((e) => e.kind === 'tool_calls_per_turn')!;
@@ -65,7 +59,7 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
 
   it('stops an endless tool loop at maxStepsPerTurn and fails the step with max_steps_exceeded', async () => {
     let n = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         planner: onePlan('Loop forever'),
         executor: () => toolCalls(call('create_directory', { path: `loop${n++}` })),
@@ -73,17 +67,17 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
         aggregator: message('stopped'),
       }),
     );
-    const { result } = await runAgainst(server, { settings: { 'cortex.limits.maxStepsPerTurn': 4 } });
-    server.assertNoRejections();
+    const { result } = await runAgainst(server(), { settings: { 'cortex.limits.maxStepsPerTurn': 4 } });
+    server().assertNoRejections();
     const step = result.snapshot.steps[0];
     assert.equal(step.output, 'Stopped: exceeded max_steps_per_turn.');
     assert.equal(step.verdict?.passed, false);
     assert.match(step.verdict?.reason ?? '', /max_steps_exceeded/);
-    assert.equal(server.requests.filter((r) => r.purpose === 'executor').length, 4);
+    assert.equal(server().requests.filter((r) => r.purpose === 'executor').length, 4);
   });
 
   it('stops a model that repeats the identical call three times in a row', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: onePlan('List files'),
         executor: () => toolCalls(call('list_directory', { path: '.' })),
@@ -91,10 +85,10 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
         aggregator: message('stopped'),
       }),
     );
-    const { result } = await runAgainst(server);
+    const { result } = await runAgainst(server());
     const step = result.snapshot.steps[0];
     assert.match(step.output ?? '', /repeated the same tool call 3 times/);
-    assert.equal(server.requests.filter((r) => r.purpose === 'executor').length, 3);
+    assert.equal(server().requests.filter((r) => r.purpose === 'executor').length, 3);
   });
 
   it('runs identical calls of one batch once and still answers both ids', async () => {
@@ -106,9 +100,9 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
       assert.match(replies[1].content, /Duplicate of call call_a/);
       return message('read twice');
     });
-    server.setHandler(route({ planner: onePlan('Read a.txt'), executor, aggregator: message('done') }));
-    const { result, events } = await runAgainst(server, { workspace });
-    server.assertNoRejections();
+    server().setHandler(route({ planner: onePlan('Read a.txt'), executor, aggregator: message('done') }));
+    const { result, events } = await runAgainst(server(), { workspace });
+    server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
     const batch = eventsOf(events, 'step_audit').find((e) => e.kind === 'tool_batch')!;
     assert.equal(batch.data.executed, 1);
@@ -120,9 +114,9 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
       assert.equal(assistant.tool_calls.length, 1);
       return message('made one');
     });
-    server.setHandler(route({ planner: onePlan('Make folders'), executor, aggregator: message('done') }));
-    const { result } = await runAgainst(server, { settings: { 'cortex.execution.parallelToolCalls': false } });
-    server.assertNoRejections();
+    server().setHandler(route({ planner: onePlan('Make folders'), executor, aggregator: message('done') }));
+    const { result } = await runAgainst(server(), { settings: { 'cortex.execution.parallelToolCalls': false } });
+    server().assertNoRejections();
     assert.deepEqual(result.snapshot.steps[0].toolCalls.map((c) => c.arguments), ['{"path":"one"}']);
   });
 
@@ -136,8 +130,8 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
         return toolCalls(call('read_file', { path: 'nope1.txt' }), call('read_file', { path: 'nope2.txt' }));
       },
     );
-    server.setHandler(route({ planner: onePlan('Read things'), executor, replanner: json({ action: 'give_up', new_steps: [], new_dependencies: {} }), aggregator: message('done') }));
-    const { result } = await runAgainst(server);
+    server().setHandler(route({ planner: onePlan('Read things'), executor, replanner: json({ action: 'give_up', new_steps: [], new_dependencies: {} }), aggregator: message('done') }));
+    const { result } = await runAgainst(server());
     const step = result.snapshot.steps[0];
     assert.equal(step.output, 'All tool calls failed. Please check the error messages and try again.');
     assert.match(step.verdict?.reason ?? '', /all_tool_calls_failed|All tool calls failed/i);

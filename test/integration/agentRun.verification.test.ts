@@ -3,23 +3,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventsOf, runAgainst } from '../support/agentHarness';
 import { byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
-import { startScriptedServer, type ScriptedRequest, type ScriptedServer } from '../support/scriptedServer';
+import { type ScriptedRequest } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 
 /** A write whose arguments are cut off mid-JSON by the token limit (finish_reason "length"). */
 const cutOffWrite = { kind: 'message' as const, toolCalls: [{ name: 'write_file', arguments: '{"path":"api.py","content":"def handler():\\n  ret' }], finishReason: 'length' };
 
 describe('agent run: verification and subgraph replanning (docs/design.md §14, §15)', () => {
-  let server: ScriptedServer;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useScriptedServer();
 
   it('a cut-off write stays pending, fails verification, and its subgraph is redesigned while completed work is kept', async () => {
     const replannerRequests: ScriptedRequest[] = [];
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'API', steps: ['Write models.py', 'Write api.py endpoints', 'Write tests for api'], dependencies: { '1': [0], '2': [1] } }),
         executor: byStep({
@@ -35,8 +30,8 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
         aggregator: message('done'),
       }),
     );
-    const { result, events, workspace } = await runAgainst(server);
-    server.assertNoRejections();
+    const { result, events, workspace } = await runAgainst(server());
+    server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
 
     const [failed] = result.snapshot.replacedSteps.filter((s) => s.description === 'Write api.py endpoints');
@@ -72,7 +67,7 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
 
   it('blocks a lineage after 2 rewrites and shows its downstream as blocked by it', async () => {
     let replans = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'Doomed', steps: ['Write doomed file', 'Use doomed file'], dependencies: { '1': [0] } }),
         executor: (req) => (JSON.stringify(req.body.messages).includes('Use doomed') ? message('used') : cutOffWrite),
@@ -83,7 +78,7 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
         aggregator: message('partial'),
       }),
     );
-    const { result } = await runAgainst(server);
+    const { result } = await runAgainst(server());
     assert.equal(replans, 2, 'the original execution plus exactly 2 rewrites');
     assert.equal(result.status, 'failed');
     const live = result.snapshot.steps;
@@ -97,7 +92,7 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
   });
 
   it('give_up blocks the failed step and its downstream', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'x', steps: ['Write the file', 'Read the file back'], dependencies: { '1': [0] } }),
         executor: cutOffWrite,
@@ -105,7 +100,7 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
         aggregator: message('nothing done'),
       }),
     );
-    const { result } = await runAgainst(server);
+    const { result } = await runAgainst(server());
     const [writeStep, readStep] = result.snapshot.steps;
     assert.equal(writeStep.status, 'blocked');
     assert.equal(readStep.status, 'blocked');
@@ -115,7 +110,7 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
   });
 
   it('rejects a replanner reply that introduces a cycle and blocks with a clear reason', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'x', steps: ['Write the file'], dependencies: {} }),
         executor: cutOffWrite,
@@ -123,7 +118,7 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
         aggregator: message('nothing'),
       }),
     );
-    const { result } = await runAgainst(server);
+    const { result } = await runAgainst(server());
     const [step] = result.snapshot.steps;
     assert.equal(step.status, 'blocked');
     assert.match(step.endReason ?? '', /cycle/i);

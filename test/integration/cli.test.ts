@@ -9,7 +9,7 @@ import { main } from '../../src/cli/main';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, error, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
-import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 
 /** Any character a terminal acts on instead of showing (newline and tab are fine). */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -62,19 +62,13 @@ async function closedPort(): Promise<number> {
 
 describe('cortex CLI', function () {
   this.timeout(30_000);
-  let server: ScriptedServer;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useScriptedServer();
 
   it('exit 0, answer on stdout, trace file ending with run_finished, --approve all answers confirmations', async () => {
-    server.setHandler(commandScript());
+    server().setHandler(commandScript());
     const ws = tempWorkspace();
     const trace = join(ws, '..', `${Date.now()}-trace.jsonl`);
-    const result = await cli(['run', '--workspace', ws, '--base-url', server.baseUrl, '--model', 'm', '--trace', trace, '--approve', 'all', 'say hi']);
+    const result = await cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'm', '--trace', trace, '--approve', 'all', 'say hi']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.trim(), 'All done.');
     assert.equal(readFileSync(join(ws, 'hi.txt'), 'utf8').trim(), 'hi');
@@ -84,10 +78,10 @@ describe('cortex CLI', function () {
   });
 
   it('--approve none denies, and without a TTY confirmations are denied; exit 1 when steps are blocked', async () => {
-    server.setHandler(commandScript());
+    server().setHandler(commandScript());
     const ws = tempWorkspace();
     const config = join(ws, '..', `${Date.now()}-cfg.json`);
-    writeFileSync(config, JSON.stringify({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'm', 'cortex.policy.tools': { run_command: 'confirm-required' } }));
+    writeFileSync(config, JSON.stringify({ 'cortex.llm.baseUrl': server().baseUrl, 'cortex.llm.model': 'm', 'cortex.policy.tools': { run_command: 'confirm-required' } }));
     const denied = await cli(['run', '--workspace', ws, '--config', config, '--approve', 'none', 'say hi']);
     assert.equal(denied.code, 1);
     assert.equal(existsSync(join(ws, 'hi.txt')), false);
@@ -156,10 +150,9 @@ describe('cortex CLI', function () {
     });
 
     it('a rejected key (401) says what to do in a shell, once', async () => {
-      await server.close();
-      server = await startScriptedServer(commandScript(), { apiKey: 'sk-right' });
+      await server.restart(commandScript(), { apiKey: 'sk-right' });
       const ws = tempWorkspace();
-      const result = await cli(['run', '--workspace', ws, '--base-url', server.baseUrl, '--model', 'm', 'x'], { OPENAI_API_KEY: 'sk-wrong' });
+      const result = await cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'm', 'x'], { OPENAI_API_KEY: 'sk-wrong' });
       assert.equal(result.code, 3, result.stderr);
       assert.equal(count(result.stderr, 'rejected the API key'), 1, result.stderr);
       assert.match(result.stderr, /^run failed: The endpoint rejected the API key \(401\)\. Set OPENAI_API_KEY to a key this endpoint accepts\.$/m);
@@ -167,38 +160,36 @@ describe('cortex CLI', function () {
     });
 
     it('a refused key (403) and an unknown model without fallback', async () => {
-      server.setHandler(() => error(403, 'Project does not have access to model m.'));
+      server().setHandler(() => error(403, 'Project does not have access to model m.'));
       const ws = tempWorkspace();
-      const forbidden = await cli(['run', '--workspace', ws, '--base-url', server.baseUrl, '--model', 'm', 'x']);
+      const forbidden = await cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'm', 'x']);
       assert.equal(forbidden.code, 3, forbidden.stderr);
       assert.match(forbidden.stderr, /run failed: The endpoint refused access \(403\): Project does not have access to model m\. Check/);
-      await server.close();
-      server = await startScriptedServer(commandScript(), { models: ['other'] });
-      const unknown = await cli(['run', '--workspace', ws, '--base-url', server.baseUrl, '--model', 'missing', 'x']);
+      await server.restart(commandScript(), { models: ['other'] });
+      const unknown = await cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'missing', 'x']);
       assert.equal(unknown.code, 3, unknown.stderr);
       assert.equal(count(unknown.stderr, "Model 'missing' is not available"), 1, unknown.stderr);
       assert.match(unknown.stderr, /Check --model, or list other models in --fallback-model\.$/m);
     });
 
     it('not for a planner failure a later run could get past (exit 1)', async () => {
-      server.setHandler(() => error(500, 'overloaded', { headers: { 'x-should-retry': 'false' } }));
-      const result = await cli(['run', '--workspace', tempWorkspace(), '--base-url', server.baseUrl, '--model', 'm', 'x']);
+      server().setHandler(() => error(500, 'overloaded', { headers: { 'x-should-retry': 'false' } }));
+      const result = await cli(['run', '--workspace', tempWorkspace(), '--base-url', server().baseUrl, '--model', 'm', 'x']);
       assert.equal(result.code, 1, result.stderr);
       assert.equal(count(result.stderr, 'overloaded'), 1, result.stderr);
     });
   });
 
   it('fails over once: says so in one line, and later requests go straight to the model that worked', async () => {
-    await server.close();
-    server = await startScriptedServer(commandScript(), { models: ['good'] });
+    await server.restart(commandScript(), { models: ['good'] });
     const ws = tempWorkspace();
     const trace = join(ws, '..', `${Date.now()}-failover.jsonl`);
-    const result = await cli(['run', '--workspace', ws, '--base-url', server.baseUrl, '--model', 'missing', '--fallback-model', 'good', '--trace', trace, '--approve', 'all', 'say hi']);
+    const result = await cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'missing', '--fallback-model', 'good', '--trace', trace, '--approve', 'all', 'say hi']);
     assert.equal(result.code, 0, result.stderr);
-    const models = server.chatRequests().map((r) => r.body.model);
+    const models = server().chatRequests().map((r) => r.body.model);
     assert.ok(models.length >= 5, `a multi-step run: ${models.join(', ')}`);
     assert.equal(models.filter((m) => m === 'missing').length, 1, models.join(', '));
-    assert.equal(count(result.stderr, `model missing not found at ${server.baseUrl} — using good`), 1, result.stderr);
+    assert.equal(count(result.stderr, `model missing not found at ${server().baseUrl} — using good`), 1, result.stderr);
     const requests = readTrace(trace).events.filter((e) => e.type === 'llm_request');
     assert.deepEqual(requests[0].attempts.map((a) => [a.model, a.ok, a.status]), [['missing', false, 404], ['good', true, undefined]]);
     assert.ok(requests.slice(1).every((e) => e.attempts.length === 1 && e.attempts[0].model === 'good'));
@@ -206,7 +197,7 @@ describe('cortex CLI', function () {
 
   it('prints model and tool text with terminal controls made visible, on stderr and stdout', async () => {
     const ESC = '\u001b';
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: `evil${ESC}]0;pwned\u0007 title`, steps: [`Read\r${ESC}[2K the \u202efile`], dependencies: {} }),
         executor: (req) =>
@@ -220,7 +211,7 @@ describe('cortex CLI', function () {
     const ws = tempWorkspace();
     const config = join(ws, '..', `${Date.now()}-cfg.json`);
     writeFileSync(config, JSON.stringify({ 'cortex.repair.toolCallAttempts': 0, 'cortex.llm.maxRetries': 0 }));
-    const result = await cli(['run', '--workspace', ws, '--config', config, '--base-url', server.baseUrl, '--model', 'm', 'x']);
+    const result = await cli(['run', '--workspace', ws, '--config', config, '--base-url', server().baseUrl, '--model', 'm', 'x']);
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /plan: evil\\x1b\]0;pwned\\x07 title/);
     assert.match(result.stderr, /Read\\r\\x1b\[2K the \\u202efile/);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/core/plan/events';
 import { eventsOf } from '../support/agentHarness';
 import { byStep, call, json, message, route, systemMessage, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
-import { startScriptedServer, type ScriptedRequest, type ScriptedServer } from '../support/scriptedServer';
+import type { ScriptedRequest } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 import { everythingStdio, faulty, isAlive, startEverythingHttp, urlDefinition } from '../fixtures/mcp/mcpServers';
 import { logMessages, runWithMcp } from '../fixtures/mcp/mcpRun';
 
@@ -20,18 +21,12 @@ function startedPids(events: RunEvent[]): number[] {
 
 describe('MCP tools in an agent run', function () {
   this.timeout(60_000);
-  let server: ScriptedServer;
-  beforeEach(async () => {
-    server = await startScriptedServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useScriptedServer();
 
   it('the model calls an MCP tool: it asks first, runs, and the trace records the server, the raw result and the start and stop', async () => {
     let toolMessage = '';
     let offered: string[] = [];
-    server.setHandler(
+    server().setHandler(
       oneStep('Add 2 and 3 with the everything server', (req) => {
         offered = toolNames(req);
         if (!answered(req)) return toolCalls(call('everything_get-sum', { a: 2, b: 3 }));
@@ -39,12 +34,12 @@ describe('MCP tools in an agent run', function () {
         return message('5');
       }),
     );
-    const { result, events, approvals } = await runWithMcp(server, { servers: [everythingStdio()] });
-    server.assertNoRejections();
+    const { result, events, approvals } = await runWithMcp(server(), { servers: [everythingStdio()] });
+    server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
     assert.equal(toolMessage, 'The sum of 2 and 3 is 5.');
     assert.ok(offered.includes('read_file') && offered.includes('everything_get-sum') && offered.includes('everything_echo'), offered.join(', '));
-    assert.match(systemMessage(server.requests.find((r) => r.purpose === 'planner')!), /- everything_get-sum: Returns the sum of two numbers \(MCP server "everything"\)/);
+    assert.match(systemMessage(server().requests.find((r) => r.purpose === 'planner')!), /- everything_get-sum: Returns the sum of two numbers \(MCP server "everything"\)/);
 
     assert.equal(approvals.length, 1, 'MCP tools need confirmation by default');
     assert.equal(approvals[0].toolName, 'everything_get-sum');
@@ -66,8 +61,8 @@ describe('MCP tools in an agent run', function () {
   });
 
   it('read-only tools of an allowed server run without asking, and run concurrently in parallel mode', async () => {
-    server.setHandler(oneStep('Sleep twice on faulty', (req) => (answered(req) ? message('slept') : toolCalls(call('faulty_sleep', { ms: 1000 }), call('faulty_sleep', { ms: 1001 })))));
-    const { result, events, approvals } = await runWithMcp(server, { servers: [faulty()], settings: { 'cortex.mcp.allowReadOnly': ['faulty'], 'cortex.execution.toolExecution': 'parallel' } });
+    server().setHandler(oneStep('Sleep twice on faulty', (req) => (answered(req) ? message('slept') : toolCalls(call('faulty_sleep', { ms: 1000 }), call('faulty_sleep', { ms: 1001 })))));
+    const { result, events, approvals } = await runWithMcp(server(), { servers: [faulty()], settings: { 'cortex.mcp.allowReadOnly': ['faulty'], 'cortex.execution.toolExecution': 'parallel' } });
     assert.equal(result.status, 'completed', result.error);
     assert.equal(approvals.length, 0);
     const batch = eventsOf(events, 'step_audit').find((e) => e.kind === 'tool_batch')!;
@@ -77,8 +72,8 @@ describe('MCP tools in an agent run', function () {
 
   it('policy keys deny an MCP tool: it never runs and the model is told', async () => {
     let told = '';
-    server.setHandler(oneStep('Echo on faulty', (req) => (answered(req) ? ((told = String(toolMessages(req)[0].content)), message('denied')) : toolCalls(call('faulty_echo', { message: 'hi' })))));
-    const { result, events } = await runWithMcp(server, { servers: [faulty()], settings: { 'cortex.policy.tools': { 'mcp:*': 'allow', 'mcp:faulty/echo': 'deny' } } });
+    server().setHandler(oneStep('Echo on faulty', (req) => (answered(req) ? ((told = String(toolMessages(req)[0].content)), message('denied')) : toolCalls(call('faulty_echo', { message: 'hi' })))));
+    const { result, events } = await runWithMcp(server(), { servers: [faulty()], settings: { 'cortex.policy.tools': { 'mcp:*': 'allow', 'mcp:faulty/echo': 'deny' } } });
     assert.equal(result.status, 'completed', result.error);
     assert.match(told, /denied by policy/i);
     assert.equal(eventsOf(events, 'tool_call_completed')[0].reason, 'policy_denied');
@@ -87,7 +82,7 @@ describe('MCP tools in an agent run', function () {
 
   it('arguments are validated against the server\'s inputSchema: the model gets the invalid payload and retries', async () => {
     const payloads: string[] = [];
-    server.setHandler(
+    server().setHandler(
       oneStep('Echo a message on faulty', (req) => {
         const turn = toolMessages(req);
         if (turn.length === 0) return toolCalls(call('faulty_echo', { message: 7, times: 9, loud: true }));
@@ -95,7 +90,7 @@ describe('MCP tools in an agent run', function () {
         return payloads.length === 1 ? toolCalls(call('faulty_echo', { message: 'hi', times: 2 })) : message('echoed');
       }),
     );
-    const { result } = await runWithMcp(server, { servers: [faulty()], settings: { 'cortex.repair.toolCallAttempts': 0, 'cortex.mcp.allowReadOnly': ['faulty'] } });
+    const { result } = await runWithMcp(server(), { servers: [faulty()], settings: { 'cortex.repair.toolCallAttempts': 0, 'cortex.mcp.allowReadOnly': ['faulty'] } });
     assert.equal(result.status, 'completed', result.error);
     assert.deepEqual(JSON.parse(payloads[0]), { tool: 'faulty_echo', error: "Invalid arguments: field 'message' must be string, got integer; field 'times' must be at most 5; unknown field(s): loud (allowed: message, times)", receivedArgs: { message: 7, times: 9, loud: true } });
     assert.equal(payloads[1], 'hi hi');
@@ -103,8 +98,8 @@ describe('MCP tools in an agent run', function () {
 
   it('a server that fails to start is a warning naming it; the run continues with the other tools', async () => {
     let offered: string[] = [];
-    server.setHandler(oneStep('List the files', (req) => ((offered = toolNames(req)), message('nothing to list'))));
-    const { result, events } = await runWithMcp(server, { servers: [faulty('broken', '--fail-start')], notices: ['MCP server "ws" from .vscode/mcp.json was not started: not allowed for this workspace'] });
+    server().setHandler(oneStep('List the files', (req) => ((offered = toolNames(req)), message('nothing to list'))));
+    const { result, events } = await runWithMcp(server(), { servers: [faulty('broken', '--fail-start')], notices: ['MCP server "ws" from .vscode/mcp.json was not started: not allowed for this workspace'] });
     assert.equal(result.status, 'completed', result.error);
     assert.deepEqual(logMessages(events, 'warn'), [
       'MCP server "ws" from .vscode/mcp.json was not started: not allowed for this workspace',
@@ -115,7 +110,7 @@ describe('MCP tools in an agent run', function () {
 
   it('a crash mid-call errors that call; the server restarts for the next one and the run completes', async () => {
     const results: string[] = [];
-    server.setHandler(
+    server().setHandler(
       oneStep('Crash then ask the pid on faulty', (req) => {
         const turn = toolMessages(req);
         if (turn.length > 0) results.push(String(turn[0].content));
@@ -126,7 +121,7 @@ describe('MCP tools in an agent run', function () {
         return message('restarted');
       }),
     );
-    const { result, events } = await runWithMcp(server, { servers: [faulty()], settings: { 'cortex.policy.tools': { 'mcp:faulty': 'allow' } } });
+    const { result, events } = await runWithMcp(server(), { servers: [faulty()], settings: { 'cortex.policy.tools': { 'mcp:faulty': 'allow' } } });
     assert.equal(result.status, 'completed', result.error);
     assert.equal(results[0], 'Error: MCP server "faulty" stopped during the call (exit code 7); it will be restarted for later calls');
     assert.equal(results[1], 'after the crash', 'the next call restarted the server');
@@ -138,7 +133,7 @@ describe('MCP tools in an agent run', function () {
   });
 
   it('a call past cortex.execution.toolTimeoutSeconds is cancelled and fails alone; the hung server is stopped at the end', async () => {
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'MCP', steps: ['Hang on faulty'], dependencies: {} }),
         executor: toolCalls(call('faulty_hang')),
@@ -147,7 +142,7 @@ describe('MCP tools in an agent run', function () {
       }),
     );
     const started = Date.now();
-    const { result, events } = await runWithMcp(server, { servers: [faulty()], settings: { 'cortex.execution.toolTimeoutSeconds': 1, 'cortex.mcp.allowReadOnly': ['faulty'] } });
+    const { result, events } = await runWithMcp(server(), { servers: [faulty()], settings: { 'cortex.execution.toolTimeoutSeconds': 1, 'cortex.mcp.allowReadOnly': ['faulty'] } });
     assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
     const completed = eventsOf(events, 'tool_call_completed')[0];
     assert.deepEqual([completed.status, completed.result], ['error', "Error: 'faulty_hang' timed out after 1 s and was stopped"]);
@@ -159,26 +154,26 @@ describe('MCP tools in an agent run', function () {
 
   it('huge output is capped like any tool output', async () => {
     let told = '';
-    server.setHandler(oneStep('Get a huge text from faulty', (req) => (answered(req) ? ((told = String(toolMessages(req)[0].content)), message('ok')) : toolCalls(call('faulty_huge', { bytes: 3_000_000 })))));
-    const { result } = await runWithMcp(server, { servers: [faulty()], settings: { 'cortex.limits.maxToolOutputBytes': 2048, 'cortex.policy.tools': { 'mcp:*': 'allow' } } });
+    server().setHandler(oneStep('Get a huge text from faulty', (req) => (answered(req) ? ((told = String(toolMessages(req)[0].content)), message('ok')) : toolCalls(call('faulty_huge', { bytes: 3_000_000 })))));
+    const { result } = await runWithMcp(server(), { servers: [faulty()], settings: { 'cortex.limits.maxToolOutputBytes': 2048, 'cortex.policy.tools': { 'mcp:*': 'allow' } } });
     assert.equal(result.status, 'completed', result.error);
     assert.ok(Buffer.byteLength(told) <= 2048, `${Buffer.byteLength(told)} bytes`);
     assert.match(told, /^HEAD.*output truncated: \d+ of 3000000 bytes omitted.*TAIL$/s);
   });
 
   it('a tool name clash is an error at run start naming both tools; nothing is planned and no server is left running', async () => {
-    server.setHandler(route({}));
-    const { result, events } = await runWithMcp(server, { servers: [faulty('read', '--extra-tool=file')] });
+    server().setHandler(route({}));
+    const { result, events } = await runWithMcp(server(), { servers: [faulty('read', '--extra-tool=file')] });
     assert.equal(result.status, 'failed');
     assert.match(result.error ?? '', /^MCP tool names clash: the tool "file" of MCP server "read" \(as "read_file"\) has the name of the built-in tool "read_file"/);
-    assert.equal(server.requests.length, 0, 'no model request was made');
+    assert.equal(server().requests.length, 0, 'no model request was made');
     assert.equal(startedPids(events).length, 1);
     for (const pid of startedPids(events)) assert.equal(isAlive(pid), false);
   });
 
   it('with more MCP tools than cortex.mcp.maxTools, the planner sees them all and each step gets the servers it needs', async () => {
     const offeredByStep = new Map<string, string[]>();
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'Two servers', steps: ['Add numbers with get-sum', 'Ask faulty for its pid'], dependencies: {} }),
         executor: byStep({
@@ -188,9 +183,9 @@ describe('MCP tools in an agent run', function () {
         aggregator: message('done'),
       }),
     );
-    const { result, events } = await runWithMcp(server, { servers: [everythingStdio(), faulty()], settings: { 'cortex.mcp.maxTools': 10 } });
+    const { result, events } = await runWithMcp(server(), { servers: [everythingStdio(), faulty()], settings: { 'cortex.mcp.maxTools': 10 } });
     assert.equal(result.status, 'completed', result.error);
-    const planner = systemMessage(server.requests.find((r) => r.purpose === 'planner')!);
+    const planner = systemMessage(server().requests.find((r) => r.purpose === 'planner')!);
     for (const name of ['everything_get-sum', 'everything_toggle-simulated-logging', 'faulty_pid', 'faulty_hang']) assert.match(planner, new RegExp(`- ${name}: `));
     const mcpOf = (names: string[] | undefined) => (names ?? []).filter((name) => name.startsWith('everything_') || name.startsWith('faulty_'));
     const sum = mcpOf(offeredByStep.get('sum'));
@@ -206,8 +201,8 @@ describe('MCP tools in an agent run', function () {
     const http = await startEverythingHttp('streamableHttp');
     try {
       let told = '';
-      server.setHandler(oneStep('Echo over http', (req) => (answered(req) ? ((told = String(toolMessages(req)[0].content)), message('ok')) : toolCalls(call('remote_echo', { message: 'hello' })))));
-      const { result, events } = await runWithMcp(server, { servers: [urlDefinition('remote', { type: 'http', url: http.url, headers: {} })], settings: { 'cortex.mcp.allowReadOnly': ['remote'] } });
+      server().setHandler(oneStep('Echo over http', (req) => (answered(req) ? ((told = String(toolMessages(req)[0].content)), message('ok')) : toolCalls(call('remote_echo', { message: 'hello' })))));
+      const { result, events } = await runWithMcp(server(), { servers: [urlDefinition('remote', { type: 'http', url: http.url, headers: {} })], settings: { 'cortex.mcp.allowReadOnly': ['remote'] } });
       assert.equal(result.status, 'completed', result.error);
       assert.equal(told, 'Echo: hello');
       assert.match(logMessages(events)[0], /^MCP server "remote" started \(http\) with \d+ tool\(s\)$/);
@@ -218,8 +213,8 @@ describe('MCP tools in an agent run', function () {
 
   it('Restricted Mode starts no MCP server and says so', async () => {
     let offered: string[] = [];
-    server.setHandler(oneStep('Read things', (req) => ((offered = toolNames(req)), message('read'))));
-    const { result, events } = await runWithMcp(server, { servers: [faulty()], trusted: false });
+    server().setHandler(oneStep('Read things', (req) => ((offered = toolNames(req)), message('read'))));
+    const { result, events } = await runWithMcp(server(), { servers: [faulty()], trusted: false });
     assert.equal(result.status, 'completed', result.error);
     assert.deepEqual(logMessages(events, 'warn'), ['MCP servers are not started in Restricted Mode: faulty']);
     assert.ok(!offered.some((name) => name.startsWith('faulty_')));

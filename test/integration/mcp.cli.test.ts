@@ -6,7 +6,7 @@ import { main } from '../../src/cli/main';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
-import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 import { FAULTY_SERVER } from '../fixtures/mcp/mcpServers';
 
 // `cortex run --mcp-config FILE` (docs/design.md §21): the servers of that file (either shape) and
@@ -30,16 +30,12 @@ const faultyServer = (extra: Record<string, unknown> = {}) => ({ type: 'stdio', 
 
 describe('cortex CLI with MCP servers', function () {
   this.timeout(30_000);
-  let server: ScriptedServer;
+  const server = useScriptedServer();
   let workspace: string;
   let files: string;
-  beforeEach(async () => {
-    server = await startScriptedServer();
+  beforeEach(() => {
     workspace = tempWorkspace();
     files = tempWorkspace('cortex-mcp-cli-');
-  });
-  afterEach(async () => {
-    await server.close();
   });
 
   const file = (name: string, content: unknown) => {
@@ -47,11 +43,11 @@ describe('cortex CLI with MCP servers', function () {
     writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
     return path;
   };
-  const base = () => ['run', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'm'];
+  const base = () => ['run', '--workspace', workspace, '--base-url', server().baseUrl, '--model', 'm'];
 
   it('runs the tools of an --mcp-config file (VS Code shape) and the trace records each call\'s server', async () => {
     let told = '';
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'echo', steps: ['Echo hi on faulty'], dependencies: {} }),
         executor: (req) => (toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('echoed')) : toolCalls(call('faulty_echo', { message: 'hi' }))),
@@ -72,7 +68,7 @@ describe('cortex CLI with MCP servers', function () {
 
   it('reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace\'s .vscode/mcp.json', async () => {
     let offered: string[] = [];
-    server.setHandler(route({ planner: json({ title: 't', steps: ['Look around'], dependencies: {} }), executor: (req) => ((offered = toolNames(req)), message('looked')), aggregator: message('ok') }));
+    server().setHandler(route({ planner: json({ title: 't', steps: ['Look around'], dependencies: {} }), executor: (req) => ((offered = toolNames(req)), message('looked')), aggregator: message('ok') }));
     mkdirSync(join(workspace, '.vscode'));
     writeFileSync(join(workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { sneaky: faultyServer() } }));
     const settings = file('settings.json', { 'cortex.mcp.servers': { fromSettings: { command: process.execPath, args: [FAULTY_SERVER] } } });
@@ -98,12 +94,12 @@ describe('cortex CLI with MCP servers', function () {
       assert.ok(result.stderr.startsWith(expected), `${result.stderr} does not start with ${expected}`);
       assert.equal(result.stderr.trim().split('\n').length, 1);
     }
-    assert.equal(server.requests.length, 0);
+    assert.equal(server().requests.length, 0);
   });
 
   it('${env:NAME} takes a value from the CLI\'s environment for the server', async () => {
     let told = '';
-    server.setHandler(
+    server().setHandler(
       route({
         planner: json({ title: 'env', steps: ['Read TOKEN on faulty'], dependencies: {} }),
         executor: (req) => (toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('read')) : toolCalls(call('faulty_env', { name: 'TOKEN' }))),

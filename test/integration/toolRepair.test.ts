@@ -8,7 +8,8 @@ import { createBuiltinRegistry } from '../../src/core/tools/builtinTools';
 import type { ToolRegistry } from '../../src/core/tools/toolRegistry';
 import { executePreparedCall, prepareToolCalls, TOOL_ERROR_GUIDANCE } from '../../src/core/tools/toolPipeline';
 import { call, error, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
-import { type ScriptedRequest, type ScriptedServer, startScriptedServer } from '../support/scriptedServer';
+import type { ScriptedRequest } from '../support/scriptedServer';
+import { useScriptedServer } from '../support/useScriptedServer';
 import { expectDisposition } from '../support/preparedCalls';
 import { createJailFixture, type JailFixture, SECRET, toolContext } from '../unit/tools/workspaceFixture';
 
@@ -18,17 +19,15 @@ import { createJailFixture, type JailFixture, SECRET, toolContext } from '../uni
 
 describe('tool pipeline through the scripted endpoint', function () {
   this.timeout(20_000);
-  let server: ScriptedServer;
+  const server = useScriptedServer();
   let fx: JailFixture;
   let llm: LlmClient;
 
   beforeEach(async () => {
-    server = await startScriptedServer();
     fx = await createJailFixture();
-    llm = createOpenAiClient({ baseUrl: server.baseUrl, apiKey: 'k', model: 'scripted-model', requestTimeoutMs: 5000, streamIdleTimeoutMs: 5000, maxRetries: 0 });
+    llm = createOpenAiClient({ baseUrl: server().baseUrl, apiKey: 'k', model: 'scripted-model', requestTimeoutMs: 5000, streamIdleTimeoutMs: 5000, maxRetries: 0 });
   });
   afterEach(async () => {
-    await server.close();
     await fx.cleanup();
   });
 
@@ -54,17 +53,17 @@ describe('tool pipeline through the scripted endpoint', function () {
       for (const { prepared: p, result } of results) messages.push({ role: 'tool', tool_call_id: p.call.id, content: result.output });
       await llm.chat({ purpose: 'executor', stepId: 's1', messages, tools: specs, stream: true });
     }
-    server.assertNoRejections();
+    server().assertNoRejections();
     return { response, prepared, results };
   }
 
-  const requestsFor = (purpose: string): ScriptedRequest[] => server.chatRequests().filter((r) => r.purpose === purpose);
+  const requestsFor = (purpose: string): ScriptedRequest[] => server().chatRequests().filter((r) => r.purpose === purpose);
   /** Tool messages the endpoint received in the follow-up executor turn. */
   const followUpToolMessages = () => toolMessages(requestsFor('executor').at(-1)!);
 
   it('repairs an unknown tool name with one tool-name-repair call, then runs the tool', async () => {
     let executorTurns = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         executor: () => (executorTurns++ === 0 ? toolCalls(call('open_file', { path: 'inside.txt' }, 'c1')) : message('done')),
         'tool-name-repair': json({ repairs: [{ tool_call_id: 'c1', name: 'read_file' }] }),
@@ -94,7 +93,7 @@ describe('tool pipeline through the scripted endpoint', function () {
 
   it('counts only exact visible names; partial success leaves the rest invalid', async () => {
     let executorTurns = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         executor: () =>
           executorTurns++ === 0
@@ -126,7 +125,7 @@ describe('tool pipeline through the scripted endpoint', function () {
 
   it('repairs a stray key with one tool-call-repair call; the repaired arguments are validated first', async () => {
     let executorTurns = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         executor: () =>
           executorTurns++ === 0
@@ -160,7 +159,7 @@ describe('tool pipeline through the scripted endpoint', function () {
 
   it('repairs invalid JSON, but never sends a truncated call to repair', async () => {
     let executorTurns = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         executor: () => (executorTurns++ === 0 ? toolCalls(call('read_file', '{"path": inside.txt}', 'j1'), call('list_directory', '{"path": "sub"', 'j2')) : message('ok')),
         'tool-call-repair': json({ repairs: [{ tool_call_id: 'j1', arguments: '{"path":"inside.txt"}' }] }),
@@ -181,7 +180,7 @@ describe('tool pipeline through the scripted endpoint', function () {
 
   it('repairs a name and then its arguments in the same response', async () => {
     let executorTurns = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         executor: () => (executorTurns++ === 0 ? toolCalls(call('cat_file', { filename: 'inside.txt' }, 'n1')) : message('ok')),
         'tool-name-repair': json({ repairs: [{ tool_call_id: 'n1', name: 'read_file' }] }),
@@ -191,12 +190,12 @@ describe('tool pipeline through the scripted endpoint', function () {
     const { prepared, results } = await turn();
     assert.deepEqual([prepared.calls[0].name, prepared.calls[0].nameResolution, prepared.calls[0].disposition], ['read_file', 'repaired', 'run']);
     assert.equal(results[0].result.output, 'inside content\n');
-    assert.deepEqual(server.chatRequests().map((r) => r.purpose), ['executor', 'tool-name-repair', 'tool-call-repair', 'executor']);
+    assert.deepEqual(server().chatRequests().map((r) => r.purpose), ['executor', 'tool-name-repair', 'tool-call-repair', 'executor']);
   });
 
   it('a failing repair request is audited and the calls fall back to the invalid payload', async () => {
     let executorTurns = 0;
-    server.setHandler(
+    server().setHandler(
       route({
         executor: () => (executorTurns++ === 0 ? toolCalls(call('read_file', {}, 'e1')) : message('ok')),
         'tool-call-repair': error(500, 'repair model is down', { headers: { 'x-should-retry': 'false' } }),
@@ -210,10 +209,10 @@ describe('tool pipeline through the scripted endpoint', function () {
 
   it('makes no repair request when repairs are switched off', async () => {
     let executorTurns = 0;
-    server.setHandler(route({ executor: () => (executorTurns++ === 0 ? toolCalls(call('nope', {}, 'x1'), call('read_file', { bad: 1 }, 'x2')) : message('ok')) }));
+    server().setHandler(route({ executor: () => (executorTurns++ === 0 ? toolCalls(call('nope', {}, 'x1'), call('read_file', { bad: 1 }, 'x2')) : message('ok')) }));
     const { prepared } = await turn({ 'cortex.repair.toolNameAttempts': 0, 'cortex.repair.toolCallAttempts': 0 });
     assert.deepEqual(prepared.calls.map((c) => c.disposition), ['invalid', 'invalid']);
-    assert.deepEqual(server.chatRequests().map((r) => r.purpose), ['executor', 'executor']);
+    assert.deepEqual(server().chatRequests().map((r) => r.purpose), ['executor', 'executor']);
   });
 
   it('every jail escape fails with "outside the workspace" and no outside content reaches the model', async () => {
@@ -235,7 +234,7 @@ describe('tool pipeline through the scripted endpoint', function () {
       call('run_command', { command: 'cat secret.txt', cwd: 'link-out' }),
     ];
     let executorTurns = 0;
-    server.setHandler(route({ executor: () => (executorTurns++ === 0 ? toolCalls(...escapes) : message('ok')) }));
+    server().setHandler(route({ executor: () => (executorTurns++ === 0 ? toolCalls(...escapes) : message('ok')) }));
     const { prepared } = await turn();
     assert.equal(prepared.calls.filter((c) => c.disposition === 'run').length, escapes.length);
     const messages = followUpToolMessages();
@@ -244,7 +243,7 @@ describe('tool pipeline through the scripted endpoint', function () {
       assert.match(m.content, /is outside the workspace/, m.content);
       assert.ok(!m.content.includes(SECRET));
     }
-    assert.ok(!JSON.stringify(server.requests.map((r) => r.body)).includes(SECRET), 'outside content was sent to the endpoint');
+    assert.ok(!JSON.stringify(server().requests.map((r) => r.body)).includes(SECRET), 'outside content was sent to the endpoint');
     assert.deepEqual((await readdir(fx.outside)).sort(), ['secret.txt']);
     assert.equal(await readFile(path.join(fx.outside, 'secret.txt'), 'utf8'), SECRET);
   });
