@@ -2,7 +2,7 @@ import type { ChunksReply, ErrorReply, Handler, MessageReply, Reply, ScriptedReq
 
 // Reply builders, routers and request accessors for scripting the test server.
 
-export type ScriptedPurpose = 'planner' | 'executor' | 'replanner' | 'tool-name-repair' | 'tool-call-repair' | 'aggregator';
+export type ScriptedPurpose = 'planner' | 'executor' | 'replanner' | 'tool-name-repair' | 'tool-call-repair' | 'aggregator' | 'compact';
 
 /** A plain assistant text message. */
 export function message(content: string, extra: Omit<Partial<MessageReply>, 'kind' | 'content'> = {}): MessageReply {
