@@ -19,6 +19,7 @@ import { silentLogger, type Logger } from '../ports';
 import { createBuiltinRegistry } from '../tools/builtinTools';
 import type { ToolDefinition } from '../tools/toolTypes';
 import { BUDGET_EXCEEDED, RunCaps } from '../usage/runCaps';
+import { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
@@ -53,6 +54,11 @@ export interface AgentRunOptions {
   mcpNotices?: readonly string[];
   /** The environment MCP servers get their allowlisted variables from (default process.env). */
   processEnv?: NodeJS.ProcessEnv;
+  /**
+   * The run's checkpoint folder, outside the workspace: every file change is recorded there so it
+   * can be reviewed and reverted (docs/design.md §22). Without one nothing is recorded.
+   */
+  checkpointsDir?: string;
 }
 
 /** How a resumed run continues (docs/design.md §23); `run_resumed` records it. */
@@ -135,6 +141,7 @@ export class AgentRun {
         }),
       budget: new ContextBudget({ windowTokens: config['cortex.context.windowTokens'], reserveOutputTokens: config['cortex.context.reserveOutputTokens'] }, config['cortex.llm.model']),
       memory,
+      checkpoints: createRecorder(options),
       overBudget: () => (this.budgetError ??= this.caps.exceeded(options.log.state.usage)),
     };
     this.abort.signal.addEventListener('abort', () => {
@@ -171,6 +178,8 @@ export class AgentRun {
     log.append({ type: 'run_started', runId: this.runId, task: this.options.task, workspace: this.options.workspaceRoot, model: config['cortex.llm.model'], baseUrl: config['cortex.llm.baseUrl'] });
     const unpriced = this.caps.unpricedWarning(config);
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
+    // The first snapshot of the workspace is taken while the planner thinks.
+    void this.context.checkpoints?.prepare().catch(() => undefined);
     try {
       await this.startMcpServers();
       await this.plan();
@@ -288,6 +297,8 @@ export class AgentRun {
     const { log } = this.context;
     // Every server this run started stops with it, whatever happened.
     await this.mcp?.stop();
+    // Every change is recorded before the run's last line.
+    await this.context.checkpoints?.close();
     const state = log.state;
     const cancelled = this.abort.signal.aborted && this.fatalError === undefined;
     const overBudget = cancelled ? undefined : this.context.overBudget();
@@ -316,6 +327,18 @@ export class AgentRun {
     log.append({ type: 'run_finished', status, answer, error, plan: snapshot });
     return { status, answer, error, snapshot };
   }
+}
+
+/** The run's change recorder, when it has a checkpoint folder and recording is on (docs/design.md §22). */
+function createRecorder(options: AgentRunOptions): CheckpointRecorder | undefined {
+  if (!options.checkpointsDir || !options.config['cortex.checkpoints.enabled']) return undefined;
+  return new CheckpointRecorder({
+    dir: options.checkpointsDir,
+    workspaceRoot: options.workspaceRoot,
+    maxFileBytes: options.config['cortex.checkpoints.maxFileBytes'],
+    recordChanges: (stepId, callId, changes) => options.log.append({ type: 'files_changed', stepId, callId, changes }),
+    warn: (message) => options.log.append({ type: 'log', level: 'warn', message: `Checkpoints: ${message}` }),
+  });
 }
 
 function describeIncomplete(state: EventLog['state']): string {

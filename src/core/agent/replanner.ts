@@ -3,6 +3,7 @@ import { callLlm, isFatalLlmError } from './llmCall';
 import { buildReplanMessages, parseReplanReply } from './replanPrompt';
 import type { RunContext } from './runContext';
 import { toolSummaries } from '../mcp/toolSummaries';
+import { revertForReplan } from '../checkpoints/replanRevert';
 
 /**
  * Handles a step that failed verification (docs/design.md §15): within the lineage's attempt budget, one
@@ -24,14 +25,17 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
     const messages = buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts, promptBudget: context.budget.countedLimit() });
     const response = await callLlm(context, { purpose: 'replanner', stepId: failedStepId, messages, stream: false, jsonResponse: true });
     const result = parseReplanReply(response.content);
-    append(
-      replanOutcomeEvents(log.state, {
-        failedStepId,
-        decision: { action: result.action, newSteps: result.new_steps, newDependencies: result.new_dependencies, reason: result.reason },
-        maxAttempts,
-        newId: () => ids.next(),
-      }),
-    );
+    const outcome = replanOutcomeEvents(log.state, {
+      failedStepId,
+      decision: { action: result.action, newSteps: result.new_steps, newDependencies: result.new_dependencies, reason: result.reason },
+      maxAttempts,
+      newId: () => ids.next(),
+    });
+    // The redesigned subgraph starts from a clean state: what the replaced steps changed is put back first (docs/design.md §22).
+    if (result.action === 'redesign' && context.checkpoints && config['cortex.replan.revertFailedChanges']) {
+      await revertForReplan({ log, recorder: context.checkpoints, workspaceRoot: context.workspaceRoot, maxFileBytes: config['cortex.checkpoints.maxFileBytes'], stepIds: plan.stepsToReplan });
+    }
+    append(outcome);
     return result.action === 'redesign' ? 'redesigned' : 'blocked';
   } catch (error) {
     if (isFatalLlmError(error)) throw error;

@@ -6,6 +6,7 @@ import type { ApprovalBroker } from '../policy/approvalBroker';
 import type { MemoryStore } from '../memory/memoryStore';
 import type { Logger } from '../ports';
 import type { ToolRegistry } from '../tools/toolRegistry';
+import type { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
 
 /** Everything one run's components share. Built once by AgentRun. */
 export interface RunContext {
@@ -30,6 +31,8 @@ export interface RunContext {
   budget: ContextBudget;
   /** The workspace's memory; absent when the host gave no memory file. */
   memory?: MemoryStore;
+  /** Records every file change of the run (docs/design.md §22); absent when the run has no checkpoint folder. */
+  checkpoints?: CheckpointRecorder;
   /** Why the run is past cortex.limits.maxRunTokens or maxRunCost (docs/design.md §20), else undefined. */
   overBudget(): string | undefined;
 }

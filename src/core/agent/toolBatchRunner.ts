@@ -4,6 +4,8 @@ import type { ApprovalOutcome } from '../policy/approvalBroker';
 import { callProtection, type CallProtection } from '../policy/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
+import { approvalPreviews } from '../checkpoints/approvalPreview';
+import { recordToolCall } from '../checkpoints/callRecording';
 import type { GuardedToolContext } from '../tools/workspace/fileGuard';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
@@ -42,6 +44,8 @@ interface Batch {
   results: Map<string, CallResult>;
   approvals: Map<string, Promise<ApprovalOutcome>>;
   gateDenied?: BatchOutcome['gateDenied'];
+  /** The diff each write or edit waiting for approval would make, by call id (docs/design.md §22). */
+  previews?: Map<string, string>;
 }
 
 /** Records a call's result, as an event and for the batch. */
@@ -71,6 +75,7 @@ function requestApproval(batch: Batch, entry: ConfirmEntry): void {
       required: verdict.required,
       denyEffect: verdict.denyEffect,
       reason: verdict.reason,
+      diff: batch.previews?.get(call.call.id),
     },
     batch.context.signal,
   );
@@ -129,7 +134,8 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md §21).
     reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
   };
-  const outcome = await executePreparedCall(call, toolContext, config['cortex.limits.maxToolOutputBytes']);
+  // Every file change is recorded with the step and call that made it (docs/design.md §22).
+  const outcome = await recordToolCall(context.checkpoints, { stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) => executePreparedCall(call, recorded, config['cortex.limits.maxToolOutputBytes']));
   if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
   record(batch, call, outcome.ok ? { status: 'success', content: outcome.output, executed: true } : { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'tool_failed' }, outcome.durationMs);
 }
@@ -195,6 +201,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths']);
   const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
   const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
+  batch.previews = await approvalPreviews(context.workspaceRoot, entries.filter((e): e is ConfirmEntry => e.disposition === 'confirm').map((e) => ({ callId: e.call.call.id, tool: e.call.tool, args: e.call.args })), context.config['cortex.limits.maxReadFileBytes']);
   open(batch, entries);
   const startedAt = Date.now();
   await execute(batch, entries);

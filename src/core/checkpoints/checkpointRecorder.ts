@@ -40,6 +40,7 @@ export class CheckpointRecorder {
   private ready: Promise<Ready> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  private setupFailed = false;
 
   constructor(private readonly options: CheckpointRecorderOptions) {
     this.store = new ContentStore(options.dir);
@@ -85,10 +86,23 @@ export class CheckpointRecorder {
     return work;
   }
 
+  /** The prepared state, or undefined (with one warning) when the checkpoint folder cannot be set up. */
+  private async readyOrNothing(): Promise<Ready | undefined> {
+    if (this.closed) return undefined;
+    try {
+      return await this.prepare();
+    } catch (error) {
+      if (!this.setupFailed) this.options.warn(`file changes are not recorded: the checkpoint folder ${this.options.dir} could not be set up (${(error as Error).message})`);
+      this.setupFailed = true;
+      return undefined;
+    }
+  }
+
   /** Runs a file tool's call with the `beforeWrite` hook, then records what it changed. */
   async recordFileTool<T>(stepId: string, callId: string, run: (beforeWrite: BeforeWriteHook) => Promise<T>): Promise<T> {
-    if (this.closed) return run(async () => undefined);
-    const { realRoot } = await this.prepare();
+    const ready = await this.readyOrNothing();
+    if (!ready) return run(async () => undefined);
+    const { realRoot } = ready;
     const recording = new FileToolRecording(realRoot, this.store, this.options.maxFileBytes, this.ledger);
     try {
       return await run(recording.beforeWrite);
@@ -99,8 +113,8 @@ export class CheckpointRecorder {
 
   /** Runs a command's call between two scans of the workspace, then records what it changed. */
   async recordCommand<T>(stepId: string, callId: string, run: () => Promise<T>): Promise<T> {
-    if (this.closed) return run();
-    const ready = await this.prepare();
+    const ready = await this.readyOrNothing();
+    if (!ready) return run();
     let recording: CommandRecording | undefined;
     try {
       recording = await CommandRecording.start({ realRoot: ready.realRoot, store: this.store, maxBytes: this.options.maxFileBytes, ledger: this.ledger, shadow: ready.shadow, noShadowReason: ready.noShadowReason }, callId);
@@ -122,6 +136,11 @@ export class CheckpointRecorder {
     } catch (error) {
       this.options.warn(`could not record the changes of ${callId}: ${(error as Error).message}`);
     }
+  }
+
+  /** What a revert wrote is nobody's change: a command watching the workspace meanwhile leaves it out. */
+  noteReverted(files: ReadonlyArray<{ path: string; from: string | null; to: string | null; folder?: string }>): void {
+    for (const file of files) if (file.folder !== 'unchanged' && (file.folder !== undefined || file.from !== file.to)) this.ledger.note(file.path, 'revert', file.folder ? null : file.to);
   }
 
   /** Waits for recordings in flight and removes the shadow repository (the content store stays). */

@@ -17,6 +17,8 @@ export interface PendingApproval {
   required: boolean;
   denyEffect: 'continue' | 'block';
   reason: string;
+  /** For a write or an edit: the diff it would make (docs/design.md §22). */
+  diff?: string;
 }
 
 type ApprovalEvent = EventOf<'tool_call_awaiting_approval'> | EventOf<'approval_answered'> | EventOf<'approval_withdrawn'>;
@@ -86,6 +88,7 @@ export function toPending(stepId: string, call: ToolCallRecord, approval: Approv
     required: approval.required,
     denyEffect: approval.denyEffect,
     reason: approval.reason,
+    ...(approval.diff !== undefined ? { diff: approval.diff } : {}),
   };
 }
 

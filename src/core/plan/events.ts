@@ -34,6 +34,8 @@ const ApprovalRequestSchema = z.object({
   /** sha256 of the exact argument JSON that will run; an answer must quote it. */
   argsHash: z.string(),
   requestId: z.string(),
+  /** For a write or an edit: the (shortened) unified diff it would make (docs/design.md §22). */
+  diff: z.string().optional(),
 });
 
 /** Why an answer was refused; it changed nothing (docs/design.md §13). */

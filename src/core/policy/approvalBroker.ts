@@ -100,7 +100,7 @@ export class ApprovalBroker {
       type: 'tool_call_awaiting_approval',
       stepId: input.stepId,
       callId: input.callId,
-      approval: { required: input.required, denyEffect: input.denyEffect, reason: input.reason, argsHash: hashArguments(input.argumentsJson), requestId },
+      approval: { required: input.required, denyEffect: input.denyEffect, reason: input.reason, argsHash: hashArguments(input.argumentsJson), requestId, ...(input.diff !== undefined ? { diff: input.diff } : {}) },
     });
     const recorded = log.state.steps.get(input.stepId)!.toolCalls.find((c) => c.id === input.callId)!;
     const request = Object.freeze(toPending(input.stepId, recorded, recorded.approval!));

@@ -1,0 +1,68 @@
+import type { ToolDefinition } from '../tools/toolTypes';
+import { applyEdit, editFileTool, type EditFileArgs } from '../tools/workspace/editFile';
+import { readTextFile } from '../tools/workspace/textFile';
+import { writeFileTool, type WriteFileArgs } from '../tools/workspace/writeFile';
+import { resolveInWorkspace } from '../tools/workspaceJail';
+import { unifiedDiff } from './unifiedDiff';
+
+// The diff a write_file or edit_file call would make, for the person asked to approve it
+// (docs/design.md §22). It is computed from the exact arguments the approval's hash binds, against
+// the file as it is when approval is asked, and shortened to what a card can show. Anything that
+// keeps it from being computed (a missing file for an edit, a binary or oversized file, a path the
+// tool would refuse) gives no preview: the call's own checks say why when it runs.
+
+/** Lines of a preview; the rest is counted, not shown. */
+export const PREVIEW_MAX_LINES = 80;
+export const PREVIEW_MAX_CHARS = 6000;
+
+async function currentText(workspaceRoot: string, shownPath: string, maxBytes: number): Promise<string | null> {
+  const real = await resolveInWorkspace(workspaceRoot, shownPath, { forWrite: true });
+  try {
+    return await readTextFile(real, shownPath, maxBytes);
+  } catch (error) {
+    if ((error as Error).message.includes('does not exist')) return null;
+    throw error;
+  }
+}
+
+/** Cuts a diff to PREVIEW_MAX_LINES lines and PREVIEW_MAX_CHARS characters, saying how much was left out. */
+export function shortenDiff(diff: string): string {
+  const lines = diff.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  let kept = lines.slice(0, PREVIEW_MAX_LINES);
+  while (kept.length > 1 && kept.join('\n').length > PREVIEW_MAX_CHARS) kept = kept.slice(0, -1);
+  const omitted = lines.length - kept.length;
+  return `${kept.join('\n')}\n${omitted > 0 ? `… ${omitted} more line${omitted === 1 ? '' : 's'} of the diff not shown\n` : ''}`;
+}
+
+/** The shortened diff `tool` would make with `args`, or undefined when there is none to show. */
+export async function approvalPreview(workspaceRoot: string, tool: ToolDefinition, args: unknown, maxReadBytes: number): Promise<string | undefined> {
+  try {
+    if (tool === (writeFileTool as unknown as ToolDefinition)) {
+      const { path, content } = args as WriteFileArgs;
+      const before = await currentText(workspaceRoot, path, maxReadBytes);
+      const diff = unifiedDiff(before ?? '', content, { oldLabel: before === null ? '/dev/null' : `a/${path}`, newLabel: `b/${path}` });
+      return shortenDiff(diff || `(no change: '${path}' already has this content)\n`);
+    }
+    if (tool === (editFileTool as unknown as ToolDefinition)) {
+      const { path, old_text, new_text, replace_all } = args as EditFileArgs;
+      const before = await currentText(workspaceRoot, path, maxReadBytes);
+      if (before === null) return undefined;
+      const after = applyEdit(before, old_text, new_text, replace_all ?? false, path).text;
+      return shortenDiff(unifiedDiff(before, after, { oldLabel: `a/${path}`, newLabel: `b/${path}` }));
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Previews for the calls of a batch that wait for approval, by call id. */
+export async function approvalPreviews(workspaceRoot: string, calls: ReadonlyArray<{ callId: string; tool: ToolDefinition; args: unknown }>, maxReadBytes: number): Promise<Map<string, string>> {
+  const previews = new Map<string, string>();
+  for (const call of calls) {
+    const preview = await approvalPreview(workspaceRoot, call.tool, call.args, maxReadBytes);
+    if (preview) previews.set(call.callId, preview);
+  }
+  return previews;
+}

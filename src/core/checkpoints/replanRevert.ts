@@ -1,0 +1,32 @@
+import type { EventLog } from '../plan/eventLog';
+import type { CheckpointRecorder } from './checkpointRecorder';
+import { applyRevert } from './revertApply';
+import { planRevert } from './revertPlan';
+
+// Before a redesigned subgraph starts, the files that the failed step and the replaced steps
+// changed are put back (cortex.replan.revertFailedChanges, docs/design.md §22), so the new steps
+// start from a clean state instead of a half-done attempt. The usual conflict rules hold: a file
+// changed since by someone else, or by a step outside the subgraph, is left alone and listed.
+
+export interface ReplanRevertInput {
+  log: EventLog;
+  recorder: CheckpointRecorder;
+  workspaceRoot: string;
+  maxFileBytes: number;
+  /** The failed step and the steps replaced with it. */
+  stepIds: readonly string[];
+}
+
+/** Reverts the subgraph's changes and records `files_reverted` (reason replan); never throws. */
+export async function revertForReplan(input: ReplanRevertInput): Promise<void> {
+  const { log, recorder } = input;
+  try {
+    const targets = planRevert(log.state, input.stepIds);
+    if (targets.length === 0) return;
+    const outcome = await applyRevert(targets, { workspaceRoot: input.workspaceRoot, store: recorder.store, maxFileBytes: input.maxFileBytes });
+    recorder.noteReverted(outcome.files);
+    log.append({ type: 'files_reverted', reason: 'replan', stepIds: [...input.stepIds], files: outcome.files, conflicts: outcome.conflicts });
+  } catch (error) {
+    log.append({ type: 'log', level: 'warn', message: `Checkpoints: the changes of ${input.stepIds.join(', ')} could not be reverted before the replan: ${(error as Error).message}` });
+  }
+}
