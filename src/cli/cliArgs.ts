@@ -3,8 +3,12 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
                   [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
                   [--mcp-config FILE] "TASK"
+       cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
 
 Runs the Cortex planning agent headless.
+cortex resume continues an interrupted run from its trace, with the current settings
+(--config and flags); "cortex resume --help" says more. While a run is driven, FILE.lock
+(next to --trace FILE) names its process, and a second process is refused.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
 --memory FILE is the workspace's memory (memory_store/search/forget); by default

@@ -1,0 +1,160 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { clientOptionsFromSettings } from '../core/llm/clientSettings';
+import { createOpenAiClient } from '../core/llm/openAiClient';
+import { defaultCliMemoryFile } from '../core/memory/memoryPath';
+import { RunEventSchema } from '../core/plan/events';
+import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
+import { UsageError, type CliArgs } from './cliArgs';
+import { loadCliConfig } from './cliConfig';
+import { CLI_LLM_HINTS } from './cliHints';
+import { loadCliMcpServers } from './cliMcp';
+import { driveCliRun, printLine, type CliIo } from './cliSession';
+import { EXIT } from './exitCode';
+import { describeFsError } from './fsErrorText';
+
+// `cortex resume --trace FILE`: continues an interrupted run from its trace (docs/design.md §23),
+// with the settings of now (--config and flags), appending to the same trace.
+
+export const RESUME_USAGE = `Usage: cortex resume --trace FILE [--workspace DIR] [--config FILE] [--base-url URL]
+                     [--model NAME] [--fallback-model NAME]... [--memory FILE] [--mcp-config FILE]
+                     [--approve all|none]
+
+Continues an interrupted run (one whose trace has no run_finished line) from its trace:
+completed steps are kept and not run again, steps that were running start again from the
+beginning, and the trace continues in the same file. The settings used are the current ones
+(--config and the flags), not those the run started with. --workspace must be the folder the
+run worked in (the default). A run that finished cannot be resumed. Only one process drives a
+run: FILE.lock names the process that does. Exit codes are those of cortex run.`;
+
+interface ResumeArgs {
+  trace?: string;
+  workspace?: string;
+  configFile?: string;
+  baseUrl?: string;
+  model?: string;
+  fallbackModels: string[];
+  mcpConfig?: string;
+  memory?: string;
+  approve?: 'all' | 'none';
+  help: boolean;
+}
+
+const OPTIONS = {
+  trace: { type: 'string' },
+  workspace: { type: 'string' },
+  config: { type: 'string' },
+  'base-url': { type: 'string' },
+  model: { type: 'string' },
+  'fallback-model': { type: 'string', multiple: true },
+  'mcp-config': { type: 'string' },
+  memory: { type: 'string' },
+  approve: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** True when the command (the first word that is not an option) is `resume`. */
+export function isResumeCommand(argv: readonly string[]): boolean {
+  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: OPTIONS });
+  return positionals[0] === 'resume';
+}
+
+/** Parses `cortex resume …` (the command word included); every mistake is a UsageError in Cortex's words. */
+export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
+  const { values, positionals, tokens } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, tokens: true, options: OPTIONS });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const spec = (OPTIONS as Record<string, { type: 'string' | 'boolean' }>)[token.name];
+    if (!spec) throw new UsageError(`unknown option ${token.rawName} for cortex resume`);
+    if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
+    if (spec.type === 'string') {
+      if (token.value === undefined || token.value === '') throw new UsageError(`${token.rawName} needs a value`);
+      if (!token.inlineValue && token.value.startsWith('-')) throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
+    }
+  }
+  const v = values as Record<string, string | string[] | boolean | undefined>;
+  if (v.help) return { fallbackModels: [], help: true };
+  if (positionals[0] !== 'resume') throw new UsageError('expected the command "resume"');
+  if (positionals.length > 1) throw new UsageError(`cortex resume takes no task ("${positionals[1]}"): the task is the run's own`);
+  if (v.trace === undefined) throw new UsageError('missing --trace FILE: the trace of the run to resume');
+  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${String(v.approve)}"`);
+  return {
+    trace: v.trace as string,
+    workspace: v.workspace as string | undefined,
+    configFile: v.config as string | undefined,
+    baseUrl: v['base-url'] as string | undefined,
+    model: v.model as string | undefined,
+    fallbackModels: (v['fallback-model'] as string[] | undefined) ?? [],
+    mcpConfig: v['mcp-config'] as string | undefined,
+    memory: v.memory as string | undefined,
+    approve: v.approve,
+    help: false,
+  };
+}
+
+/** The workspace the trace's first line (run_started) names, read without the rest of the file. */
+function recordedWorkspace(trace: string): string {
+  let fd: number;
+  try {
+    fd = openSync(trace, 'r');
+  } catch (error) {
+    throw new UsageError(describeFsError(error, 'trace file', trace), false);
+  }
+  let head = '';
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    let read: number;
+    while (!head.includes('\n') && (read = readSync(fd, buffer, 0, buffer.length, null)) > 0) head += buffer.toString('utf8', 0, read);
+  } finally {
+    closeSync(fd);
+  }
+  let first: unknown;
+  try {
+    first = JSON.parse(head.split('\n')[0]);
+  } catch {
+    first = undefined;
+  }
+  const parsed = RunEventSchema.safeParse(first);
+  if (!parsed.success || parsed.data.type !== 'run_started') throw new UsageError(`trace file ${trace} does not start with a run_started event: it is not the trace of a Cortex run`, false);
+  return parsed.data.workspace;
+}
+
+/** `cortex resume …`: returns the process exit code (those of `cortex run`). */
+export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
+  let args: ResumeArgs;
+  let opened: OpenedResume;
+  let loaded;
+  let mcpServers;
+  try {
+    args = parseResumeArgs(argv);
+    if (args.help) {
+      io.stdout.write(`${RESUME_USAGE}\n`);
+      return EXIT.completed;
+    }
+    const trace = resolve(io.cwd, args.trace!);
+    const workspace = args.workspace ?? recordedWorkspace(trace);
+    const cliArgs: CliArgs = { ...args, task: '', workspace, trace: undefined };
+    loaded = loadCliConfig(cliArgs, io.cwd);
+    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
+    opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
+  } catch (error) {
+    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex resume --help"' : '';
+    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
+    return EXIT.usage;
+  }
+  for (const notice of opened.notices) printLine(io.stderr, `warn: ${notice}`);
+  const { point } = opened;
+  printLine(io.stderr, `resuming run ${point.started.runId} after seq ${point.lastSeq}: ${point.state.stepOrder.filter((id) => point.state.steps.get(id)!.status === 'completed').length} completed step(s) kept${point.restartStepIds.length ? `, ${point.restartStepIds.join(', ')} start again` : ''}`);
+  const { config, workspace } = loaded;
+  const llm = createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
+  const memoryFile = loaded.memory ?? defaultCliMemoryFile(workspace, io.env);
+  return driveCliRun({
+    io,
+    approve: args.approve,
+    trace: { file: opened.traceFile, append: true },
+    lock: opened.lock,
+    history: opened.events,
+    makeRun: (log, approvals) => prepareResumedRun(opened, log, { config, llm, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env }),
+  });
+}
