@@ -21,7 +21,7 @@ export class ReadyQueue {
 
   constructor(private readonly state: PlanState) {}
 
-  /** Feed every appended event (subscribe it to the EventLog). */
+  /** Feed every appended event (subscribe it to the EventLog): the ready list follows the status changes it sees. */
   observe(event: RunEvent): void {
     if (event.type !== 'step_status_changed' || !this.graph || this.version !== this.state.structureVersion) return;
     if (event.status !== 'not_started') this.leave(event.stepId);
