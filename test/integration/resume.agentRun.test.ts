@@ -84,7 +84,7 @@ describe('resuming an agent run', () => {
     assert.equal(result.status, 'completed', result.error);
     const after = events.slice(recorded.length);
     assert.equal(after[0].type, 'run_resumed');
-    assert.deepEqual((after[0] as Extract<RunEvent, { type: 'run_resumed' }>).restartedStepIds, ['s1']);
+    assert.deepEqual((after[0]).restartedStepIds, ['s1']);
     const askedAgain = eventsOf(after, 'tool_call_awaiting_approval');
     assert.equal(askedAgain.length, 1);
     assert.notEqual(askedAgain[0].approval.requestId, asked.approval.requestId, 'a new request');
