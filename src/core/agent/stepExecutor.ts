@@ -2,6 +2,7 @@ import type { ChatMessage } from '../llm/llmTypes';
 import { selectStepTools } from '../mcp/stepToolSelection';
 import { injectRelevantMemory } from '../memory/memoryInjection';
 import { addToolCallEvent } from '../plan/planOperations';
+import { uniqueCallIds } from './uniqueCallIds';
 import { BUDGET_EXCEEDED } from '../usage/runCaps';
 import { limitToolCalls } from '../tools/toolCallLimits';
 import { prepareToolCalls } from '../tools/toolPipeline';
@@ -49,7 +50,8 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     const response = await callLlm(context, { purpose: 'executor', stepId, messages, tools, stream: true, batch: context.nextBatch() });
     if (response.toolCalls.length === 0) return { output: response.content, endReason: 'answered' };
 
-    let calls = response.toolCalls;
+    const usedIds = new Set(log.state.steps.get(stepId)?.toolCalls.map((c) => c.id));
+    let calls = uniqueCallIds(response.toolCalls, usedIds, turn);
     if (!config['cortex.execution.parallelToolCalls']) calls = calls.slice(0, 1);
     const limited = limitToolCalls(calls, config['cortex.limits.maxToolCallsPerTurn']);
     log.append({ type: 'step_audit', stepId, kind: 'tool_calls_per_turn', data: { turn, ...limited.audit, parallelToolCalls: config['cortex.execution.parallelToolCalls'], received: response.toolCalls.length } });
