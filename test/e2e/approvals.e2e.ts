@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import type { RunEvent } from '../../src/core/plan/events';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import type { ScriptedRequest } from '../support/scriptedServer';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment, type PanelHandle } from './support/e2eEnvironment';
@@ -10,11 +12,39 @@ import { waitForNotification } from './support/workbench';
 
 // In the real workbench (docs/design.md §13, §15): approvals on the DAG node (the status bar entry
 // and the notification for a hidden panel are in approvalStatus.e2e.ts), a step that fails verification and is replanned until it is
-// blocked, the details of the blocked step, the Deny path and the required gate with Retry.
+// blocked, the details of the blocked step, the Deny path and the required gate with Retry; a
+// stale answer refused at once with its reason, and a cancel withdrawing a pending approval.
 
 /** A write whose arguments are cut off by the token limit: the call stays pending, so the step fails verification. */
 const cutOffReport = { kind: 'message' as const, toolCalls: [{ name: 'write_file', arguments: '{"path":"report.md","content":"# Build report\\n\\nThe build produ' }], finishReason: 'length' };
 const answered = (req: ScriptedRequest) => toolMessages(req).length > 0;
+
+/** The run's events as its trace file has them so far (complete lines only), found by the run's task. */
+function traceEvents(env: E2eEnvironment, task: string): RunEvent[] {
+  const runsDir = join(env.codeServer.userDataDir, 'User', 'globalStorage', 'cortex-dev.cortex-agent', 'runs');
+  const file = readdirSync(runsDir)
+    .map((name) => join(runsDir, name))
+    .find((path) => readFileSync(path, 'utf8').split('\n', 1)[0].includes(JSON.stringify(task)));
+  assert.ok(file, `no trace of "${task}" in ${runsDir}`);
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RunEvent);
+}
+
+/**
+ * Hands the panel `events` as the run, the way the host's reset does. The panel first gets the run
+ * without its approval requests, so the buttons are built again from `events`.
+ */
+async function resetPanel(page: Page, panel: PanelHandle, runId: string, events: RunEvent[]): Promise<void> {
+  const post = (reset: unknown) => panel.frame.evaluate((message) => window.postMessage(message, '*'), reset);
+  await post({ type: 'host/reset', runId, live: true, events: events.filter((e) => e.type !== 'tool_call_awaiting_approval') });
+  const buttons = panel.frame.locator('.node-actions button');
+  await eventually(page, async () => (await buttons.count()) === 0, async () => `${await buttons.count()} action button(s) left`, 5_000);
+  await post({ type: 'host/reset', runId, live: true, events });
+}
 
 async function approvalButton(panel: PanelHandle, step: string, decision: 'Approve' | 'Deny') {
   const buttonOnNode = panel.node(step).getByRole('button', { name: new RegExp(`^${decision} run_command`) });
@@ -145,5 +175,84 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     await waitForNotification(page, /Cortex finished: Deployed after a retry\./, 60_000);
     assert.equal(readFileSync(join(workspace, 'deploy.txt'), 'utf8').trim(), 'deployed');
     await screenshot(page, 'e2e-gate-retried');
+  });
+
+  it('a stale answer is refused at once with its reason and recorded in the trace; the buttons come back and the real answer runs', async () => {
+    const task = 'Write the gamma marker';
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Gamma', steps: ['Write the gamma marker'], dependencies: {} }),
+        executor: (req) => (answered(req) ? message('Wrote gamma.txt.') : toolCalls(call('run_command', { command: 'echo gamma > gamma.txt' }))),
+        aggregator: message('gamma written.'),
+      }),
+    );
+    const workspace = newWorkspace(env, 'stale-answer');
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { run_command: 'confirm' } }));
+    await startTask(page, task);
+    const panel = await cortexPanel(page);
+    await approvalButton(panel, 'Write the gamma marker', 'Approve');
+
+    // The panel is handed the run with an outdated hash for the request, as if the arguments it
+    // showed were not the ones waiting: its answer must be refused, not applied.
+    let events: RunEvent[] = [];
+    await eventually(page, () => (events = traceEvents(env, task)).some((e) => e.type === 'tool_call_awaiting_approval'), () => 'the request is not in the trace yet');
+    const runId = (events[0] as Extract<RunEvent, { type: 'run_started' }>).runId;
+    const outdated = events.map((e) => (e.type === 'tool_call_awaiting_approval' ? { ...e, approval: { ...e.approval, argsHash: 'f'.repeat(64) } } : e));
+    await resetPanel(page, panel, runId, outdated);
+    const approve = await approvalButton(panel, 'Write the gamma marker', 'Approve');
+    const clickedAt = Date.now();
+    await approve.click();
+    const notice = panel.frame.locator('.notice-warning .notice-text', { hasText: 'That approval was not applied' });
+    await notice.waitFor({ state: 'visible', timeout: 5_000 });
+    assert.equal(await notice.innerText(), 'That approval was not applied: stale answer: the arguments differ from the ones awaiting approval');
+    await eventually(page, async () => (await approve.isEnabled()) && (await approve.innerText()) === 'Approve', async () => `the Approve button is still "${await approve.innerText()}" (enabled: ${await approve.isEnabled()})`, 5_000);
+    assert.ok(Date.now() - clickedAt < 10_000, 'the refusal is shown at once, not after a timeout');
+    assert.equal(existsSync(join(workspace, 'gamma.txt')), false, 'a refused answer runs nothing');
+    await screenshot(page, 'e2e-approval-stale-refused');
+    let refusal: Extract<RunEvent, { type: 'approval_refused' }> | undefined;
+    await eventually(page, () => (refusal = traceEvents(env, task).find((e): e is Extract<RunEvent, { type: 'approval_refused' }> => e.type === 'approval_refused')) !== undefined, () => 'no approval_refused in the trace');
+    assert.equal(refusal!.reason, 'stale_hash');
+    assert.equal(refusal!.source, 'panel');
+    assert.equal(refusal!.message, 'stale answer: the arguments differ from the ones awaiting approval');
+
+    // With the run as the host has it, the same button approves and the command runs.
+    await resetPanel(page, panel, runId, traceEvents(env, task));
+    await (await approvalButton(panel, 'Write the gamma marker', 'Approve')).click();
+    await panel.waitForStatus('Write the gamma marker', 'completed');
+    assert.equal(readFileSync(join(workspace, 'gamma.txt'), 'utf8').trim(), 'gamma');
+    await waitForNotification(page, /Cortex finished: gamma written\./, 60_000);
+    const answeredEvents = traceEvents(env, task).filter((e) => e.type === 'approval_answered');
+    assert.deepEqual(answeredEvents.map((e) => e.type === 'approval_answered' && [e.decision, e.source]), [['approve', 'panel']]);
+  });
+
+  it('cancelling the run withdraws its pending approval: the buttons go and the trace says withdrawn', async () => {
+    const task = 'Write the delta marker';
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Delta', steps: ['Write the delta marker'], dependencies: {} }),
+        executor: (req) => (answered(req) ? message('Wrote delta.txt.') : toolCalls(call('run_command', { command: 'echo delta > delta.txt' }))),
+        aggregator: message('unused'),
+      }),
+    );
+    const workspace = newWorkspace(env, 'cancel-approval');
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { run_command: 'confirm' } }));
+    await startTask(page, task);
+    const panel = await cortexPanel(page);
+    await approvalButton(panel, 'Write the delta marker', 'Approve');
+    await panel.frame.getByRole('button', { name: 'Cancel the run' }).click();
+    await waitForNotification(page, /Cortex run cancelled/, 20_000);
+    const buttons = panel.node('Write the delta marker').getByRole('button', { name: /^(Approve|Deny) run_command/ });
+    await eventually(page, async () => (await buttons.count()) === 0, async () => `the node still offers ${await buttons.count()} approval button(s)`);
+    assert.equal(existsSync(join(workspace, 'delta.txt')), false);
+    await screenshot(page, 'e2e-approval-withdrawn');
+
+    const events = traceEvents(env, task);
+    const withdrawn = events.filter((e): e is Extract<RunEvent, { type: 'approval_withdrawn' }> => e.type === 'approval_withdrawn');
+    assert.deepEqual(withdrawn.map((e) => [e.reason, e.message]), [['run_cancelled', 'cancelled from the panel']]);
+    const finished = events.at(-1);
+    assert.equal(finished?.type, 'run_finished');
+    const callRecord = finished.type === 'run_finished' ? finished.plan.steps[0].toolCalls[0] : undefined;
+    assert.equal(callRecord?.status, 'awaiting_approval', 'the call never ran and got no made-up result');
+    assert.equal(callRecord?.approval?.state, 'withdrawn');
   });
 });
