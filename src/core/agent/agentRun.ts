@@ -1,3 +1,5 @@
+import { sandboxNotice } from '../sandbox/sandboxChoice';
+import { executionSettingsFromConfig } from '../sandbox/executionSettings';
 import { randomBytes } from 'node:crypto';
 import type { FlatConfig } from '../config/configSchema';
 import { ContextBudget } from '../context/contextBudget';
@@ -178,6 +180,11 @@ export class AgentRun {
     log.append({ type: 'run_started', runId: this.runId, task: this.options.task, workspace: this.options.workspaceRoot, model: config['cortex.llm.model'], baseUrl: config['cortex.llm.baseUrl'] });
     const unpriced = this.caps.unpricedWarning(config);
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
+    // Said once per run: commands run unsandboxed, or will be refused (docs/design.md §12.1).
+    if (this.options.trusted) {
+      const notice = await sandboxNotice(executionSettingsFromConfig(config));
+      if (notice) log.append({ type: 'log', level: 'warn', message: notice });
+    }
     // The first snapshot of the workspace is taken while the planner thinks.
     void this.context.checkpoints?.prepare().catch(() => undefined);
     try {

@@ -7,6 +7,8 @@ import { executePreparedCall, type PreparedCall, type RunnableCall } from '../to
 import { approvalPreviews } from '../checkpoints/approvalPreview';
 import { recordToolCall } from '../checkpoints/callRecording';
 import type { GuardedToolContext } from '../tools/workspace/fileGuard';
+import { executionSettingsFromConfig } from '../sandbox/executionSettings';
+import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
 
@@ -124,13 +126,18 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
   const { context, stepId } = batch;
   const { config, log } = context;
   const call: RunnableCall = entry.call;
-  const toolContext: GuardedToolContext = {
+  const toolContext: GuardedToolContext & CommandToolContext = {
     workspaceRoot: context.workspaceRoot,
     signal: context.signal,
     maxReadFileBytes: config['cortex.limits.maxReadFileBytes'],
     timeoutMs: config['cortex.execution.toolTimeoutSeconds'] * 1000,
     // The tools check the files again right before touching them: only what was approved passes.
     fileGuard: batch.protection.guard(entry.verdict.protectedAccess),
+    // run_command: sandbox and environment settings, and whether a person approved this exact call
+    // (an auto-approved command is checked on disk once more before it runs).
+    commandExecution: executionSettingsFromConfig(config),
+    protectedPaths: batch.protection.matcher,
+    approvedByPerson: entry.disposition === 'confirm',
     // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md §21).
     reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
   };

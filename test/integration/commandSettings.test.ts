@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { eventsOf, runAgainst } from '../support/agentHarness';
+import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';
+import { useScriptedServer } from '../support/useScriptedServer';
+
+// The run_command settings reach the tool through the run (not only the tool's own defaults), and
+// the run says once when commands would run without a sandbox.
+describe('agent run: command execution settings', () => {
+  const server = useScriptedServer();
+  const oneCommand = (command: string, check: (output: string) => void) =>
+    route({
+      planner: json({ title: 't', steps: ['Run the command'], dependencies: {} }),
+      executor: sequence(toolCalls(call('run_command', { command })), (req) => {
+        check(toolMessages(req)[0].content);
+        return message('ran');
+      }),
+      aggregator: message('done'),
+    });
+
+  it('passes cortex.execution.envPassthrough to a command, and nothing else from the environment', async () => {
+    process.env.CORTEX_TEST_PASSED = 'visible-value';
+    process.env.CORTEX_TEST_SECRET = 'secret-value';
+    try {
+      let output = '';
+      server().setHandler(oneCommand('printenv', (text) => (output = text)));
+      const { result } = await runAgainst(server(), {
+        settings: { 'cortex.execution.envPassthrough': ['CORTEX_TEST_PASSED'], 'cortex.policy.tools': { run_command: 'allow' } },
+        onApproval: (request, broker) => broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve' }),
+      });
+      assert.equal(result.status, 'completed', result.error);
+      assert.match(output, /CORTEX_TEST_PASSED=visible-value/);
+      assert.doesNotMatch(output, /secret-value/);
+    } finally {
+      delete process.env.CORTEX_TEST_PASSED;
+      delete process.env.CORTEX_TEST_SECRET;
+    }
+  });
+
+  it('says once, at the start, that commands run unsandboxed when cortex.sandbox.mode is off', async () => {
+    server().setHandler(route({ planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }), executor: message('hi'), aggregator: message('done') }));
+    const { events } = await runAgainst(server(), { settings: { 'cortex.sandbox.mode': 'off' } });
+    const notices = eventsOf(events, 'log').filter((e) => e.level === 'warn' && /without a sandbox/.test(e.message));
+    assert.equal(notices.length, 1);
+    assert.match(notices[0].message, /cortex\.sandbox\.mode is "off"/);
+  });
+
+  it('says nothing about the sandbox when bubblewrap sandboxes the commands', async () => {
+    server().setHandler(route({ planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }), executor: message('hi'), aggregator: message('done') }));
+    const { events } = await runAgainst(server(), { settings: { 'cortex.sandbox.mode': 'required' } });
+    assert.deepEqual(eventsOf(events, 'log').filter((e) => /sandbox/.test(e.message)).map((e) => e.message), []);
+  });
+});
