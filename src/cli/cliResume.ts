@@ -6,6 +6,7 @@ import { createOpenAiClient } from '../core/llm/openAiClient';
 import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { RunEventSchema } from '../core/plan/events';
 import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
+import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import { UsageError, type CliArgs } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
 import { CLI_LLM_HINTS } from './cliHints';
@@ -143,9 +144,6 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
     return EXIT.usage;
   }
-  for (const notice of opened.notices) printLine(io.stderr, `warn: ${notice}`);
-  const { point } = opened;
-  printLine(io.stderr, `resuming run ${point.started.runId} after seq ${point.lastSeq}: ${point.state.stepOrder.filter((id) => point.state.steps.get(id)!.status === 'completed').length} completed step(s) kept${point.restartStepIds.length ? `, ${point.restartStepIds.join(', ')} start again` : ''}`);
   const { config, workspace } = loaded;
   const llm = createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
   const memoryFile = loaded.memory ?? defaultCliMemoryFile(workspace, io.env);
@@ -155,6 +153,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     trace: { file: opened.traceFile, append: true },
     lock: opened.lock,
     history: opened.events,
-    makeRun: (log, approvals) => prepareResumedRun(opened, log, { config, llm, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env }),
+    // The resumed part's changes go to the same checkpoint folder as the run's (docs/design.md §22).
+    makeRun: (log, approvals) => prepareResumedRun(opened, log, { config, llm, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir: defaultCheckpointsDir(opened.traceFile), checkpointsExclude: [opened.traceFile, `${opened.traceFile}.lock`] }),
   });
 }

@@ -117,7 +117,7 @@ describe('cortex resume (real CLI processes)', function () {
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(resumed.stdout.trim(), ANSWER);
     assert.match(resumed.stderr, new RegExp(`lock was left by process ${first.pid}, which is no longer running; it was taken over`));
-    assert.match(resumed.stderr, /resuming run run-\S+ after seq \d+: 1 completed step\(s\) kept, s2 start again/);
+    assert.match(resumed.stderr, /run run-\S+ resumed after seq \d+: 1 completed step\(s\) kept, s2 start again/);
 
     const after = server.chatRequests().slice(mark);
     assert.equal(after.filter((r) => r.stepId === 's1').length, 0, 'the completed step made no new request');
@@ -127,7 +127,11 @@ describe('cortex resume (real CLI processes)', function () {
 
     const events = assertValidFinishedTrace(s.trace);
     const resumedAt = events.findIndex((e) => e.type === 'run_resumed');
-    assert.equal(resumedAt, left.length, 'run_resumed follows the last recorded event');
+    assert.deepEqual(
+      events.slice(left.length, resumedAt).map((e) => e.type === 'log' && e.message),
+      [`the run's lock was left by process ${first.pid}, which is no longer running; it was taken over`],
+      'only the notice of the recovered lock comes between the recorded events and run_resumed',
+    );
     assert.deepEqual(events[resumedAt], { ...events[resumedAt], fromSeq: left.at(-1)!.seq, restartedStepIds: ['s2'] });
     assert.equal(events.filter((e) => e.type === 'run_started').length, 1);
     assert.equal(events.filter((e) => e.type === 'step_status_changed' && e.stepId === 's1' && e.status === 'in_progress').length, 1, 's1 ran once');
@@ -163,7 +167,7 @@ describe('cortex resume (real CLI processes)', function () {
     const events = assertValidFinishedTrace(s.trace);
     const resumedEvent = events.find((e) => e.type === 'run_resumed') as Extract<RunEvent, { type: 'run_resumed' }>;
     assert.equal(resumedEvent.fromSeq, complete.at(-1)!.seq);
-    assert.equal(resumedEvent.seq, complete.at(-1)!.seq + 1);
+    assert.equal(events[complete.length].seq, complete.at(-1)!.seq + 1, 'the next event takes the seq of the removed line');
     assert.equal((events.at(-1) as Extract<RunEvent, { type: 'run_finished' }>).status, 'completed');
   });
 

@@ -91,6 +91,7 @@ export interface ResumedRun {
 export async function prepareResumedRun(opened: OpenedResume, log: EventLog, options: ResumedRunOptions): Promise<ResumedRun> {
   const { point } = opened;
   if (log.state.lastSeq !== point.lastSeq) throw new Error('the log must start from the events of the opened trace');
+  for (const notice of opened.notices) log.append({ type: 'log', level: 'warn', message: notice });
   const registry = createBuiltinRegistry(options.config, { trusted: true });
   const partialChanges = await revertInterruptedChanges({
     log,

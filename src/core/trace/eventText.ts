@@ -22,6 +22,11 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
   switch (event.type) {
     case 'run_started':
       return `cortex: run ${event.runId} with ${event.model} at ${event.baseUrl}`;
+    case 'run_resumed': {
+      const kept = state.stepOrder.filter((id) => state.steps.get(id)?.status === 'completed').length;
+      const again = event.restartedStepIds.length ? `, ${event.restartedStepIds.join(', ')} start again` : '';
+      return `cortex: run ${state.runId} resumed after seq ${event.fromSeq}: ${kept} completed step(s) kept${again}`;
+    }
     case 'plan_created':
       return `plan: ${event.title}`;
     case 'step_added':

@@ -1,0 +1,64 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { describeHolder, processIsAlive, readLockHolder } from './runLock';
+
+// Whether a trace on disk can be resumed, told cheaply (for lists of recent runs and a restored
+// panel): its last complete line is read from the end of the file, not the whole trace.
+
+const CHUNK = 64 * 1024;
+
+/** The last complete line of `file` ('' when there is none); a cut-off line after it is ignored. */
+export function lastCompleteLine(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    let end = size;
+    let tail = Buffer.alloc(0);
+    // Walk back to the last newline: everything after it is a cut-off line.
+    for (let position = size; position > 0 && !tail.includes(0x0a); ) {
+      const length = Math.min(CHUNK, position);
+      position -= length;
+      const chunk = Buffer.alloc(length);
+      readSync(fd, chunk, 0, length, position);
+      tail = Buffer.concat([chunk, tail]);
+      end = position + tail.lastIndexOf(0x0a);
+    }
+    if (!tail.includes(0x0a)) return '';
+    // Then back to the newline before it, however long the line (a snapshot can be large).
+    let line = tail.subarray(0, tail.lastIndexOf(0x0a));
+    let start = end - line.length;
+    while (!line.includes(0x0a) && start > 0) {
+      const length = Math.min(CHUNK, start);
+      start -= length;
+      const chunk = Buffer.alloc(length);
+      readSync(fd, chunk, 0, length, start);
+      line = Buffer.concat([chunk, line]);
+    }
+    return line.subarray(line.lastIndexOf(0x0a) + 1).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export type TraceResumability = { resumable: true } | { resumable: false; reason: string };
+
+/** Whether the trace ended without run_finished and no live process drives it. */
+export function traceResumability(file: string): TraceResumability {
+  let last: string;
+  try {
+    last = lastCompleteLine(file);
+  } catch (error) {
+    return { resumable: false, reason: `its trace cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  let type: unknown;
+  try {
+    type = (JSON.parse(last) as { type?: unknown }).type;
+  } catch {
+    type = undefined;
+  }
+  if (type === 'run_finished') return { resumable: false, reason: 'the run finished' };
+  if (last === '') return { resumable: false, reason: 'its trace holds no complete event' };
+  const holder = readLockHolder(file);
+  if (holder && (holder.host !== hostname() || processIsAlive(holder.pid))) return { resumable: false, reason: `it is driven by ${describeHolder(holder)}` };
+  return { resumable: true };
+}
