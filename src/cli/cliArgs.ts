@@ -2,13 +2,20 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
                   [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
-                  [--mcp-config FILE] "TASK"
+                  [--mcp-config FILE] [--checkpoints DIR] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
+       cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
+       cortex revert --trace FILE [--step ID]... [--force] [--undo] [--checkpoints DIR] [--workspace DIR]
 
 Runs the Cortex planning agent headless.
 cortex resume continues an interrupted run from its trace, with the current settings
 (--config and flags); "cortex resume --help" says more. While a run is driven, FILE.lock
 (next to --trace FILE) names its process, and a second process is refused.
+Every file change of a run is recorded in --checkpoints DIR (by default FILE.checkpoints next to
+--trace FILE), outside the workspace. cortex diff prints the run's changes, or one step's, as a
+unified diff; cortex revert puts back what the run (or each --step ID and the steps after it)
+changed, leaves files changed since alone and lists them (exit 1) unless --force, and --undo
+undoes the last revert.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
 --memory FILE is the workspace's memory (memory_store/search/forget); by default
@@ -48,6 +55,8 @@ export interface CliArgs {
   /** The workspace memory file; undefined = the default under the user's cache folder. */
   memory?: string;
   approve?: 'all' | 'none';
+  /** The run's checkpoint folder (`--checkpoints`); undefined = next to the trace. */
+  checkpoints?: string;
   help: boolean;
 }
 
@@ -61,6 +70,7 @@ const OPTIONS = {
   'mcp-config': { type: 'string' },
   memory: { type: 'string' },
   approve: { type: 'string' },
+  checkpoints: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -71,20 +81,11 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
   // Lenient parsing, then our own checks on the tokens: Node's strict-mode messages talk about
   // its API ("place it at the end of the command after '--'"), not about cortex.
   const { values, positionals, tokens } = parseArgs({ args: argv, allowPositionals: true, strict: false, tokens: true, options: OPTIONS });
-  for (const token of tokens) {
-    if (token.kind !== 'option') continue;
-    const spec = (OPTIONS as Record<string, { type: 'string' | 'boolean' }>)[token.name];
-    if (!spec) throw new UsageError(`unknown option ${token.rawName}`);
-    if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
-    if (spec.type === 'string') {
-      if (token.value === undefined || token.value === '') throw new UsageError(`${token.rawName} needs a value`);
-      if (!token.inlineValue && token.value.startsWith('-')) throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
-    }
-  }
+  checkOptionTokens(tokens, OPTIONS);
   const v = values as Values;
   if (v.help) return { task: '', workspace: cwd, fallbackModels: [], help: true };
   const [command, ...rest] = positionals;
-  if (command !== 'run') throw new UsageError(command ? `unknown command "${command}" (expected "run")` : 'missing command: cortex run "TASK"');
+  if (command !== 'run') throw new UsageError(command ? `unknown command "${command}" (expected "run", "resume", "diff" or "revert")` : 'missing command: cortex run "TASK"');
   if (rest.length !== 1 || !rest[0].trim()) throw new UsageError(rest.length > 1 ? 'give the task as one quoted argument' : 'missing task: cortex run "TASK"');
   if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${v.approve}"`);
   return {
@@ -97,7 +98,74 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     trace: v.trace,
     ...(v['mcp-config'] !== undefined ? { mcpConfig: v['mcp-config'] } : {}),
     ...(v.memory !== undefined ? { memory: v.memory } : {}),
+    ...(v.checkpoints !== undefined ? { checkpoints: v.checkpoints } : {}),
     approve: v.approve,
     help: false,
   };
+}
+
+type OptionTokens = ReturnType<typeof parseArgs>['tokens'];
+
+/** Our own checks on leniently parsed tokens, with messages in Cortex's words. */
+function checkOptionTokens(tokens: OptionTokens, options: Record<string, { type: 'string' | 'boolean' }>, command?: string): void {
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    const spec = options[token.name];
+    if (!spec) throw new UsageError(`unknown option ${token.rawName}${command ? ` for cortex ${command}` : ''}`);
+    if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
+    if (spec.type === 'string') {
+      if (token.value === undefined || token.value === '') throw new UsageError(`${token.rawName} needs a value`);
+      if (!token.inlineValue && token.value.startsWith('-')) throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
+    }
+  }
+}
+
+/** `cortex diff` and `cortex revert`: reviewing a recorded run (docs/design.md §22). */
+export type ReviewCommand = 'diff' | 'revert';
+
+export interface ReviewArgs {
+  command: ReviewCommand;
+  trace: string;
+  /** Steps to show (diff: at most one) or to revert (each with the steps after it). */
+  steps: string[];
+  checkpoints?: string;
+  workspace?: string;
+  force: boolean;
+  undo: boolean;
+  help: boolean;
+}
+
+const REVIEW_OPTIONS = {
+  trace: { type: 'string' },
+  step: { type: 'string', multiple: true },
+  checkpoints: { type: 'string' },
+  workspace: { type: 'string' },
+  force: { type: 'boolean' },
+  undo: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `diff` or `revert` when that is the command (the first word that is not an option). */
+export function reviewCommandOf(argv: readonly string[]): ReviewCommand | undefined {
+  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: REVIEW_OPTIONS });
+  return positionals[0] === 'diff' || positionals[0] === 'revert' ? positionals[0] : undefined;
+}
+
+/** Parses `cortex diff …` or `cortex revert …` (the command word included); mistakes are UsageErrors. */
+export function parseReviewArgs(argv: readonly string[]): ReviewArgs {
+  const { values, positionals, tokens } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, tokens: true, options: REVIEW_OPTIONS });
+  const command = positionals[0];
+  if (command !== 'diff' && command !== 'revert') throw new UsageError('expected the command "diff" or "revert"');
+  checkOptionTokens(tokens, REVIEW_OPTIONS, command);
+  const v = values as { trace?: string; step?: string[]; checkpoints?: string; workspace?: string; force?: boolean; undo?: boolean; help?: boolean };
+  const args: ReviewArgs = { command, trace: v.trace ?? '', steps: v.step ?? [], force: v.force === true, undo: v.undo === true, help: v.help === true };
+  if (v.checkpoints !== undefined) args.checkpoints = v.checkpoints;
+  if (v.workspace !== undefined) args.workspace = v.workspace;
+  if (args.help) return args;
+  if (positionals.length > 1) throw new UsageError(`cortex ${command} takes no other words ("${positionals[1]}")`);
+  if (!v.trace) throw new UsageError(`missing --trace FILE: the trace of the run to ${command === 'diff' ? 'show' : 'revert'}`);
+  if (command === 'diff' && (args.force || args.undo)) throw new UsageError(`${args.force ? '--force' : '--undo'} is an option of cortex revert, not of cortex diff`);
+  if (command === 'diff' && args.steps.length > 1) throw new UsageError('cortex diff shows one step at a time: give --step once');
+  if (args.undo && args.steps.length > 0) throw new UsageError('--undo undoes the last revert as a whole: give no --step with it');
+  return args;
 }

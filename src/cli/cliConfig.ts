@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseConfig, type FlatConfig } from '../core/config/configSchema';
+import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import { UsageError, type CliArgs } from './cliArgs';
 import { describeFsError } from './fsErrorText';
 
@@ -8,7 +9,7 @@ import { describeFsError } from './fsErrorText';
  * Settings for a CLI run: the --config JSON file (same keys as VS Code), then flags on top. Also
  * checks the workspace and the trace file's directory, so a typo is a clear line before any request.
  */
-export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig; workspace: string; trace?: string; memory?: string } {
+export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig; workspace: string; trace?: string; memory?: string; checkpoints?: string } {
   let fileValues: Record<string, unknown> = {};
   if (args.configFile) {
     const file = resolve(cwd, args.configFile);
@@ -49,7 +50,26 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
   if (trace) checkTraceDirectory(trace);
   const memory = args.memory ? resolve(cwd, args.memory) : undefined;
   if (memory) checkMemoryFile(memory);
-  return { config, workspace, trace, memory };
+  // A run's changes are recorded next to its trace unless --checkpoints says where (docs/design.md §22).
+  const checkpoints = args.checkpoints ? resolve(cwd, args.checkpoints) : trace ? defaultCheckpointsDir(trace) : undefined;
+  if (checkpoints) checkCheckpointsDir(checkpoints);
+  return { config, workspace, trace, memory, checkpoints };
+}
+
+/** The checkpoint folder must be a folder (or not exist yet) in a folder that can exist. */
+function checkCheckpointsDir(dir: string): void {
+  try {
+    if (!statSync(dir).isDirectory()) throw new UsageError(`checkpoint folder ${dir} is a file, not a directory`, false);
+    return;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(describeFsError(error, 'checkpoint folder', dir), false);
+  }
+  try {
+    checkTraceDirectory(dir);
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/^trace file/, 'checkpoint folder').replace('trace directory', 'checkpoint directory'), false);
+  }
 }
 
 /** The trace's directory is created when missing, but a path through a file can never work. */

@@ -3,7 +3,9 @@ import { clientOptionsFromSettings } from '../core/llm/clientSettings';
 import { createOpenAiClient } from '../core/llm/openAiClient';
 import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
-import { parseCliArgs, USAGE, UsageError } from './cliArgs';
+import { parseCliArgs, reviewCommandOf, USAGE, UsageError } from './cliArgs';
+import { diffMain } from './cliDiff';
+import { revertMain } from './cliRevert';
 import { loadCliConfig } from './cliConfig';
 import { loadCliMcpServers } from './cliMcp';
 import { CLI_LLM_HINTS } from './cliHints';
@@ -11,9 +13,11 @@ import { isResumeCommand, resumeMain } from './cliResume';
 import { driveCliRun, printLine } from './cliSession';
 import { EXIT } from './exitCode';
 
-/** `cortex run …` and `cortex resume …`: the headless agent for CI. Returns the process exit code (see USAGE). */
+/** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`: the headless agent for CI. Returns the process exit code (see USAGE). */
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
   if (isResumeCommand(argv)) return resumeMain(argv, io);
+  const review = reviewCommandOf(argv);
+  if (review) return review === 'diff' ? diffMain(argv, io) : revertMain(argv, io);
   let args;
   let loaded;
   let mcpServers;
@@ -38,13 +42,16 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   const llm = createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
   const memoryFile = loaded.memory ?? defaultCliMemoryFile(workspace, io.env);
   const task = args.task;
+  // Changes are recorded outside the workspace; the trace and its lock are the CLI's own files.
+  const checkpointsDir = loaded.checkpoints;
+  const checkpointsExclude = loaded.trace ? [loaded.trace, `${loaded.trace}.lock`] : undefined;
   return driveCliRun({
     io,
     approve: args.approve,
     trace: loaded.trace ? { file: loaded.trace, append: false } : undefined,
     lock,
     makeRun: (log, approvals) => {
-      const agent = new AgentRun({ task, workspaceRoot: workspace, config, llm, log, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env });
+      const agent = new AgentRun({ task, workspaceRoot: workspace, config, llm, log, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir, checkpointsExclude });
       return Promise.resolve({ agent, run: () => agent.start() });
     },
   });

@@ -61,6 +61,8 @@ export interface AgentRunOptions {
    * can be reviewed and reverted (docs/design.md §22). Without one nothing is recorded.
    */
   checkpointsDir?: string;
+  /** Files the host writes during the run (its trace), never taken for the run's changes. */
+  checkpointsExclude?: readonly string[];
 }
 
 /** How a resumed run continues (docs/design.md §23); `run_resumed` records it. */
@@ -345,6 +347,7 @@ function createRecorder(options: AgentRunOptions): CheckpointRecorder | undefine
     maxFileBytes: options.config['cortex.checkpoints.maxFileBytes'],
     recordChanges: (stepId, callId, changes) => options.log.append({ type: 'files_changed', stepId, callId, changes }),
     warn: (message) => options.log.append({ type: 'log', level: 'warn', message: `Checkpoints: ${message}` }),
+    exclude: options.checkpointsExclude,
   });
 }
 

@@ -6,6 +6,7 @@ import { CommandRecording, NO_GIT_NOTE } from './commandRecording';
 import { ContentStore } from './contentStore';
 import { FileToolRecording, type BeforeWriteOptions } from './fileToolRecording';
 import { ShadowGit } from './shadowGit';
+import { displayPath, isInside, realLocation } from '../tools/workspaceJail';
 import { scanWorkspace } from './workspaceScan';
 
 // Records every file change of a run (docs/design.md §22): one recorder per run, with the run's
@@ -24,12 +25,26 @@ export interface CheckpointRecorderOptions {
   warn(message: string): void;
   /** False: never use git (commands' old contents are then not saved). */
   useGit?: boolean;
+  /** Files and folders the host writes during the run (its trace): never taken for the run's changes. */
+  exclude?: readonly string[];
 }
 
 interface Ready {
   realRoot: string;
+  /** `exclude` and the checkpoint folder, relative to the workspace, when inside it. */
+  excluded: ReadonlySet<string>;
   shadow?: ShadowGit;
   noShadowReason?: string;
+}
+
+/** The paths among `paths` that are inside the workspace, relative to it. */
+async function insideWorkspace(realRoot: string, paths: readonly string[]): Promise<Set<string>> {
+  const inside = new Set<string>();
+  for (const item of paths) {
+    const real = await realLocation(path.resolve(item)).catch(() => path.resolve(item));
+    if (isInside(realRoot, real) && real !== realRoot) inside.add(displayPath(realRoot, real));
+  }
+  return inside;
 }
 
 export type BeforeWriteHook = (realPath: string, options?: BeforeWriteOptions) => Promise<void>;
@@ -58,23 +73,24 @@ export class CheckpointRecorder {
     this.ready ??= (async () => {
       this.store.ensureDir();
       const realRoot = await realpath(this.options.workspaceRoot);
-      if (this.options.useGit === false) return { realRoot, noShadowReason: NO_GIT_NOTE };
+      const excluded = await insideWorkspace(realRoot, [this.options.dir, ...(this.options.exclude ?? [])]);
+      if (this.options.useGit === false) return { realRoot, excluded, noShadowReason: NO_GIT_NOTE };
       try {
         const shadow = await ShadowGit.create(path.join(this.options.dir, 'shadow.git'), realRoot);
         if (!shadow) {
           this.options.warn(`git is not installed: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
-          return { realRoot, noShadowReason: NO_GIT_NOTE };
+          return { realRoot, excluded, noShadowReason: NO_GIT_NOTE };
         }
-        const warmUp = scanWorkspace(realRoot);
+        const warmUp = scanWorkspace(realRoot, undefined, excluded);
         if (!warmUp.truncated) {
           const small = [...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes).map(([file]) => file);
           this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));
         }
-        return { realRoot, shadow };
+        return { realRoot, excluded, shadow };
       } catch (error) {
         const reason = `the checkpoint repository could not be created (${(error as Error).message})`;
         this.options.warn(`${reason}: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
-        return { realRoot, noShadowReason: reason };
+        return { realRoot, excluded, noShadowReason: reason };
       }
     })();
     return this.ready;
@@ -103,7 +119,7 @@ export class CheckpointRecorder {
     const ready = await this.readyOrNothing();
     if (!ready) return run(async () => undefined);
     const { realRoot } = ready;
-    const recording = new FileToolRecording(realRoot, this.store, this.options.maxFileBytes, this.ledger);
+    const recording = new FileToolRecording(realRoot, this.store, this.options.maxFileBytes, this.ledger, ready.excluded);
     try {
       return await run(recording.beforeWrite);
     } finally {
@@ -117,7 +133,7 @@ export class CheckpointRecorder {
     if (!ready) return run();
     let recording: CommandRecording | undefined;
     try {
-      recording = await CommandRecording.start({ realRoot: ready.realRoot, store: this.store, maxBytes: this.options.maxFileBytes, ledger: this.ledger, shadow: ready.shadow, noShadowReason: ready.noShadowReason }, callId);
+      recording = await CommandRecording.start({ realRoot: ready.realRoot, store: this.store, maxBytes: this.options.maxFileBytes, ledger: this.ledger, shadow: ready.shadow, noShadowReason: ready.noShadowReason, exclude: ready.excluded }, callId);
       if (recording.untracked) this.options.warn(`the workspace has too many files to track what ${callId} changes`);
     } catch (error) {
       this.options.warn(`could not record what ${callId} changes: ${(error as Error).message}`);

@@ -22,6 +22,8 @@ export interface CommandRecordingDeps {
   shadow?: ShadowGit;
   /** Why there is no shadow repository (git missing, or it failed), for the notes. */
   noShadowReason?: string;
+  /** Relative paths the scans skip (the run's own trace and checkpoint folder). */
+  exclude?: ReadonlySet<string>;
 }
 
 export const NO_GIT_NOTE = 'git is not installed, so the content before the command was not saved';
@@ -39,7 +41,7 @@ export class CommandRecording {
   /** Scans the workspace and snapshots its files; call right before the command runs. */
   static async start(deps: CommandRecordingDeps, callId: string): Promise<CommandRecording> {
     const mark = deps.ledger.mark();
-    const before = scanWorkspace(deps.realRoot);
+    const before = scanWorkspace(deps.realRoot, undefined, deps.exclude);
     let tree: string | undefined;
     let problem = deps.shadow ? undefined : (deps.noShadowReason ?? NO_GIT_NOTE);
     if (deps.shadow && !before.truncated) {
@@ -63,7 +65,7 @@ export class CommandRecording {
   async finish(): Promise<FileChange[]> {
     if (this.before.truncated) return [];
     const { realRoot, store, maxBytes, ledger, shadow } = this.deps;
-    const after = scanWorkspace(realRoot);
+    const after = scanWorkspace(realRoot, undefined, this.deps.exclude);
     if (after.truncated) return [];
     const difference = compareScans(this.before, after);
     const previous = [...difference.touched, ...difference.deleted];

@@ -47,11 +47,18 @@ export class FileToolRecording {
     private readonly store: ContentStore,
     private readonly maxBytes: number,
     private readonly ledger: ChangeLedger,
+    /** Relative paths that are never recorded (the run's own trace and checkpoint folder). */
+    private readonly excluded: ReadonlySet<string> = new Set(),
   ) {}
+
+  private isExcluded(relative: string): boolean {
+    for (const item of this.excluded) if (relative === item || relative.startsWith(`${item}/`)) return true;
+    return false;
+  }
 
   /** The hook the tool calls right before it writes `real` (a real path inside the workspace). */
   readonly beforeWrite = async (real: string, options: BeforeWriteOptions = {}): Promise<void> => {
-    if (!isInside(this.realRoot, real) || real === this.realRoot || this.captured.has(real)) return;
+    if (!isInside(this.realRoot, real) || real === this.realRoot || this.captured.has(real) || this.isExcluded(displayPath(this.realRoot, real))) return;
     const work = (async () => {
       for (const folder of await missingFolders(this.realRoot, options.directory ? real : path.dirname(real))) {
         if (!this.captured.has(folder)) this.captured.set(folder, { real: folder, relative: displayPath(this.realRoot, folder), before: { exists: false, hash: null, restorable: true }, directory: true });

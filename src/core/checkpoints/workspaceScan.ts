@@ -15,6 +15,8 @@ export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modul
 /** More entries than this and the scan gives up (changes are then not tracked for that command). */
 export const MAX_SCAN_ENTRIES = 200_000;
 
+const NOTHING: ReadonlySet<string> = new Set();
+
 export interface FileStamp {
   size: number;
   mtimeMs: number;
@@ -40,8 +42,11 @@ function readIgnoreFile(root: string, base: string): IgnoreFile | undefined {
   }
 }
 
-/** Scans `root` (a real, absolute folder). */
-export function scanWorkspace(root: string, maxEntries = MAX_SCAN_ENTRIES): WorkspaceScan {
+/**
+ * Scans `root` (a real, absolute folder). `exclude` holds relative paths never looked at (the
+ * run's own trace and checkpoint folder when they are inside the workspace).
+ */
+export function scanWorkspace(root: string, maxEntries = MAX_SCAN_ENTRIES, exclude: ReadonlySet<string> = NOTHING): WorkspaceScan {
   const files = new Map<string, FileStamp>();
   const folders = new Set<string>();
   const stack: Array<{ rel: string; ignores: IgnoreFile[] }> = [{ rel: '', ignores: [] }];
@@ -58,6 +63,7 @@ export function scanWorkspace(root: string, maxEntries = MAX_SCAN_ENTRIES): Work
     const ignores = own ? [...inherited, own] : inherited;
     for (const entry of entries) {
       const relative = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (exclude.has(relative)) continue;
       if (entry.isDirectory()) {
         if (SKIPPED_FOLDERS.has(entry.name) || (ignores.length > 0 && isIgnored(ignores, relative, true))) continue;
         folders.add(relative);
