@@ -34,6 +34,12 @@ export function cancelRun(store: PlanStore): WebviewToHost | undefined {
   return { type: 'run/cancel', runId: store.runId };
 }
 
+/** run/resume for an interrupted run the host said it can resume; once. */
+export function resumeRun(store: PlanStore): WebviewToHost | undefined {
+  if (!store.runId || store.live || !store.markResumeRequested()) return undefined;
+  return { type: 'run/resume', runId: store.runId };
+}
+
 export function retryStep(store: PlanStore, stepId: string): WebviewToHost | undefined {
   if (!store.runId || !store.markRetried(stepId)) return undefined;
   return { type: 'step/retry', runId: store.runId, stepId };

@@ -1,6 +1,6 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
-import { answerAll, approvalAnswer, cancelRun, retryStep, type AnswerMessage } from './actions';
+import { answerAll, approvalAnswer, cancelRun, resumeRun, retryStep, type AnswerMessage } from './actions';
 import { DetailsPane } from './details';
 import { button, el, iconButton } from './dom';
 import { createFrameScheduler, type FrameScheduler } from './frameScheduler';
@@ -75,6 +75,7 @@ export class PanelApp {
     this.scheduler = createFrameScheduler(() => this.render(), (cb) => requestAnimationFrame(cb));
     this.header = new RunHeader({
       cancel: (b) => this.send(cancelRun(this.store), b),
+      resume: (b) => this.send(resumeRun(this.store), b),
       approveAll: (b) => this.sendAll(answerAll(this.store, 'approve'), b),
       denyAll: (b) => this.sendAll(answerAll(this.store, 'deny'), b),
       openTrace: () => this.send({ type: 'run/openTrace' }),

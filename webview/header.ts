@@ -11,6 +11,8 @@ import type { PlanStore } from './store';
 
 export interface HeaderHandlers {
   cancel(source: HTMLButtonElement): void;
+  /** Resume an interrupted run (docs/design.md §23). */
+  resume(source: HTMLButtonElement): void;
   approveAll(source: HTMLButtonElement): void;
   denyAll(source: HTMLButtonElement): void;
   openTrace(): void;
@@ -18,8 +20,9 @@ export interface HeaderHandlers {
 
 const RUN_STATUS_LABEL: Record<RunStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
 
+/** A run that is not live yet never finished was interrupted (its window reloaded, its process died). */
 export function runStatusLabel(status: RunStatus, live: boolean): string {
-  return `${RUN_STATUS_LABEL[status]}${!live && status === 'running' ? ' (not live)' : ''}`;
+  return !live && status === 'running' ? 'Interrupted' : RUN_STATUS_LABEL[status];
 }
 
 export class RunHeader {
@@ -34,6 +37,7 @@ export class RunHeader {
   private readonly tokens = el('span', 'run-tokens');
   private readonly steps = el('span', 'run-steps');
   private readonly cancel: HTMLButtonElement;
+  private readonly resume: HTMLButtonElement;
   private readonly bulk = el('section', 'approvals-bar');
   private readonly bulkTitle = el('h2', 'approvals-title');
   private readonly bulkList = el('ul', 'approvals-list');
@@ -55,9 +59,11 @@ export class RunHeader {
     const titleBox = el('div', 'run-title-box');
     titleBox.append(this.title, meta);
     this.cancel = button('Cancel', 'btn btn-secondary', 'Cancel the run', (_ev, self) => this.handlers.cancel(self));
+    this.resume = button('Resume', 'btn btn-primary', 'Continue the interrupted run from its trace: completed steps are kept, running steps start again', (_ev, self) => this.handlers.resume(self));
+    this.resume.hidden = true;
     const trace = button('Open trace', 'btn btn-secondary', 'Open the run trace file', () => this.handlers.openTrace());
     const actions = el('div', 'run-actions');
-    actions.append(this.cancel, trace);
+    actions.append(this.cancel, this.resume, trace);
     row.append(titleBox, actions);
     this.approveAll = button('Approve all', 'btn btn-primary', 'Approve all pending tool calls', (_ev, self) => this.handlers.approveAll(self));
     this.denyAll = button('Deny all', 'btn btn-secondary', 'Deny all pending tool calls', (_ev, self) => this.handlers.denyAll(self));
@@ -77,8 +83,9 @@ export class RunHeader {
     setAttr(this.title, 'title', s.task || undefined);
     const label = store.runId ? runStatusLabel(s.status, store.live) : 'No run';
     setText(this.statusText, label);
-    setIcon(this.statusGlyph, RUN_STATUS_ICON[s.status], 'run-status-glyph');
-    this.status.className = `run-status run-${store.runId ? s.status : 'idle'}`;
+    const interrupted = !!store.runId && s.status === 'running' && !store.live;
+    setIcon(this.statusGlyph, interrupted ? 'warning' : RUN_STATUS_ICON[s.status], 'run-status-glyph');
+    this.status.className = `run-status run-${interrupted ? 'interrupted' : store.runId ? s.status : 'idle'}`;
     if (label !== this.lastStatus) {
       this.lastStatus = label;
       setText(this.announcer, `Run ${label.toLowerCase()}`);
@@ -96,6 +103,9 @@ export class RunHeader {
     this.cancel.hidden = !running;
     this.cancel.disabled = store.cancelRequested;
     setText(this.cancel, store.cancelRequested ? 'Cancelling…' : 'Cancel');
+    this.resume.hidden = !(interrupted && store.resumable);
+    this.resume.disabled = store.resumeRequested;
+    setText(this.resume, store.resumeRequested ? 'Resuming…' : 'Resume');
     this.tick(store, now);
     this.updateBulk(store);
   }

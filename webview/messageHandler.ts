@@ -22,7 +22,7 @@ export function handleHostMessage(store: PlanStore, raw: unknown): HandleResult 
   switch (message.type) {
     case 'host/reset': {
       const sameRunAsBefore = store.runId === message.runId;
-      store.reset(message.runId, message.live, message.events);
+      store.reset(message.runId, message.live, message.events, message.resumable ?? false);
       return { outgoing: [], render: true, reset: { runId: message.runId, sameRunAsBefore } };
     }
     case 'host/events': {

@@ -59,6 +59,9 @@ export class PlanStore {
   /** Steps whose retry was requested, keyed by step id → the finishedAt it had then. */
   readonly retried = new Map<string, number | undefined>();
   cancelRequested = false;
+  /** The host can resume this interrupted run (docs/design.md §23); `resumeRequested` once asked. */
+  resumable = false;
+  resumeRequested = false;
   /** Time of the newest event folded (the end of the elapsed clock for a run that is not live). */
   lastEventTime: number | undefined;
   private changes: ChangeSet = { ...emptyChanges(), reset: true };
@@ -69,7 +72,7 @@ export class PlanStore {
   }
 
   /** Replaces everything with the run's full event list (host/reset). */
-  reset(runId: string, live: boolean, events: readonly RunEvent[]): void {
+  reset(runId: string, live: boolean, events: readonly RunEvent[], resumable = false): void {
     const sameRun = runId === this.runId;
     this.state = createPlanState(runId);
     for (const event of events) applyEvent(this.state, event);
@@ -77,6 +80,8 @@ export class PlanStore {
     this.state.runId ||= runId;
     this.runId = runId;
     this.live = live;
+    this.resumable = resumable;
+    this.resumeRequested = false;
     this.requestedResyncFrom = undefined;
     this.cancelRequested = false;
     this.retried.clear();
@@ -189,6 +194,13 @@ export class PlanStore {
   /** True when a retry was sent and the step has not finished again since. */
   retryPending(stepId: string): boolean {
     return this.retried.has(stepId) && this.retried.get(stepId) === this.state.steps.get(stepId)?.finishedAt;
+  }
+
+  markResumeRequested(): boolean {
+    if (this.resumeRequested || !this.resumable) return false;
+    this.resumeRequested = true;
+    this.changes.run = true;
+    return true;
   }
 
   markCancelRequested(): boolean {

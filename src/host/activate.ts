@@ -47,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): void {
     void vscode.window.showInformationMessage('Cortex API key removed from secret storage.');
   });
   register('cortex.openTrace', () => host.get().openTrace());
+  register('cortex.resumeRun', () => host.get().resumeRun());
   register('cortex.mcpServers', () => host.get().showMcpServers());
 
   context.subscriptions.push(

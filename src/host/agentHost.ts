@@ -9,6 +9,7 @@ import { showApprovalNotification, statusBarApprovalView } from './approvalNotif
 import { McpHostServers } from './mcpRunServers';
 import { showMcpServers } from './mcpServersCommand';
 import { openRunTrace } from './openRunTrace';
+import { panelResumeActions, resumeRunCommand, type Resumer } from './resumeCommand';
 import { PanelManager } from './panelManager';
 import { openTraceDocument, RunController } from './runController';
 import { RunIndex } from './runIndex';
@@ -37,6 +38,8 @@ export interface AgentHost extends vscode.Disposable {
   restorePanel(panel: vscode.WebviewPanel, state: PanelState | undefined): Promise<void>;
   /** "Cortex: MCP servers": the configured servers with their state and tools. */
   showMcpServers(): Promise<void>;
+  /** "Cortex: Resume run…": an interrupted run of this workspace, continued from its trace. */
+  resumeRun(): Promise<void>;
 }
 
 export function createAgentHost({ context, logger, keys, approvalsItem }: AgentHostDeps): AgentHost {
@@ -48,7 +51,8 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     if (!source.traceFile) throw new Error('this run has no trace file');
     await openTraceDocument(source.traceFile);
   };
-  const panels = new PanelManager(context.extensionUri, logger, { openTrace: openTraceOf }, context.workspaceState);
+  const resumer: Resumer = { resume: (target) => controller.resume(target) };
+  const panels = new PanelManager(context.extensionUri, logger, { openTrace: openTraceOf, ...panelResumeActions(resumer, logger) }, context.workspaceState);
   const attention = new ApprovalAttention(
     {
       isPanelVisible: (runId) => panels.isVisible(runId),
@@ -68,6 +72,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     showPanel: (runId) => controller.showPanel(runId),
     cancelRun: () => controller.cancelRun(),
     openTrace: () => openRunTrace(index, registry, panels, logger),
+    resumeRun: () => resumeRunCommand(index, (runId) => registry.running().some((run) => run.runId === runId), resumer, logger),
     restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
     showMcpServers: async () => {
       const folders = vscode.workspace.workspaceFolders ?? [];

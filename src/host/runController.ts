@@ -6,6 +6,8 @@ import type { PlanState } from '../core/plan/planTypes';
 import { ApprovalBroker } from '../core/policy/approvalBroker';
 import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
+import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
+import { acquireRunLock, type RunLock } from '../core/resume/runLock';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { ApprovalAttention } from './approvalAttention';
@@ -14,6 +16,7 @@ import type { McpHostServers } from './mcpRunServers';
 import type { PanelManager } from './panelManager';
 import type { RunIndex } from './runIndex';
 import type { RunRegistry } from './runRegistry';
+import { matchingFolder } from './resumableRuns';
 import { isLocalEndpoint } from './settingsMapping';
 import type { SettingsReader } from './settingsReader';
 import { eventTextLevel, formatEvent } from '../core/trace/eventText';
@@ -21,6 +24,32 @@ import { eventTextLevel, formatEvent } from '../core/trace/eventText';
 const PROGRESS_INTERVAL_MS = 250;
 
 type Outcome = Pick<RunResult, 'status' | 'answer' | 'error'>;
+
+/** What this window holds for a run it drives: stopping its trace, and the run's lock. */
+interface Driver {
+  stopTrace(): void;
+  lock: RunLock;
+  /** Set when the extension stops while the run is going: the run stays resumable. */
+  interrupted: boolean;
+}
+
+/** A run about to be driven by this window, new or resumed. */
+interface DriveRequest {
+  runId: string;
+  task: string;
+  folder: vscode.WorkspaceFolder;
+  log: EventLog;
+  broker: ApprovalBroker;
+  agent: AgentRun;
+  traceFile: string;
+  lock: RunLock;
+  /** A resumed run continues its trace; a new one starts it. */
+  appendTrace: boolean;
+  trusted: boolean;
+  /** The log channel's line when it starts. */
+  startLine: string;
+  go(): Promise<RunResult>;
+}
 
 /** One line for the progress notification and the status bar. */
 export function progressText(state: PlanState): string {
@@ -38,6 +67,7 @@ export function progressText(state: PlanState): string {
  */
 export class RunController implements vscode.Disposable {
   private readonly statusBar: vscode.StatusBarItem;
+  private readonly drivers = new Map<string, Driver>();
 
   constructor(
     private readonly settings: SettingsReader,
@@ -61,18 +91,8 @@ export class RunController implements vscode.Disposable {
     if (!folder) return;
     const config = await this.settings.readOrReport();
     if (!config) return;
-    const baseUrl = config['cortex.llm.baseUrl'];
-    const { key: apiKey, source: keySource } = await this.keys.get();
-    if (!apiKey && !isLocalEndpoint(baseUrl)) {
-      const choice = await vscode.window.showErrorMessage(
-        `Cortex has no API key for ${baseUrl}. Set one with "Cortex: Set API key" (stored in VS Code's secret storage) or the OPENAI_API_KEY environment variable, or point cortex.llm.baseUrl at a local endpoint.`,
-        'Set API key',
-        'Open Settings',
-      );
-      if (choice === 'Set API key') await vscode.commands.executeCommand('cortex.setApiKey');
-      if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'cortex.llm');
-      return;
-    }
+    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    if (!key) return;
     const task =
       presetTask ??
       (await vscode.window.showInputBox({
@@ -83,7 +103,21 @@ export class RunController implements vscode.Disposable {
         validateInput: (value) => (value.trim() === '' ? 'Describe the task for the agent.' : value.length > 20_000 ? 'The task is too long (over 20,000 characters).' : undefined),
       }));
     if (task === undefined || task.trim() === '') return;
-    await this.start(task.trim(), folder, config, apiKey, keySource);
+    await this.start(task.trim(), folder, config, key.key, key.source);
+  }
+
+  /** The API key for `baseUrl`, or undefined after saying what to do (none is needed for a local endpoint). */
+  private async apiKeyOrReport(baseUrl: string): Promise<{ key: string | undefined; source: string } | undefined> {
+    const { key, source } = await this.keys.get();
+    if (key || isLocalEndpoint(baseUrl)) return { key, source };
+    const choice = await vscode.window.showErrorMessage(
+      `Cortex has no API key for ${baseUrl}. Set one with "Cortex: Set API key" (stored in VS Code's secret storage) or the OPENAI_API_KEY environment variable, or point cortex.llm.baseUrl at a local endpoint.`,
+      'Set API key',
+      'Open Settings',
+    );
+    if (choice === 'Set API key') await vscode.commands.executeCommand('cortex.setApiKey');
+    if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'cortex.llm');
+    return undefined;
   }
 
   private async pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
@@ -113,19 +147,89 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
       return;
     }
-    const writer = createTraceWriter(traceFile);
-    log.subscribe(writer.listener);
+    let lock: RunLock;
+    try {
+      lock = acquireRunLock(traceFile);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
+      return;
+    }
+    const startLine = `run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
+    await this.drive({ runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() });
+  }
+
+  /**
+   * Resumes an interrupted run from its trace (docs/design.md §23): in the folder it worked in,
+   * which must be open in this window, with the current settings. Its panel follows the run.
+   */
+  async resume(target: { traceFile: string; workspace: string }): Promise<void> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = matchingFolder(target.workspace, folders.map((f) => ({ path: f.uri.fsPath, f })))?.f;
+    if (!folder) {
+      void vscode.window.showErrorMessage(`Cortex cannot resume this run here: it worked in ${target.workspace}, which is not a folder of this window. Open that folder to resume it.`);
+      return;
+    }
+    const config = await this.settings.readOrReport();
+    if (!config) return;
+    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    if (!key) return;
+    let opened: OpenedResume;
+    try {
+      opened = openResume({ traceFile: target.traceFile, workspaceRoot: folder.uri.fsPath });
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Cortex cannot resume this run: ${(error as Error).message}`);
+      return;
+    }
+    const { started } = opened.point;
+    const running = this.registry.get(started.runId);
+    if (running && running.result === undefined) {
+      opened.lock.release();
+      this.showPanel(started.runId);
+      return;
+    }
+    const trusted = vscode.workspace.isTrusted;
+    const log = new EventLog({ history: opened.events, onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
+    const broker = new ApprovalBroker({ logger: this.logger });
+    const mcp = (await this.mcp?.forRun(folder.uri.fsPath, config, trusted).catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
+    // The trace's writer is subscribed before the resume records anything (its notices, run_resumed).
+    const writer = createTraceWriter(opened.traceFile, { append: true });
+    const stopTrace = log.subscribe(writer.listener);
+    let resumed;
+    try {
+      resumed = await prepareResumedRun(opened, log, { config, apiKey: key.key, approvals: broker, trusted, logger: this.logger, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined });
+    } catch (error) {
+      stopTrace();
+      await writer.close();
+      opened.lock.release();
+      this.logger.error(`Could not resume run ${started.runId}: ${(error as Error).stack ?? String(error)}`);
+      void vscode.window.showErrorMessage(`Cortex could not resume the run: ${(error as Error).message}`);
+      return;
+    }
+    const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
+    await this.drive({ runId: started.runId, task: started.task, folder, log, broker, agent: resumed.agent, traceFile: opened.traceFile, lock: opened.lock, appendTrace: true, trusted, startLine, go: () => resumed.run() }, { writer, stopTrace });
+  }
+
+  /** Drives a run to its end: trace, log channel, index, panel, progress with Cancel, and the result. */
+  private async drive(request: DriveRequest, opened?: { writer: ReturnType<typeof createTraceWriter>; stopTrace: () => void }): Promise<void> {
+    const { runId, task, folder, log, broker, agent, traceFile, lock } = request;
+    const writer = opened?.writer ?? createTraceWriter(traceFile, { append: request.appendTrace });
+    const stopTrace = opened?.stopTrace ?? log.subscribe(writer.listener);
+    const driver: Driver = { stopTrace, lock, interrupted: false };
+    this.drivers.set(runId, driver);
     log.subscribe((event, state) => {
       const line = formatEvent(event, state, true);
       if (line) this.logger[eventTextLevel(event)](`[${runId}] ${line.trim()}`);
     });
     const run: LiveRun = { runId, task, log, broker, agent, traceFile };
     this.registry.add(run);
-    await this.index.upsert({ runId, task, startedAt: Date.now(), status: 'running', traceFile, workspace: folder.uri.fsPath });
-    this.logger.info(`run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`);
-    if (!trusted) void vscode.window.showInformationMessage('Cortex runs read-only in Restricted Mode: it can read and search files but not write files or run commands.');
+    await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: 'running', traceFile, workspace: folder.uri.fsPath });
+    this.logger.info(request.startLine);
+    if (!request.trusted) void vscode.window.showInformationMessage('Cortex runs read-only in Restricted Mode: it can read and search files but not write files or run commands.');
 
-    this.panels.open(liveRunSource(run));
+    // A resumed run's panel (read from its trace until now) follows the live run.
+    const panel = this.panels.get(runId);
+    if (panel) panel.showSource(liveRunSource(run));
+    else this.panels.open(liveRunSource(run));
     const stopWatching = this.attention.watch(runId, brokerApprovals(broker));
     this.updateRunning();
 
@@ -146,7 +250,7 @@ export class RunController implements vscode.Disposable {
             timer ??= setTimeout(report, PROGRESS_INTERVAL_MS);
           });
           try {
-            return await agent.start();
+            return await request.go();
           } finally {
             unsubscribe();
             if (timer) clearTimeout(timer);
@@ -159,11 +263,15 @@ export class RunController implements vscode.Disposable {
       result = { status: 'failed', error: `the run crashed: ${(error as Error).message} (details in the Cortex output channel)` };
     } finally {
       stopWatching();
+      this.drivers.delete(runId);
       await writer.close();
+      lock.release();
     }
     run.result = result;
     const traceError = writer.error();
     if (traceError) this.logger.error(`run ${runId}: the trace file ${traceFile} could not be written: ${traceError.message}`);
+    // An interrupted run stays "running" in the index: it is listed for Resume after the reload.
+    if (driver.interrupted) return;
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
     this.updateRunning();
     this.logger.info(`run ${runId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
@@ -217,8 +325,21 @@ export class RunController implements vscode.Disposable {
     target?.agent.cancel('cancelled by the user');
   }
 
+  /**
+   * The extension stops (a reload, VS Code closing): each running run is interrupted, not
+   * cancelled. Its trace stops where it is, without run_finished, and its lock is released, so the
+   * next window offers to resume it (docs/design.md §23); its requests and commands are stopped.
+   */
   dispose(): void {
-    for (const run of this.registry.running()) run.agent.cancel('VS Code is closing the extension');
+    for (const run of this.registry.running()) {
+      const driver = this.drivers.get(run.runId);
+      if (driver) {
+        driver.interrupted = true;
+        driver.stopTrace();
+        driver.lock.release();
+      }
+      run.agent.cancel('VS Code is closing the extension');
+    }
     this.statusBar.dispose();
   }
 }

@@ -9,6 +9,10 @@ import type { RunSource } from './runSource';
 /** What the panel asks of the rest of the extension. */
 export interface PanelActions {
   openTrace(source: RunSource): Promise<void>;
+  /** Whether the run, read from its trace, can be resumed in this window (docs/design.md §23). */
+  canResume?(source: RunSource): boolean;
+  /** Resumes the run; its panel then follows the live run (see `showSource`). */
+  resume?(source: RunSource): Promise<void>;
 }
 
 /** The state the webview persists with `vscode.setState` (read back by the serializer). */
@@ -66,7 +70,7 @@ export class DagPanel implements vscode.Disposable {
   private constructor(
     readonly panel: vscode.WebviewPanel,
     private readonly extensionUri: vscode.Uri,
-    private readonly source: RunSource,
+    private source: RunSource,
     private readonly logger: Logger,
     private readonly actions: PanelActions,
   ) {
@@ -91,6 +95,16 @@ export class DagPanel implements vscode.Disposable {
 
   onDidDispose(listener: () => void): void {
     this.disposeListeners.push(listener);
+  }
+
+  /** Shows the same run from another source (a run read from its trace that was resumed): the webview gets a reset. */
+  showSource(source: RunSource): void {
+    if (source.runId !== this.source.runId) throw new Error(`panel of run ${this.source.runId} cannot show run ${source.runId}`);
+    this.unsubscribeEvents();
+    this.source = source;
+    this.unsubscribeEvents = source.subscribe((event) => this.onEvent(event));
+    if (this.ready) this.sendReset();
+    this.reveal(true);
   }
 
   private html(): string {
@@ -118,7 +132,8 @@ export class DagPanel implements vscode.Disposable {
     const events = [...this.source.events()];
     this.nextSeq = events.length === 0 ? 0 : events[events.length - 1].seq + 1;
     this.ready = true;
-    this.post({ type: 'host/reset', runId: this.source.runId, live: this.source.isLive(), events });
+    const resumable = !this.source.isLive() && this.actions.canResume?.(this.source) === true;
+    this.post({ type: 'host/reset', runId: this.source.runId, live: this.source.isLive(), events, ...(resumable ? { resumable } : {}) });
   }
 
   private notice(level: 'info' | 'warning' | 'error', message: string): void {
@@ -186,6 +201,21 @@ export class DagPanel implements vscode.Disposable {
       case 'step/retry': {
         const result = this.source.retryStep(message.stepId);
         if (!result.accepted) this.notice('warning', `Retry of ${message.stepId} was not accepted: ${result.reason ?? 'unknown reason'}`);
+        return;
+      }
+      case 'run/resume': {
+        if (!this.actions.resume || this.source.isLive()) {
+          this.notice('info', 'Nothing to resume: the run is not interrupted.');
+          return;
+        }
+        const before = this.source;
+        void this.actions
+          .resume(before)
+          .catch((error: unknown) => this.notice('error', `Could not resume the run: ${(error as Error).message}`))
+          // Not resumed after all (refused, or the person stopped): the button comes back, or goes.
+          .finally(() => {
+            if (this.source === before) this.sendReset();
+          });
         return;
       }
       case 'run/openTrace':

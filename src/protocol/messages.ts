@@ -18,7 +18,8 @@ export type ApprovalRequestMessage = PendingApproval;
 export const AnswerRefusalSchema = z.enum([...ApprovalRefusalSchema.options, 'run_over']);
 
 export const HostToWebviewSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('host/reset'), runId: z.string(), live: z.boolean(), events: z.array(RunEventSchema) }),
+  /** `resumable`: the run stopped without finishing and this window can resume it (docs/design.md §23). */
+  z.object({ type: z.literal('host/reset'), runId: z.string(), live: z.boolean(), events: z.array(RunEventSchema), resumable: z.boolean().optional() }),
   z.object({ type: z.literal('host/events'), runId: z.string(), fromSeq: z.number().int().nonnegative(), events: z.array(RunEventSchema) }),
   z.object({
     type: z.literal('host/approvalAnswer'),
@@ -52,6 +53,7 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
     })
     .strict(),
   z.object({ type: z.literal('run/cancel'), runId: Id }).strict(),
+  z.object({ type: z.literal('run/resume'), runId: Id }).strict(),
   z.object({ type: z.literal('step/retry'), runId: Id, stepId: Id }).strict(),
   z.object({ type: z.literal('run/openTrace') }).strict(),
 ]);

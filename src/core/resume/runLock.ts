@@ -1,5 +1,6 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 
 // Only one process drives a run (docs/design.md §23): the live run and a resume take
 // `<trace>.lock`, created with O_EXCL and holding who took it. A second driver is refused with the
@@ -114,6 +115,8 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
   const me: LockHolder = { pid: options.pid ?? process.pid, host: options.host ?? hostname(), startedAt: (options.now ?? Date.now)() };
   const isAlive = options.isAlive ?? processIsAlive;
   let recoveredFrom: LockHolder | undefined;
+  // A new run's trace folder may not exist yet (the trace writer would make it too).
+  mkdirSync(dirname(file), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     if (tryCreate(file, me)) return ownLock(file, me, recoveredFrom);
     let text: string;

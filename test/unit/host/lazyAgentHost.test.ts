@@ -15,7 +15,7 @@ function fakeHost(onDispose: () => void): AgentHost {
   const unused = () => {
     throw new Error('not used here');
   };
-  return { runTask: unused, showPanel: unused, cancelRun: unused, openTrace: unused, restorePanel: unused, showMcpServers: unused, dispose: onDispose };
+  return { runTask: unused, showPanel: unused, cancelRun: unused, openTrace: unused, restorePanel: unused, showMcpServers: unused, resumeRun: unused, dispose: onDispose };
 }
 
 describe('LazyAgentHost', () => {
