@@ -59,7 +59,8 @@ export class RunHeader {
     const titleBox = el('div', 'run-title-box');
     titleBox.append(this.title, meta);
     this.cancel = button('Cancel', 'btn btn-secondary', 'Cancel the run', (_ev, self) => this.handlers.cancel(self));
-    this.resume = button('Resume', 'btn btn-primary', 'Continue the interrupted run from its trace: completed steps are kept, running steps start again', (_ev, self) => this.handlers.resume(self));
+    this.resume = button('Resume', 'btn btn-primary', 'Resume the interrupted run', (_ev, self) => this.handlers.resume(self));
+    this.resume.title = 'Continue the run from its trace: completed steps are kept, steps that were running start again';
     this.resume.hidden = true;
     const trace = button('Open trace', 'btn btn-secondary', 'Open the run trace file', () => this.handlers.openTrace());
     const actions = el('div', 'run-actions');
