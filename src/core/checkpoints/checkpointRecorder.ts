@@ -4,7 +4,7 @@ import { ChangeLedger } from './changeLedger';
 import type { FileChange } from './changeSchema';
 import { CommandRecording, NO_GIT_NOTE } from './commandRecording';
 import { ContentStore } from './contentStore';
-import { FileToolRecording, type BeforeWriteOptions } from './fileToolRecording';
+import { FileToolRecording, type BeforeWriteOptions, type CollectedAfter } from './fileToolRecording';
 import { ShadowGit } from './shadowGit';
 import { displayPath, isInside, realLocation } from '../tools/workspaceJail';
 import { scanWorkspace } from './workspaceScan';
@@ -54,6 +54,8 @@ export class CheckpointRecorder {
   private readonly ledger = new ChangeLedger();
   private ready: Promise<Ready> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Recordings are described one after the other, so files_changed events keep the calls' order. */
+  private queue: Promise<void> = Promise.resolve();
   private closed = false;
   private setupFailed = false;
 
@@ -83,7 +85,7 @@ export class CheckpointRecorder {
         }
         const warmUp = scanWorkspace(realRoot, undefined, excluded);
         if (!warmUp.truncated) {
-          const small = [...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes).map(([file]) => file);
+          const small = new Map([...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes));
           this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));
         }
         return { realRoot, excluded, shadow };
@@ -94,6 +96,18 @@ export class CheckpointRecorder {
       }
     })();
     return this.ready;
+  }
+
+  /** Runs `work` after every recording queued before it. */
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(work);
+    this.queue = next.catch(() => undefined);
+    return this.track(next);
+  }
+
+  /** Resolves once every change recorded so far is in the log (a revert reads the plan after it). */
+  settle(): Promise<void> {
+    return this.queue;
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -123,7 +137,15 @@ export class CheckpointRecorder {
     try {
       return await run(recording.beforeWrite);
     } finally {
-      await this.track(this.emit(stepId, callId, () => recording.finish(callId)));
+      // What is there now is read at once; hashing, storing and the event follow without holding
+      // up the call (they are awaited before any revert and before the run ends).
+      let collected: CollectedAfter[] | undefined;
+      try {
+        collected = await recording.collect();
+      } catch (error) {
+        this.options.warn(`could not record the changes of ${callId}: ${(error as Error).message}`);
+      }
+      if (collected) void this.enqueue(() => this.emit(stepId, callId, () => recording.changes(callId, collected)));
     }
   }
 
@@ -141,7 +163,10 @@ export class CheckpointRecorder {
     try {
       return await run();
     } finally {
-      if (recording) await this.track(this.emit(stepId, callId, () => recording.finish()));
+      if (recording) {
+        recording.scanAfter();
+        await this.enqueue(() => this.emit(stepId, callId, () => recording.changes()));
+      }
     }
   }
 

@@ -5,7 +5,7 @@ import type { FileChange } from './changeSchema';
 import type { ContentStore } from './contentStore';
 import { captureFile, tooLargeNote, type CapturedFile } from './fileCapture';
 import type { ShadowGit } from './shadowGit';
-import { compareScans, scanWorkspace, type WorkspaceScan } from './workspaceScan';
+import { compareScans, scanWorkspace, type FileStamp, type WorkspaceScan } from './workspaceScan';
 
 // What one run_command call changed: the workspace is scanned before and after the command, and
 // the paths whose stamp differs are hashed. The old contents come from the shadow git snapshot
@@ -45,8 +45,8 @@ export class CommandRecording {
     let tree: string | undefined;
     let problem = deps.shadow ? undefined : (deps.noShadowReason ?? NO_GIT_NOTE);
     if (deps.shadow && !before.truncated) {
-      const small: string[] = [];
-      for (const [file, stamp] of before.files) if (stamp.size <= deps.maxBytes) small.push(file);
+      const small = new Map<string, FileStamp>();
+      for (const [file, stamp] of before.files) if (stamp.size <= deps.maxBytes) small.set(file, stamp);
       try {
         tree = await deps.shadow.snapshot(small);
       } catch (error) {
@@ -61,12 +61,21 @@ export class CommandRecording {
     return this.before.truncated;
   }
 
-  /** Scans again and returns what the command changed (also noted in the ledger). */
-  async finish(): Promise<FileChange[]> {
-    if (this.before.truncated) return [];
+  private after: WorkspaceScan | undefined;
+
+  /** Scans again; call right after the command ended. */
+  scanAfter(): void {
+    if (!this.before.truncated) this.after = scanWorkspace(this.deps.realRoot, undefined, this.deps.exclude);
+  }
+
+  /**
+   * What the command changed (also noted in the ledger), from the scans; call once the calls
+   * recorded before it are in the ledger, so their changes are told apart.
+   */
+  async changes(): Promise<FileChange[]> {
+    const after = this.after;
+    if (this.before.truncated || !after || after.truncated) return [];
     const { realRoot, store, maxBytes, ledger, shadow } = this.deps;
-    const after = scanWorkspace(realRoot, undefined, this.deps.exclude);
-    if (after.truncated) return [];
     const difference = compareScans(this.before, after);
     const previous = [...difference.touched, ...difference.deleted];
     const oldContents = shadow && this.tree ? await shadow.readFiles(this.tree, previous.filter((file) => this.before.files.get(file)!.size <= maxBytes)) : new Map<string, Buffer>();

@@ -1,12 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 // Content-addressed storage of file contents, outside the workspace: each content is stored once,
-// under the sha256 of its bytes (objects/ab/cdef…). Writes go to a temporary file that is then
-// linked into place, so a reader never sees half an object and two writers of the same content
-// never clash. Objects are never rewritten: the name is the content.
+// under the sha256 of its bytes (objects/ab/cdef…). An object is written once with an exclusive
+// create (a second writer of the same content finds it there, which is fine: the name is the
+// content). A write cut short by a crash would leave a wrong object behind, so every read checks
+// the bytes against their name, and a wrong object counts as missing and is replaced by the next
+// put of that content.
 
 export const HASH_PATTERN = /^[0-9a-f]{64}$/;
 
@@ -31,6 +33,8 @@ export class ContentStore {
   private readonly objects: string;
   /** Hashes known to be stored, so a repeated content costs no file system call. */
   private readonly known = new Set<string>();
+  /** Object folders known to exist. */
+  private readonly folders = new Set<string>();
 
   constructor(readonly dir: string) {
     this.objects = path.join(dir, 'objects');
@@ -46,21 +50,21 @@ export class ContentStore {
     const hash = knownHash ?? hashBytes(bytes);
     if (this.known.has(hash)) return hash;
     const target = this.pathOf(hash);
-    if (!(await exists(target))) {
-      await mkdir(path.dirname(target), { recursive: true });
-      const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-      await writeFile(temp, bytes, { mode: 0o600 });
-      try {
-        // link (not rename) fails when the object exists: the first writer's copy stays.
-        await link(temp, target);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          // A file system without hard links: rename is atomic too.
-          await rename(temp, target).catch(() => undefined);
-          if (!(await exists(target))) throw error;
-        }
-      } finally {
-        await unlink(temp).catch(() => undefined);
+    const folder = path.dirname(target);
+    if (!this.folders.has(folder)) {
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      this.folders.add(folder);
+    }
+    try {
+      await writeFile(target, bytes, { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Stored before (by this or another process): keep it unless it is not what its name says.
+      const existing = await readFile(target).catch(() => undefined);
+      if (!existing || hashBytes(existing) !== hash) {
+        const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+        await writeFile(temp, bytes, { mode: 0o600 });
+        await rename(temp, target);
       }
     }
     this.known.add(hash);
@@ -71,20 +75,26 @@ export class ContentStore {
     return this.known.has(hash) || exists(this.pathOf(hash));
   }
 
-  /** The stored bytes, or undefined when this content was never stored. */
+  /** The stored bytes, or undefined when this content was never stored (or its object is damaged). */
   async get(hash: string): Promise<Buffer | undefined> {
+    let bytes: Buffer;
     try {
-      return await readFile(this.pathOf(hash));
+      bytes = await readFile(this.pathOf(hash));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    if (hashBytes(bytes) === hash) return bytes;
+    this.known.delete(hash);
+    return undefined;
   }
 
   /** Synchronous read for callers that cannot wait (a document provider's first answer). */
   getSync(hash: string): Buffer | undefined {
     const file = this.pathOf(hash);
-    return existsSync(file) ? readFileSync(file) : undefined;
+    if (!existsSync(file)) return undefined;
+    const bytes = readFileSync(file);
+    return hashBytes(bytes) === hash ? bytes : undefined;
   }
 
   /** Creates the folder (private to the user) if needed. */

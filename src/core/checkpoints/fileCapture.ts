@@ -27,34 +27,55 @@ export function tooLargeNote(size: number, maxBytes: number): string {
   return `${size.toLocaleString('en-US')} bytes, over cortex.checkpoints.maxFileBytes (${maxBytes.toLocaleString('en-US')}): recorded, but its content was not saved`;
 }
 
-/**
- * The current state of `real` (`relative` in the workspace): files within `maxBytes` are read,
- * hashed and stored; larger ones are hashed as a stream and not stored. A known stamp in the
- * ledger skips reading a file the run wrote itself.
- */
-export async function captureFile(real: string, relative: string, store: ContentStore, maxBytes: number, ledger?: ChangeLedger): Promise<CapturedFile> {
+/** A file's state as read from disk, before anything is hashed or stored. */
+export interface RawFile {
+  real: string;
+  exists: boolean;
+  directory?: boolean;
+  /** Its bytes, when within the size limit. */
+  bytes?: Buffer;
+  stamp?: FileStamp;
+  /** Why it cannot be saved (too large, not a regular file, unreadable). */
+  note?: string;
+  /** The hash of a file too large to keep, read as a stream when the state was read. */
+  largeHash?: string | null;
+}
+
+/** Reads the state of `real` (cheap: one lstat and, for a file within `maxBytes`, one read). */
+export async function readFileState(real: string, maxBytes: number): Promise<RawFile> {
   let stats;
   try {
     stats = await lstat(real);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { exists: false, hash: null, restorable: true };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { real, exists: false };
     throw error;
   }
-  if (stats.isDirectory()) return { exists: true, directory: true, hash: null, restorable: true };
-  if (!stats.isFile()) return { exists: true, hash: null, restorable: false, note: 'not a regular file' };
+  if (stats.isDirectory()) return { real, exists: true, directory: true };
+  if (!stats.isFile()) return { real, exists: true, note: 'not a regular file' };
   const stamp = stampOf(stats);
-  if (stats.size > maxBytes) {
-    return { exists: true, hash: (await hashFileStreaming(real)) ?? null, restorable: false, note: tooLargeNote(stats.size, maxBytes), stamp };
-  }
-  let bytes: Buffer;
+  // Hashed now: by the time the rest is settled, the file may hold something else.
+  if (stats.size > maxBytes) return { real, exists: true, stamp, largeHash: (await hashFileStreaming(real)) ?? null, note: tooLargeNote(stats.size, maxBytes) };
   try {
-    bytes = await readFile(real);
+    return { real, exists: true, bytes: await readFile(real), stamp };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, hash: null, restorable: true };
-    return { exists: true, hash: null, restorable: false, note: `could not be read: ${(error as Error).message}` };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { real, exists: false };
+    return { real, exists: true, stamp, note: `could not be read: ${(error as Error).message}` };
   }
-  // A content the run recorded itself, unchanged since (same stamp), is neither hashed nor stored again.
-  const hash = await store.put(bytes, ledger?.knownHash(relative, stamp));
-  return { exists: true, hash, bytes, restorable: true, stamp };
+}
+
+/**
+ * Hashes and stores what `readFileState` read. A content the run recorded itself, unchanged
+ * since (same stamp in the ledger), is neither hashed nor stored again.
+ */
+export async function settleFile(raw: RawFile, relative: string, store: ContentStore, ledger?: ChangeLedger): Promise<CapturedFile> {
+  if (!raw.exists) return { exists: false, hash: null, restorable: true };
+  if (raw.directory) return { exists: true, directory: true, hash: null, restorable: true };
+  if (raw.bytes) return { exists: true, hash: await store.put(raw.bytes, raw.stamp && ledger?.knownHash(relative, raw.stamp)), bytes: raw.bytes, restorable: true, stamp: raw.stamp };
+  return { exists: true, hash: raw.largeHash ?? null, restorable: false, note: raw.note, stamp: raw.stamp };
+}
+
+/** The current state of `real`, read, hashed and stored (files within `maxBytes`). */
+export async function captureFile(real: string, relative: string, store: ContentStore, maxBytes: number, ledger?: ChangeLedger): Promise<CapturedFile> {
+  return settleFile(await readFileState(real, maxBytes), relative, store, ledger);
 }

@@ -5,7 +5,7 @@ import type { ChangeLedger } from './changeLedger';
 import { describeChange } from './changeDescription';
 import type { FileChange } from './changeSchema';
 import type { ContentStore } from './contentStore';
-import { captureFile, type CapturedFile } from './fileCapture';
+import { readFileState, settleFile, type RawFile } from './fileCapture';
 
 // What one file-tool call changed. The tool says which real path it is about to write (the
 // `beforeWrite` hook in its context, called after its checks and before it touches anything); the
@@ -21,8 +21,14 @@ export interface BeforeWriteOptions {
 interface Captured {
   real: string;
   relative: string;
-  before: CapturedFile;
+  before: RawFile;
   directory: boolean;
+}
+
+/** What is on disk right after the call, read before anything else can write there. */
+export interface CollectedAfter {
+  entry: Captured;
+  after: RawFile;
 }
 
 async function missingFolders(realRoot: string, folder: string): Promise<string[]> {
@@ -61,24 +67,32 @@ export class FileToolRecording {
     if (!isInside(this.realRoot, real) || real === this.realRoot || this.captured.has(real) || this.isExcluded(displayPath(this.realRoot, real))) return;
     const work = (async () => {
       for (const folder of await missingFolders(this.realRoot, options.directory ? real : path.dirname(real))) {
-        if (!this.captured.has(folder)) this.captured.set(folder, { real: folder, relative: displayPath(this.realRoot, folder), before: { exists: false, hash: null, restorable: true }, directory: true });
+        if (!this.captured.has(folder)) this.captured.set(folder, { real: folder, relative: displayPath(this.realRoot, folder), before: { real: folder, exists: false }, directory: true });
       }
       if (this.captured.has(real)) return;
-      const relative = displayPath(this.realRoot, real);
-      const before = await captureFile(real, relative, this.store, this.maxBytes, this.ledger);
-      this.captured.set(real, { real, relative, before, directory: options.directory === true });
+      // Only read here: hashing and storing wait until the call has returned.
+      const before = await readFileState(real, this.maxBytes);
+      this.captured.set(real, { real, relative: displayPath(this.realRoot, real), before, directory: options.directory === true });
     })();
     this.pending.push(work);
     await work;
   };
 
-  /** The changes of the call, after it ended; also noted in the ledger. */
-  async finish(callId: string): Promise<FileChange[]> {
+  /** Reads what the call left at every path it was about to write (right after the call). */
+  async collect(): Promise<CollectedAfter[]> {
     await Promise.allSettled(this.pending);
+    const collected: CollectedAfter[] = [];
+    for (const entry of this.captured.values()) collected.push({ entry, after: await readFileState(entry.real, this.maxBytes) });
+    return collected;
+  }
+
+  /** Hashes, stores and describes what `collect` read; notes each change in the ledger. */
+  async changes(callId: string, collected: readonly CollectedAfter[]): Promise<FileChange[]> {
     const changes: FileChange[] = [];
-    for (const entry of this.captured.values()) {
-      const after = await captureFile(entry.real, entry.relative, this.store, this.maxBytes);
-      const change = describeChange(entry.relative, entry.before, after, entry.directory);
+    for (const { entry, after: raw } of collected) {
+      const before = await settleFile(entry.before, entry.relative, this.store, this.ledger);
+      const after = await settleFile(raw, entry.relative, this.store);
+      const change = describeChange(entry.relative, before, after, entry.directory);
       if (!change) continue;
       changes.push(change);
       this.ledger.note(entry.relative, callId, after.directory ? null : after.hash, after.stamp);

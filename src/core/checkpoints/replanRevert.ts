@@ -21,6 +21,7 @@ export interface ReplanRevertInput {
 export async function revertForReplan(input: ReplanRevertInput): Promise<void> {
   const { log, recorder } = input;
   try {
+    await recorder.settle();
     const targets = planRevert(log.state, input.stepIds);
     if (targets.length === 0) return;
     const outcome = await applyRevert(targets, { workspaceRoot: input.workspaceRoot, store: recorder.store, maxFileBytes: input.maxFileBytes });

@@ -3,6 +3,7 @@ import { rm, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { guardedGitArgs, guardedGitEnv } from '../sandbox/gitGuard';
 import { findProgram } from '../sandbox/programLookup';
+import { sameStamp, type FileStamp } from './workspaceScan';
 
 // The pre-images of what a command may change come from a shadow git repository: its GIT_DIR is in
 // the run's checkpoint folder, its work tree is the workspace. Before each command the files the
@@ -48,14 +49,25 @@ export class ShadowGitError extends Error {
   }
 }
 
+/** See `stagedAt`. */
+const RACY_MS = 1000;
+
 /** Paths git can take through its line-based inputs. */
 function gitSafe(relative: string): boolean {
   return !relative.includes('\n') && !relative.includes('\0');
 }
 
 export class ShadowGit {
-  /** Paths currently in the shadow index (so files that left the scan can be dropped from it). */
-  private indexed = new Set<string>();
+  /** Paths in the shadow index with the stamp they had when staged. */
+  private indexed = new Map<string, FileStamp>();
+  /** The tree of the last snapshot: reused while nothing changed. */
+  private lastTree: string | undefined;
+  /**
+   * When the index was last updated. A file modified less than a second before that could have
+   * been written again since within the same timestamp tick, with the same size: such a file is
+   * always handed to git, which compares its content (git's own "racily clean" rule).
+   */
+  private stagedAt = 0;
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -114,19 +126,29 @@ export class ShadowGit {
   }
 
   /**
-   * Stages exactly `files` (relative paths from a scan) and returns the id of a tree holding their
-   * current contents. Files staged before and not listed now leave the index.
+   * Stages exactly `files` (relative paths from a scan, with their stamps) and returns the id of a
+   * tree holding their current contents. Only files whose stamp differs from when they were last
+   * staged go to git; files staged before and not listed now leave the index. Nothing changed: the
+   * last tree is returned without running git.
    */
-  snapshot(files: Iterable<string>): Promise<string> {
+  snapshot(files: ReadonlyMap<string, FileStamp>): Promise<string> {
     return this.serial(async () => {
-      const wanted = new Set<string>();
-      for (const file of files) if (gitSafe(file)) wanted.add(file);
-      const gone = [...this.indexed].filter((file) => !wanted.has(file));
+      const changed: string[] = [];
+      for (const [file, stamp] of files) {
+        if (!gitSafe(file)) continue;
+        const staged = this.indexed.get(file);
+        if (!staged || !sameStamp(staged, stamp) || stamp.mtimeMs >= this.stagedAt - RACY_MS) changed.push(file);
+      }
+      const gone = [...this.indexed.keys()].filter((file) => !files.has(file));
+      if (this.lastTree && changed.length === 0 && gone.length === 0) return this.lastTree;
       if (gone.length > 0) await this.check(['update-index', '--force-remove', '-z', '--stdin'], gone.join('\0'));
-      if (wanted.size > 0) await this.check(['update-index', '--add', '--remove', '-z', '--stdin'], [...wanted].join('\0'));
-      this.indexed = wanted;
+      if (changed.length > 0) await this.check(['update-index', '--add', '--remove', '-z', '--stdin'], changed.join('\0'));
+      for (const file of gone) this.indexed.delete(file);
+      for (const file of changed) this.indexed.set(file, files.get(file)!);
+      this.stagedAt = Date.now();
       const tree = await this.check(['write-tree']);
-      return tree.stdout.toString('utf8').trim();
+      this.lastTree = tree.stdout.toString('utf8').trim();
+      return this.lastTree;
     });
   }
 

@@ -40,8 +40,12 @@ describe('recording file changes', function () {
       useGit: options.useGit,
     });
 
-  const call = (tool: ToolDefinition, args: unknown, callId: string, stepId = 's1') =>
-    recordToolCall(recorder, { stepId, callId, tool }, toolContext(ws), (context) => executeTool(tool, args, context, 100_000));
+  /** A real tool call through the recorder; its changes are in `recorded` when it resolves. */
+  const call = async (tool: ToolDefinition, args: unknown, callId: string, stepId = 's1') => {
+    const result = await recordToolCall(recorder, { stepId, callId, tool }, toolContext(ws), (context) => executeTool(tool, args, context, 100_000));
+    await recorder.settle();
+    return result;
+  };
 
   const changesOf = (callId: string) => recorded.find((r) => r.callId === callId)?.changes ?? [];
 

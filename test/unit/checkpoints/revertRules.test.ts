@@ -26,8 +26,11 @@ describe('revert rules', function () {
   let recorder: CheckpointRecorder;
 
   const read = (file: string) => readFileSync(join(ws, file), 'utf8');
-  const call = (stepId: string, tool: ToolDefinition, args: unknown) =>
-    recordToolCall(recorder, { stepId, callId: `${stepId}-${log.events.length}`, tool }, toolContext(ws), (context) => executeTool(tool, args, context, 100_000));
+  const call = async (stepId: string, tool: ToolDefinition, args: unknown) => {
+    const result = await recordToolCall(recorder, { stepId, callId: `${stepId}-${log.events.length}`, tool }, toolContext(ws), (context) => executeTool(tool, args, context, 100_000));
+    await recorder.settle();
+    return result;
+  };
   const revert = async (stepIds: string[], options: { force?: boolean; dryRun?: boolean } = {}) => {
     const ids = stepsToRevert(log.state, stepIds);
     const outcome = await applyRevert(planRevert(log.state, ids), { workspaceRoot: ws, store: recorder.store, maxFileBytes: 1024 * 1024, ...options });
