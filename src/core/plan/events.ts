@@ -288,7 +288,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
 
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventType = RunEvent['type'];
-type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event before the log stamps `seq` and `time`. */
 export type NewRunEvent = DistributiveOmit<RunEvent, 'seq' | 'time'>;
 export type EventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
