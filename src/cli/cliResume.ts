@@ -6,7 +6,6 @@ import { createOpenAiClient } from '../core/llm/openAiClient';
 import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { RunEventSchema } from '../core/plan/events';
 import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
-import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import { UsageError, type CliArgs } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
 import { CLI_LLM_HINTS } from './cliHints';
@@ -20,14 +19,16 @@ import { describeFsError } from './fsErrorText';
 
 export const RESUME_USAGE = `Usage: cortex resume --trace FILE [--workspace DIR] [--config FILE] [--base-url URL]
                      [--model NAME] [--fallback-model NAME]... [--memory FILE] [--mcp-config FILE]
-                     [--approve all|none]
+                     [--approve all|none] [--checkpoints DIR]
 
 Continues an interrupted run (one whose trace has no run_finished line) from its trace:
 completed steps are kept and not run again, steps that were running start again from the
 beginning, and the trace continues in the same file. The settings used are the current ones
 (--config and the flags), not those the run started with. --workspace must be the folder the
 run worked in (the default). A run that finished cannot be resumed. Only one process drives a
-run: FILE.lock names the process that does. Exit codes are those of cortex run.`;
+run: FILE.lock names the process that does. What the steps that start again had changed is
+put back first from the run's checkpoints (--checkpoints DIR, by default FILE.checkpoints, as for
+cortex run). Exit codes are those of cortex run.`;
 
 interface ResumeArgs {
   trace?: string;
@@ -38,6 +39,7 @@ interface ResumeArgs {
   fallbackModels: string[];
   mcpConfig?: string;
   memory?: string;
+  checkpoints?: string;
   approve?: 'all' | 'none';
   help: boolean;
 }
@@ -51,6 +53,7 @@ const OPTIONS = {
   'fallback-model': { type: 'string', multiple: true },
   'mcp-config': { type: 'string' },
   memory: { type: 'string' },
+  checkpoints: { type: 'string' },
   approve: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -89,6 +92,7 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
     fallbackModels: (v['fallback-model'] as string[] | undefined) ?? [],
     mcpConfig: v['mcp-config'] as string | undefined,
     memory: v.memory as string | undefined,
+    checkpoints: v.checkpoints as string | undefined,
     approve: v.approve,
     help: false,
   };
@@ -135,7 +139,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     }
     const trace = resolve(io.cwd, args.trace!);
     const workspace = args.workspace ?? recordedWorkspace(trace);
-    const cliArgs: CliArgs = { ...args, task: '', workspace, trace: undefined };
+    const cliArgs: CliArgs = { ...args, task: '', workspace, trace };
     loaded = loadCliConfig(cliArgs, io.cwd);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
     opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
@@ -154,6 +158,6 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     lock: opened.lock,
     history: opened.events,
     // The resumed part's changes go to the same checkpoint folder as the run's (docs/design.md §22).
-    makeRun: (log, approvals) => prepareResumedRun(opened, log, { config, llm, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir: defaultCheckpointsDir(opened.traceFile), checkpointsExclude: [opened.traceFile, `${opened.traceFile}.lock`] }),
+    makeRun: (log, approvals) => prepareResumedRun(opened, log, { config, llm, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir: loaded.checkpoints, checkpointsExclude: [opened.traceFile, `${opened.traceFile}.lock`] }),
   });
 }

@@ -6,7 +6,8 @@ import type { PlanState } from '../core/plan/planTypes';
 import { ApprovalBroker } from '../core/policy/approvalBroker';
 import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
-import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
+import type { McpServerDefinition } from '../core/mcp/mcpTypes';
+import { openResume, prepareResumedRun, type OpenedResume, type ResumedRunOptions } from '../core/resume/resumeRun';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -141,7 +142,7 @@ export class RunController implements vscode.Disposable {
     const mcp = (await this.mcp?.forRun(folder.uri.fsPath, config, trusted).catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
     let agent: AgentRun;
     try {
-      agent = new AgentRun({ task, workspaceRoot: folder.uri.fsPath, config, apiKey, log, approvals: broker, trusted, logger: this.logger, runId, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined });
+      agent = new AgentRun({ ...this.runOptions(folder, config, apiKey, broker, trusted, mcp), task, workspaceRoot: folder.uri.fsPath, log, runId });
     } catch (error) {
       this.logger.error(`Could not start a run: ${(error as Error).stack ?? String(error)}`);
       void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
@@ -196,7 +197,7 @@ export class RunController implements vscode.Disposable {
     const stopTrace = log.subscribe(writer.listener);
     let resumed;
     try {
-      resumed = await prepareResumedRun(opened, log, { config, apiKey: key.key, approvals: broker, trusted, logger: this.logger, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined });
+      resumed = await prepareResumedRun(opened, log, this.runOptions(folder, config, key.key, broker, trusted, mcp));
     } catch (error) {
       stopTrace();
       await writer.close();
@@ -207,6 +208,11 @@ export class RunController implements vscode.Disposable {
     }
     const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
     await this.drive({ runId: started.runId, task: started.task, folder, log, broker, agent: resumed.agent, traceFile: opened.traceFile, lock: opened.lock, appendTrace: true, trusted, startLine, go: () => resumed.run() }, { writer, stopTrace });
+  }
+
+  /** What a new and a resumed run of this window are given alike. */
+  private runOptions(folder: vscode.WorkspaceFolder, config: FlatConfig, apiKey: string | undefined, broker: ApprovalBroker, trusted: boolean, mcp: { servers: McpServerDefinition[]; notices: string[] }): ResumedRunOptions {
+    return { config, apiKey, approvals: broker, trusted, logger: this.logger, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined };
   }
 
   /** Drives a run to its end: trace, log channel, index, panel, progress with Cancel, and the result. */

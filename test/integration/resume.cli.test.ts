@@ -149,6 +149,43 @@ describe('cortex resume (real CLI processes)', function () {
     assert.equal(existsSync(`${s.trace}.lock`), false, 'the lock is released at the end');
   });
 
+  it('what the restarted step had written is reverted from the checkpoints before it starts again (files_reverted, reason resume)', async () => {
+    const s = setup(server, 'none');
+    let phase: 'first' | 'resumed' = 'first';
+    server.setHandler(
+      route({
+        planner: json({ title: 'Two files', steps: ['Write a.txt', 'Write b.txt'], dependencies: { '1': [0] } }),
+        executor: (req) => {
+          const done = toolMessages(req).length > 0;
+          if (req.stepId === 's1') return done ? message('a.txt written') : toolCalls(call('write_file', { path: 'a.txt', content: 'a\n' }));
+          // The first attempt writes a draft, then hangs; the second writes b.txt only.
+          if (phase === 'first') return done ? { kind: 'hang' } : toolCalls(call('write_file', { path: 'draft.txt', content: 'half done\n' }));
+          return done ? message('b.txt written') : toolCalls(call('write_file', { path: 'b.txt', content: 'b\n' }));
+        },
+        aggregator: message(ANSWER),
+      }),
+    );
+    const first = spawnCli(['run', '--workspace', s.workspace, '--config', s.config, '--trace', s.trace, '--approve', 'all', TASK]);
+    await waitUntil(() => traceEvents(s.trace).some((e) => e.type === 'files_changed' && e.stepId === 's2'), 'the draft recorded as a change of s2', first);
+    await waitUntil(() => server.chatRequests().filter((r) => r.stepId === 's2').length === 2, 'the second request of s2', first);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.equal(readFileSync(join(s.workspace, 'draft.txt'), 'utf8'), 'half done\n');
+
+    phase = 'resumed';
+    const resumed = await runCli(resumeArgs(s));
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(existsSync(join(s.workspace, 'draft.txt')), false, 'the partial change was put back');
+    assert.equal(readFileSync(join(s.workspace, 'a.txt'), 'utf8'), 'a\n', 'the completed step\'s file stays');
+    assert.equal(readFileSync(join(s.workspace, 'b.txt'), 'utf8'), 'b\n');
+    const events = assertValidFinishedTrace(s.trace);
+    const revert = events.find((e): e is Extract<RunEvent, { type: 'files_reverted' }> => e.type === 'files_reverted')!;
+    assert.deepEqual([revert.reason, revert.stepIds, revert.files.map((f) => [f.path, f.to]), revert.conflicts], ['resume', ['s2'], [['draft.txt', null]], []]);
+    const resumedEvent = events.find((e): e is Extract<RunEvent, { type: 'run_resumed' }> => e.type === 'run_resumed')!;
+    assert.ok(resumedEvent.seq > revert.seq, 'the revert comes first');
+    assert.equal(resumedEvent.partialChanges, 'reverted');
+  });
+
   it('a trace cut off mid-line is truncated to its last complete event, and the resume continues after it', async () => {
     const s = setup(server, 's2');
     const first = await runUntilHanging(server, s);

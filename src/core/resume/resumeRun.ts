@@ -95,9 +95,10 @@ export async function prepareResumedRun(opened: OpenedResume, log: EventLog, opt
   const registry = createBuiltinRegistry(options.config, { trusted: true });
   const partialChanges = await revertInterruptedChanges({
     log,
-    traceFile: opened.traceFile,
     workspaceRoot: point.started.workspace,
     stepIds: point.restartStepIds,
+    checkpointsDir: options.checkpointsDir,
+    maxFileBytes: options.config['cortex.checkpoints.maxFileBytes'],
     isReadOnlyTool: (name) => registry.get(name)?.readOnly ?? false,
   });
   const agent = new AgentRun({ ...options, task: point.started.task, runId: point.started.runId, workspaceRoot: point.started.workspace, log });

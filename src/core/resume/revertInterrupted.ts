@@ -1,47 +1,71 @@
+import { ContentStore } from '../checkpoints/contentStore';
+import { applyRevert } from '../checkpoints/revertApply';
+import { planRevert } from '../checkpoints/revertPlan';
 import type { EventLog } from '../plan/eventLog';
 import type { StepState } from '../plan/planTypes';
 
 // The one place where a resume deals with what the interrupted steps had already changed on disk
-// (docs/design.md §23). Those steps run again from the beginning, so their partial work should
-// be put back first.
+// (docs/design.md §23). Those steps run again from the beginning, so their partial work is put
+// back first, from the run's checkpoints (docs/design.md §22), recorded as `files_reverted` with
+// reason `resume`. What cannot be put back stays, and a warning says so.
 
 export type PartialChanges = 'none' | 'reverted' | 'kept';
 
 export interface InterruptedChangesInput {
   log: EventLog;
-  traceFile: string;
   workspaceRoot: string;
   /** The steps that start again. */
   stepIds: readonly string[];
+  /** The run's checkpoint folder; without one nothing recorded can be put back. */
+  checkpointsDir?: string;
+  /** cortex.checkpoints.maxFileBytes. */
+  maxFileBytes: number;
   /** Whether a tool only reads (its calls cannot have changed anything). */
   isReadOnlyTool: (name: string) => boolean;
 }
 
-/** Calls of the step that may have changed something: a writing tool that ran, or was running. */
-function possiblyWritingCalls(step: StepState, isReadOnlyTool: (name: string) => boolean): string[] {
-  return step.toolCalls.filter((call) => (call.status === 'success' || call.status === 'error' || call.status === 'pending') && call.isComplete && !isReadOnlyTool(call.name)).map((call) => `${call.id} (${call.name})`);
-}
+/** Call results recorded without the call running. */
+const NEVER_RAN = new Set(['invalid_arguments', 'policy_denied', 'approval_denied', 'duplicate']);
 
 /**
- * Reverts the file changes of the steps that restart. No revert of recorded changes is wired in
- * yet: when a restarted step may have changed files, they are kept as they are, a warning names
- * the calls, and `run_resumed` records `partialChanges: 'kept'`.
+ * Calls of the step that may have changed files without a recorded change: a writing tool that
+ * ran or was running (the process may have died between the write and its record).
  */
-export function revertInterruptedChanges(input: InterruptedChangesInput): Promise<PartialChanges> {
-  const { log } = input;
-  const touched: string[] = [];
-  for (const stepId of input.stepIds) {
-    const step = log.state.steps.get(stepId);
-    if (!step) continue;
-    const calls = possiblyWritingCalls(step, input.isReadOnlyTool);
-    if (calls.length > 0) touched.push(`${stepId}: ${calls.join(', ')}`);
+function unrecordedWrites(step: StepState, isReadOnlyTool: (name: string) => boolean): string[] {
+  const recorded = new Set((step.changes ?? []).map((change) => change.callId));
+  return step.toolCalls
+    .filter((call) => (call.status === 'success' || call.status === 'error' || call.status === 'pending') && !NEVER_RAN.has(call.reason ?? '') && call.isComplete && !isReadOnlyTool(call.name) && !recorded.has(call.id))
+    .map((call) => `${call.id} (${call.name})`);
+}
+
+/** Puts back the recorded changes of the steps that restart; says what remains. */
+export async function revertInterruptedChanges(input: InterruptedChangesInput): Promise<PartialChanges> {
+  const { log, stepIds } = input;
+  const remaining: string[] = [];
+  let reverted = false;
+  const targets = planRevert(log.state, stepIds);
+  if (targets.length > 0 && !input.checkpointsDir) remaining.push(`${targets.length} recorded change(s), with no checkpoint folder to restore them from`);
+  else if (targets.length > 0) {
+    try {
+      const outcome = await applyRevert(targets, { workspaceRoot: input.workspaceRoot, store: new ContentStore(input.checkpointsDir!), maxFileBytes: input.maxFileBytes });
+      log.append({ type: 'files_reverted', reason: 'resume', stepIds: [...stepIds], files: outcome.files, conflicts: outcome.conflicts });
+      reverted = outcome.files.length > 0;
+      for (const conflict of outcome.conflicts) remaining.push(`${conflict.path}: ${conflict.detail}`);
+    } catch (error) {
+      remaining.push(`the recorded changes could not be reverted (${(error as Error).message})`);
+    }
   }
-  if (touched.length === 0) return Promise.resolve('none');
+  for (const stepId of stepIds) {
+    const step = log.state.steps.get(stepId);
+    const calls = step ? unrecordedWrites(step, input.isReadOnlyTool) : [];
+    if (calls.length > 0) remaining.push(`${stepId}: ${calls.join(', ')} may have changed files that were not recorded`);
+  }
+  if (remaining.length === 0) return reverted ? 'reverted' : 'none';
   log.append({
     type: 'log',
     level: 'warn',
-    message: `Resuming: the steps that start again may have changed files before the run stopped, and those partial changes remain in the workspace (${touched.join('; ')}). The steps run from the beginning on top of them.`,
-    data: { partialChanges: 'kept', calls: touched },
+    message: `Resuming: partial changes of the steps that start again remain in the workspace (${remaining.join('; ')}). The steps run from the beginning on top of them.`,
+    data: { partialChanges: 'kept', remaining },
   });
-  return Promise.resolve('kept');
+  return 'kept';
 }
