@@ -20,8 +20,8 @@ import { applyEvent, foldEvents } from '../src/core/plan/reducer';
 import { toSnapshot } from '../src/core/plan/snapshot';
 import type { HostToWebview } from '../src/protocol/messages';
 import { collectEdges, layoutPlan, NODE_GAP, NODE_HEIGHT, NODE_WIDTH, type LayoutNodeInput, type LayoutOperators } from '../webview/layout';
-import { DEMO_RUN_ID, demoPlan } from './panelHarness/demoPlan';
-import { EventStamper, liveEventSource, syntheticPlanEvents, syntheticSteps } from './panelHarness/syntheticPlan';
+import { DEMO_RUN_ID, demoPlan } from '../test/support/plans/demoPlan';
+import { EventStamper, liveEventSource, syntheticPlanEvents, syntheticSteps } from '../test/support/plans/syntheticPlan';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -395,7 +395,6 @@ try {
 
   const demo = demoPlan();
   await send(page, { type: 'host/reset', runId: DEMO_RUN_ID, live: true, events: demo.events });
-  await send(page, { type: 'host/approvals', runId: DEMO_RUN_ID, pending: demo.approvals });
   await frames(page);
   await page.click('.node[data-step-id="s7"] .node-desc');
   await frames(page, 3);

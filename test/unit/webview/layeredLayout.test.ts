@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { aggMedian, coordGreedy, decrossDfs, decrossTwoLayer, graph, layeringLongestPath, sugiyama, twolayerAgg } from 'd3-dag';
-import { syntheticSteps } from '../../../bench/panelHarness/syntheticPlan';
+import { syntheticSteps } from '../../support/plans/syntheticPlan';
 import { assignLayers, countCrossings, layeredLayout, type LayeredInput } from '../../../webview/layeredLayout';
 import { collectEdges, NODE_GAP, NODE_HEIGHT, NODE_WIDTH } from '../../../webview/layout';
 

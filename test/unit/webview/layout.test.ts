@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { foldEvents } from '../../../src/core/plan/reducer';
-import { demoPlan } from '../../../bench/panelHarness/demoPlan';
-import { syntheticSteps } from '../../../bench/panelHarness/syntheticPlan';
+import { demoPlan } from '../../support/plans/demoPlan';
+import { syntheticSteps } from '../../support/plans/syntheticPlan';
 import { chooseOperators, collectEdges, edgePath, layoutPlan, NODE_HEIGHT, NODE_WIDTH, planLayoutInput, QUALITY_SIZE_LIMIT, type LayoutNodeInput, type PlanLayout } from '../../../webview/layout';
 
 function overlaps(layout: PlanLayout): string[] {

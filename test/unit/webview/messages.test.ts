@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseWebviewMessage } from '../../../src/protocol/messages';
-import { DEMO_RUN_ID, demoPlan } from '../../../bench/panelHarness/demoPlan';
-import { EventStamper, syntheticPlanEvents } from '../../../bench/panelHarness/syntheticPlan';
+import { DEMO_RUN_ID, demoPlan } from '../../support/plans/demoPlan';
+import { EventStamper, syntheticPlanEvents } from '../../support/plans/syntheticPlan';
 import { answerAll, approvalAnswer, cancelRun, MAX_FEEDBACK_CHARS, retryStep } from '../../../webview/actions';
 import { handleHostMessage } from '../../../webview/messageHandler';
 import { readSavedState, readyMessage } from '../../../webview/savedState';

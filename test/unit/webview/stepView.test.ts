@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { pendingApprovals } from '../../../src/core/plan/approvalState';
 import type { ToolCallRecord } from '../../../src/core/plan/planTypes';
 import { foldEvents } from '../../../src/core/plan/reducer';
-import { demoPlan } from '../../../bench/panelHarness/demoPlan';
+import { demoPlan } from '../../support/plans/demoPlan';
 import { blockedLabel, canRetry, chipView, lineageReplans, pickChips, replacedLabel, replanSummary, stepView } from '../../../webview/stepView';
 
 function call(id: string, status: ToolCallRecord['status'], name = 'read_file'): ToolCallRecord {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { NewRunEvent, RunEvent } from '../../../src/core/plan/events';
 import { toSnapshot } from '../../../src/core/plan/snapshot';
-import { DEMO_RUN_ID, demoPlan } from '../../../bench/panelHarness/demoPlan';
-import { EventStamper, syntheticPlanEvents } from '../../../bench/panelHarness/syntheticPlan';
+import { DEMO_RUN_ID, demoPlan } from '../../support/plans/demoPlan';
+import { EventStamper, syntheticPlanEvents } from '../../support/plans/syntheticPlan';
 import { PlanStore } from '../../../webview/store';
 
 function plan(count = 5): { store: PlanStore; stamper: EventStamper; runId: string } {

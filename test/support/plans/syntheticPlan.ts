@@ -1,4 +1,4 @@
-import type { NewRunEvent, RunEvent } from '../../src/core/plan/events';
+import type { NewRunEvent, RunEvent } from '../../../src/core/plan/events';
 
 // Deterministic synthetic runs for the panel bench and the webview unit tests: a plan shaped like
 // what the planner produces (layers of parallel steps, each depending on one to three earlier ones).

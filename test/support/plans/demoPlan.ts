@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { NewRunEvent, RunEvent } from '../../src/core/plan/events';
-import type { ApprovalRequestMessage } from '../../src/protocol/messages';
+import type { NewRunEvent, RunEvent } from '../../../src/core/plan/events';
+import type { ApprovalRequestMessage } from '../../../src/protocol/messages';
 import { EventStamper } from './syntheticPlan';
 
 // A realistic small run for the harness screenshot and the functional checks: a completed step, a
