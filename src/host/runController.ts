@@ -10,6 +10,7 @@ import type { McpServerDefinition } from '../core/mcp/mcpTypes';
 import { openResume, prepareResumedRun, type OpenedResume, type ResumedRunOptions } from '../core/resume/resumeRun';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
 import { createTraceWriter } from '../core/trace/traceWriter';
+import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { ApprovalAttention } from './approvalAttention';
 import { brokerApprovals, liveRunSource, type LiveRun } from './liveRun';
@@ -142,7 +143,7 @@ export class RunController implements vscode.Disposable {
     const mcp = (await this.mcp?.forRun(folder.uri.fsPath, config, trusted).catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
     let agent: AgentRun;
     try {
-      agent = new AgentRun({ ...this.runOptions(folder, config, apiKey, broker, trusted, mcp), task, workspaceRoot: folder.uri.fsPath, log, runId });
+      agent = new AgentRun({ ...this.runOptions(folder, config, apiKey, broker, trusted, mcp, traceFile), task, workspaceRoot: folder.uri.fsPath, log, runId });
     } catch (error) {
       this.logger.error(`Could not start a run: ${(error as Error).stack ?? String(error)}`);
       void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
@@ -170,6 +171,11 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Cortex cannot resume this run here: it worked in ${target.workspace}, which is not a folder of this window. Open that folder to resume it.`);
       return;
     }
+    const live = this.registry.running().find((run) => run.traceFile === target.traceFile);
+    if (live) {
+      this.showPanel(live.runId);
+      return;
+    }
     const config = await this.settings.readOrReport();
     if (!config) return;
     const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
@@ -182,12 +188,6 @@ export class RunController implements vscode.Disposable {
       return;
     }
     const { started } = opened.point;
-    const running = this.registry.get(started.runId);
-    if (running && running.result === undefined) {
-      opened.lock.release();
-      this.showPanel(started.runId);
-      return;
-    }
     const trusted = vscode.workspace.isTrusted;
     const log = new EventLog({ history: opened.events, onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
     const broker = new ApprovalBroker({ logger: this.logger });
@@ -197,7 +197,7 @@ export class RunController implements vscode.Disposable {
     const stopTrace = log.subscribe(writer.listener);
     let resumed;
     try {
-      resumed = await prepareResumedRun(opened, log, this.runOptions(folder, config, key.key, broker, trusted, mcp));
+      resumed = await prepareResumedRun(opened, log, this.runOptions(folder, config, key.key, broker, trusted, mcp, opened.traceFile));
     } catch (error) {
       stopTrace();
       await writer.close();
@@ -211,8 +211,9 @@ export class RunController implements vscode.Disposable {
   }
 
   /** What a new and a resumed run of this window are given alike. */
-  private runOptions(folder: vscode.WorkspaceFolder, config: FlatConfig, apiKey: string | undefined, broker: ApprovalBroker, trusted: boolean, mcp: { servers: McpServerDefinition[]; notices: string[] }): ResumedRunOptions {
-    return { config, apiKey, approvals: broker, trusted, logger: this.logger, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined };
+  private runOptions(folder: vscode.WorkspaceFolder, config: FlatConfig, apiKey: string | undefined, broker: ApprovalBroker, trusted: boolean, mcp: { servers: McpServerDefinition[]; notices: string[] }, traceFile: string): ResumedRunOptions {
+    // Every file change is recorded beside the trace, in the extension's storage (docs/design.md §22).
+    return { config, apiKey, approvals: broker, trusted, logger: this.logger, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined, checkpointsDir: defaultCheckpointsDir(traceFile) };
   }
 
   /** Drives a run to its end: trace, log channel, index, panel, progress with Cancel, and the result. */
