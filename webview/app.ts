@@ -53,6 +53,8 @@ export class PanelApp {
   private readonly scheduler: FrameScheduler;
   private readonly header: RunHeader;
   private readonly notices = new Notices();
+  /** How many of the run's warnings and errors (plan state) are already shown as notices. */
+  private runNoticesShown = 0;
   private readonly result = new ResultArea();
   private readonly graph: GraphView;
   private readonly viewport: ViewportControl;
@@ -197,6 +199,7 @@ export class PanelApp {
     }
     if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
     if (changes.reset || changes.run) this.result.update(state);
+    this.showRunNotices(changes.reset);
     if (changes.reset || changes.run) this.autoOpenFailure(state);
     if (this.selectionChanged) this.graph.setSelected(this.selected);
     const detailsStale = changes.reset || changes.structure || changes.approvals || changes.run || this.selectionChanged || (this.selected !== undefined && changes.steps.has(this.selected));
@@ -205,6 +208,16 @@ export class PanelApp {
     this.updateTimer(state);
     if (changes.events > 0 || detailsStale || this.stateDirty) this.saveState();
     perfSink()?.push({ kind: 'render', ms: performance.now() - t0, layoutMs, nodes: this.graph.nodeCount, events: changes.events, structure: changes.structure || changes.reset, lastSeq: state.lastSeq, operators, domMs, fitMs });
+  }
+
+  /** The run's warnings and errors (failover, sandbox, MCP servers…), each shown once per load. */
+  private showRunNotices(reset: boolean): void {
+    const notices = this.store.state.notices ?? [];
+    if (reset) this.runNoticesShown = 0;
+    for (; this.runNoticesShown < notices.length; this.runNoticesShown++) {
+      const notice = notices[this.runNoticesShown];
+      this.notices.show(notice.level === 'warn' ? 'warning' : 'error', notice.message);
+    }
   }
 
   /** When the run fails, open the failed step (once per run). */

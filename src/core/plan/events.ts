@@ -139,6 +139,8 @@ export const PlanSnapshotSchema = z.object({
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   usage: UsageSchema,
+  /** The run's warnings and errors (`log` events at warn or error), in order: the panel shows them. */
+  notices: z.array(z.object({ level: z.enum(['warn', 'error']), message: z.string(), stepId: z.string().optional(), seq: z.number() })).optional(),
 });
 export type PlanSnapshot = z.infer<typeof PlanSnapshotSchema>;
 export type StepSnapshot = z.infer<typeof StepSnapshotSchema>;

@@ -20,5 +20,6 @@ export function toSnapshot(state: PlanState): PlanSnapshot {
     startedAt: state.startedAt,
     finishedAt: state.finishedAt,
     usage: { ...state.usage },
+    ...(state.notices ? { notices: structuredClone(state.notices) } : {}),
   };
 }

@@ -29,3 +29,17 @@ describe('reducer: LLM requests', () => {
     ]);
   });
 });
+
+describe('reducer: run notices', () => {
+  it('keeps warn and error log events, in order, for the panel; info and debug are not notices', () => {
+    const log = new EventLog({ now: () => 5 });
+    log.append({ type: 'log', level: 'info', message: 'planning' });
+    log.append({ type: 'log', level: 'warn', message: 'model m not found at http://x/v1 — using backup' });
+    log.append({ type: 'log', level: 'debug', message: 'detail' });
+    log.append({ type: 'log', level: 'error', message: 'server s failed to start', stepId: 's1' });
+    assert.deepEqual(log.state.notices, [
+      { level: 'warn', message: 'model m not found at http://x/v1 — using backup', stepId: undefined, seq: 1 },
+      { level: 'error', message: 'server s failed to start', stepId: 's1', seq: 3 },
+    ]);
+  });
+});
