@@ -79,10 +79,11 @@ describe('package.json commands and activation', () => {
 
   it('contributes the Cortex commands under the Cortex category', () => {
     const ids = commands.map((c) => c.command).sort();
-    assert.deepEqual(ids, ['cortex.cancelRun', 'cortex.clearApiKey', 'cortex.mcpServers', 'cortex.openTrace', 'cortex.runTask', 'cortex.setApiKey', 'cortex.showPanel']);
+    assert.deepEqual(ids, ['cortex.cancelRun', 'cortex.clearApiKey', 'cortex.mcpServers', 'cortex.openTrace', 'cortex.resumeRun', 'cortex.runTask', 'cortex.setApiKey', 'cortex.showPanel']);
     for (const command of commands) assert.equal(command.category, 'Cortex', command.command);
     assert.equal(commands.find((c) => c.command === 'cortex.runTask')?.title, 'Run agent task');
     assert.equal(commands.find((c) => c.command === 'cortex.openTrace')?.title, 'Open run trace…');
+    assert.equal(commands.find((c) => c.command === 'cortex.resumeRun')?.title, 'Resume run…');
   });
 
   it('activates after start-up (to greet a new profile) and for a restored panel, on the supported engine', () => {
