@@ -1,6 +1,7 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
 import { answerAll, approvalAnswer, cancelRun, resumeRun, retryStep, type AnswerMessage } from './actions';
+import { openChangeMessage, reviewChangesMessage, revertChangesMessage } from './changesView';
 import { DetailsPane } from './details';
 import { button, el, iconButton } from './dom';
 import { createFrameScheduler, type FrameScheduler } from './frameScheduler';
@@ -81,6 +82,8 @@ export class PanelApp {
       approveAll: (b) => this.sendAll(answerAll(this.store, 'approve'), b),
       denyAll: (b) => this.sendAll(answerAll(this.store, 'deny'), b),
       openTrace: () => this.send({ type: 'run/openTrace' }),
+      reviewChanges: () => this.send(reviewChangesMessage(this.store)),
+      revertRun: () => this.send(revertChangesMessage(this.store)),
     });
     const app = el('div', 'app');
     const main = el('div', 'main');
@@ -113,6 +116,11 @@ export class PanelApp {
       retry: (id, b) => this.send(retryStep(this.store, id), b),
       select: (id) => this.select(id, true),
       close: () => this.select(undefined, true),
+      changes: {
+        open: (stepId, path) => this.send(openChangeMessage(this.store, stepId, path)),
+        review: (stepId) => this.send(reviewChangesMessage(this.store, stepId)),
+        revert: (stepId) => this.send(revertChangesMessage(this.store, stepId)),
+      },
     });
     this.details.root.addEventListener('keydown', (ev) => {
       if (ev.key === 'Escape' && !(ev.target as HTMLElement).closest('vscode-textarea, textarea')) this.select(undefined, true);

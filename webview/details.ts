@@ -1,5 +1,6 @@
 import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
+import { approvalDiff, changesSignature, renderStepChanges, type ChangesHandlers } from './changesView';
 import { stepContextView } from './contextView';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
@@ -28,13 +29,15 @@ export interface DetailsHandlers {
   retry(stepId: string, source: HTMLButtonElement): void;
   select(stepId: string): void;
   close(): void;
+  /** The step's changed files: a file's diff, the review, the revert (docs/design.md §22). */
+  changes: ChangesHandlers;
 }
 
 /** Characters of a result, argument or output shown before "Show all". */
 export const DETAIL_TEXT_LIMIT = 4000;
 
-type SectionName = 'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'calls' | 'context' | 'audits' | 'replans' | 'output' | 'notes';
-const SECTION_ORDER: SectionName[] = ['head', 'description', 'state', 'approvals', 'verdict', 'calls', 'output', 'context', 'audits', 'replans', 'notes'];
+type SectionName = 'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'calls' | 'changes' | 'context' | 'audits' | 'replans' | 'output' | 'notes';
+const SECTION_ORDER: SectionName[] = ['head', 'description', 'state', 'approvals', 'verdict', 'calls', 'changes', 'output', 'context', 'audits', 'replans', 'notes'];
 /** Audits the context section shows (one per request: too many for the generic list). */
 const CONTEXT_AUDITS = new Set(['context_cost', 'memory_injected']);
 
@@ -97,6 +100,7 @@ export class DetailsPane {
     this.update('approvals', view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|'), (s) => this.approvalsSection(s, view));
     this.update('verdict', JSON.stringify(step.verdict ?? null), (s) => this.verdictSection(s, step));
     this.updateCalls(state, step);
+    this.update('changes', changesSignature(store, step), (s) => renderStepChanges(s, store, step, this.handlers.changes));
     this.update('output', step.output ?? '', (s) => {
       if (step.output === undefined) return;
       s.append(el('h3', 'details-label', 'Output'), this.longText(step.output, 'pre'));
@@ -183,7 +187,7 @@ export class DetailsPane {
       card.append(head);
       if (a.reason) card.append(el('p', 'details-text', a.reason));
       card.append(el('p', 'muted', `If denied: ${a.denyEffect === 'block' ? 'the step is blocked' : 'the model is told and continues'}. Arguments hash ${a.argsHash.slice(0, 12)}…`));
-      card.append(el('h4', 'details-sublabel', 'Exact arguments'), this.longText(prettyJson(a.argumentsJson), 'pre code'));
+      card.append(el('h4', 'details-sublabel', 'Exact arguments'), this.longText(prettyJson(a.argumentsJson), 'pre code'), ...approvalDiff(a.diff));
       const field = custom('vscode-textarea', 'feedback') as HTMLElement & { value: string; placeholder: string; label: string };
       field.placeholder = 'Optional feedback for the model (sent with Deny)';
       // The attribute (not only the property) makes the component size itself by rows.

@@ -3,6 +3,7 @@ import { button, el, setAttr, setText } from './dom';
 import { formatCost, usageText } from '../src/core/usage/formatUsage';
 import { formatElapsed, formatTokens, oneLine } from './format';
 import { icon, RUN_STATUS_ICON, setIcon } from './icons';
+import { runHasChanges } from './changesView';
 import type { PlanStore } from './store';
 
 // The run header: title, run status, elapsed time, tokens (when the provider reported usage),
@@ -16,6 +17,9 @@ export interface HeaderHandlers {
   approveAll(source: HTMLButtonElement): void;
   denyAll(source: HTMLButtonElement): void;
   openTrace(): void;
+  /** The run's changes in a multi-file diff, and the revert of the whole run (docs/design.md §22). */
+  reviewChanges(): void;
+  revertRun(): void;
 }
 
 const RUN_STATUS_LABEL: Record<RunStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' };
@@ -38,6 +42,8 @@ export class RunHeader {
   private readonly steps = el('span', 'run-steps');
   private readonly cancel: HTMLButtonElement;
   private readonly resume: HTMLButtonElement;
+  private readonly reviewChanges: HTMLButtonElement;
+  private readonly revertRun: HTMLButtonElement;
   private readonly bulk = el('section', 'approvals-bar');
   private readonly bulkTitle = el('h2', 'approvals-title');
   private readonly bulkList = el('ul', 'approvals-list');
@@ -63,8 +69,11 @@ export class RunHeader {
     this.resume.title = 'Continue the run from its trace: completed steps are kept, steps that were running start again';
     this.resume.hidden = true;
     const trace = button('Open trace', 'btn btn-secondary', 'Open the run trace file', () => this.handlers.openTrace());
+    this.reviewChanges = button('Review changes', 'btn btn-secondary', 'Review every file the run changed in a diff editor', () => this.handlers.reviewChanges());
+    this.revertRun = button('Revert run', 'btn btn-secondary', 'Revert every change of the run (asks first)', () => this.handlers.revertRun());
+    this.reviewChanges.hidden = this.revertRun.hidden = true;
     const actions = el('div', 'run-actions');
-    actions.append(this.cancel, this.resume, trace);
+    actions.append(this.cancel, this.resume, this.reviewChanges, this.revertRun, trace);
     row.append(titleBox, actions);
     this.approveAll = button('Approve all', 'btn btn-primary', 'Approve all pending tool calls', (_ev, self) => this.handlers.approveAll(self));
     this.denyAll = button('Deny all', 'btn btn-secondary', 'Deny all pending tool calls', (_ev, self) => this.handlers.denyAll(self));
@@ -107,6 +116,9 @@ export class RunHeader {
     this.resume.hidden = !(interrupted && store.resumable);
     this.resume.disabled = store.resumeRequested;
     setText(this.resume, store.resumeRequested ? 'Resuming…' : 'Resume');
+    const changed = runHasChanges(s);
+    this.reviewChanges.hidden = !changed.any;
+    this.revertRun.hidden = !changed.active || running || interrupted;
     this.tick(store, now);
     this.updateBulk(store);
   }

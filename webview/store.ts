@@ -237,6 +237,11 @@ export class PlanStore {
     c.events++;
     if (this.state.structureVersion !== version) c.structure = true;
     if ('stepId' in event && typeof event.stepId === 'string') c.steps.add(event.stepId);
+    // A revert changes the steps it names and the run's buttons (docs/design.md §22).
+    if (event.type === 'files_reverted') {
+      for (const id of event.stepIds) c.steps.add(id);
+      c.run = true;
+    }
     if (RUN_EVENTS.has(event.type)) c.run = true;
     if (event.type === 'step_status_changed' || event.type === 'tool_call_completed' || event.type === 'tool_call_awaiting_approval' || event.type === 'approval_answered' || event.type === 'approval_withdrawn' || event.type === 'run_finished') c.approvals = true;
     // A settled request needs no disabled buttons any more.

@@ -11,6 +11,9 @@ import { showMcpServers } from './mcpServersCommand';
 import { openRunTrace } from './openRunTrace';
 import { panelResumeActions, resumeRunCommand, type Resumer } from './resumeCommand';
 import { PanelManager } from './panelManager';
+import { CheckpointActions } from './checkpointActions';
+import { CHECKPOINT_SCHEME, CheckpointContentProvider } from './checkpointContent';
+import type { PanelChangeActions } from '../panel/dagPanel';
 import { openTraceDocument, RunController } from './runController';
 import { RunIndex } from './runIndex';
 import { RunRegistry } from './runRegistry';
@@ -52,7 +55,11 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     await openTraceDocument(source.traceFile);
   };
   const resumer: Resumer = { resume: (target) => controller.resume(target) };
-  const panels = new PanelManager(context.extensionUri, logger, { openTrace: openTraceOf, ...panelResumeActions(resumer, logger) }, context.workspaceState);
+  const changes: PanelChangeActions = { open: (...args) => checkpoints.open(...args), review: (...args) => checkpoints.review(...args), revert: (...args) => checkpoints.revert(...args) };
+  const panels = new PanelManager(context.extensionUri, logger, { openTrace: openTraceOf, ...panelResumeActions(resumer, logger), changes }, context.workspaceState);
+  // The saved contents of runs' changes, for the diff editor (docs/design.md §22).
+  const checkpoints = new CheckpointActions(registry, panels, logger);
+  const contentProvider = vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider(runsDir));
   const attention = new ApprovalAttention(
     {
       isPanelVisible: (runId) => panels.isVisible(runId),
@@ -88,6 +95,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
       controller.dispose();
       panels.dispose();
       settings.dispose();
+      contentProvider.dispose();
     },
   };
 }

@@ -13,6 +13,15 @@ export interface PanelActions {
   canResume?(source: RunSource): boolean;
   /** Resumes the run; its panel then follows the live run (see `showSource`). */
   resume?(source: RunSource): Promise<void>;
+  /** Reviewing and reverting the run's file changes (docs/design.md §22). */
+  changes?: PanelChangeActions;
+}
+
+/** The panel's change buttons: a file's diff, the multi-file review, a revert (asks first). */
+export interface PanelChangeActions {
+  open(source: RunSource, stepId: string | undefined, path: string): Promise<void>;
+  review(source: RunSource, stepId?: string): Promise<void>;
+  revert(source: RunSource, stepId?: string): Promise<void>;
 }
 
 /** The state the webview persists with `vscode.setState` (read back by the serializer). */
@@ -221,7 +230,24 @@ export class DagPanel implements vscode.Disposable {
       case 'run/openTrace':
         void this.actions.openTrace(this.source).catch((error: unknown) => this.notice('error', `Could not open the trace: ${(error as Error).message}`));
         return;
+      case 'changes/open':
+      case 'changes/review':
+      case 'changes/revert':
+        this.onChangeAction(message);
+        return;
     }
+  }
+
+  /** A change button (docs/design.md §22): the host opens the diff, the review, or asks before reverting. */
+  private onChangeAction(message: Extract<WebviewToHost, { type: 'changes/open' | 'changes/review' | 'changes/revert' }>): void {
+    const changes = this.actions.changes;
+    if (!changes) {
+      this.notice('info', 'Reviewing changes is not available here.');
+      return;
+    }
+    const action =
+      message.type === 'changes/open' ? changes.open(this.source, message.stepId, message.path) : message.type === 'changes/review' ? changes.review(this.source, message.stepId) : changes.revert(this.source, message.stepId);
+    void action.catch((error: unknown) => this.notice('error', `Cortex could not do that: ${(error as Error).message}`));
   }
 
   dispose(): void {

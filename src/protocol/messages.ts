@@ -36,6 +36,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
 export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
 
 const Id = z.string().min(1).max(200);
+/** A workspace-relative path of a recorded change. */
+const ChangedPath = z.string().min(1).max(4096).refine((path) => !path.includes('\0'), 'must not contain NUL');
 export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('webview/ready'), runId: Id.optional(), lastSeq: z.number().int().min(-1).optional() }).strict(),
   z.object({ type: z.literal('webview/resync'), runId: Id, fromSeq: z.number().int().nonnegative() }).strict(),
@@ -56,6 +58,10 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run/resume'), runId: Id }).strict(),
   z.object({ type: z.literal('step/retry'), runId: Id, stepId: Id }).strict(),
   z.object({ type: z.literal('run/openTrace') }).strict(),
+  // Reviewing and reverting changes (docs/design.md §22); without stepId: the whole run.
+  z.object({ type: z.literal('changes/open'), runId: Id, stepId: Id.optional(), path: ChangedPath }).strict(),
+  z.object({ type: z.literal('changes/review'), runId: Id, stepId: Id.optional() }).strict(),
+  z.object({ type: z.literal('changes/revert'), runId: Id, stepId: Id.optional() }).strict(),
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHostSchema>;
 
