@@ -1,4 +1,5 @@
 import { endsTheRun } from '../llm/failoverPolicy';
+import type { FileChange } from '../checkpoints/changeSchema';
 import type { RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
 import { clip } from '../text/clip';
@@ -51,6 +52,13 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
     case 'subgraph_replaced':
       return `  replan ${event.replan.attempt} of ${event.replan.maxAttempts} for ${event.replan.failedStepId}: ${event.replan.action}${event.replan.action === 'redesign' ? ` (${event.replan.replacedStepIds.join(', ')} → ${event.replan.newStepIds.join(', ')})` : ''}`;
+    case 'files_changed':
+      return `    ${event.stepId} changed ${listed(event.changes.map(changeText))}`;
+    case 'files_reverted': {
+      const put = event.files.filter((f) => f.folder === 'created' || f.folder === 'removed' || (f.folder === undefined && f.from !== f.to)).length;
+      const what = event.reason === 'undo' ? `undid the revert of ${event.stepIds.join(', ')}` : `reverted ${event.stepIds.join(', ')} (${event.reason})`;
+      return `  ${what}: ${put} path${put === 1 ? '' : 's'} put back${event.conflicts.length ? `; left alone: ${listed(event.conflicts.map((c) => `${c.path} (${c.reason.replace(/_/g, ' ')})`))}` : ''}`;
+    }
     case 'log':
       return verbose || event.level === 'warn' || event.level === 'error' ? `  ${event.level}: ${event.message}` : undefined;
     case 'llm_request':
@@ -75,6 +83,18 @@ function saidNowhereElse(event: Extract<RunEvent, { type: 'llm_request' }>): boo
   if (event.purpose === 'planner' || event.purpose === 'replanner' || event.purpose === 'aggregator') return false;
   const last = event.attempts.at(-1) as { errorKind?: string } | undefined;
   return !endsTheRun(last?.errorKind);
+}
+
+/** One change in a few words: `a.ts (new, +3 -0)`, `old.txt (deleted)`, `big.bin (modified, not restorable)`. */
+function changeText(change: FileChange): string {
+  const kind = change.directory ? `${change.kind === 'created' ? 'new' : change.kind} folder` : change.kind === 'created' ? 'new' : change.kind;
+  const lines = change.added !== undefined && change.removed !== undefined ? `, +${change.added} -${change.removed}` : change.binary ? ', binary' : '';
+  return `${change.path}${change.directory ? '/' : ''} (${kind}${lines}${change.restorable ? '' : ', not restorable'})`;
+}
+
+/** The first items, then how many more. */
+function listed(items: string[], max = 5): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
 
 function truncate(text: string, max: number): string {

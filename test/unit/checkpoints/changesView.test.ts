@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { summarizeChanges } from '../../../src/core/checkpoints/changeSummary';
 import type { FileChange } from '../../../src/core/checkpoints/changeSchema';
 import { EventLog } from '../../../src/core/plan/eventLog';
-import { RunEventSchema, type RunEvent } from '../../../src/core/plan/events';
+import { RunEventSchema, type NewRunEvent } from '../../../src/core/plan/events';
 import { parseWebviewMessage } from '../../../src/protocol/messages';
 import { canRevert, lineCountText, openChangeMessage, reviewChangesMessage, revertChangesMessage, runHasChanges } from '../../../webview/changesView';
 import { PlanStore } from '../../../webview/store';
@@ -12,13 +12,13 @@ import { PlanStore } from '../../../webview/store';
 
 const h = (c: string) => c.repeat(64);
 
-function runWith(changes: Array<{ stepId: string; change: FileChange }>, extra: Array<Omit<RunEvent, 'seq' | 'time'>> = []): EventLog {
+function runWith(changes: Array<{ stepId: string; change: FileChange }>, extra: NewRunEvent[] = []): EventLog {
   const log = new EventLog();
   log.subscribe((event) => void RunEventSchema.parse(event));
   log.append({ type: 'run_started', runId: 'r1', task: 't', workspace: '/ws', model: 'm', baseUrl: 'http://127.0.0.1/v1' });
   for (const id of ['s1', 's2']) log.append({ type: 'step_added', stepId: id, description: id, dependsOn: [], lineage: id, replanAttempts: 0, origin: 'planner' });
   changes.forEach(({ stepId, change }, i) => log.append({ type: 'files_changed', stepId, callId: `c${i}`, changes: [change] }));
-  for (const event of extra) log.append(event as never);
+  for (const event of extra) log.append(event);
   return log;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContentStore, hashFileStreaming } from '../../../src/core/checkpoints/contentStore';
@@ -42,6 +42,17 @@ describe('content store', () => {
     assert.equal(await store.get('0'.repeat(64)), undefined);
     assert.equal(await store.has('0'.repeat(64)), false);
     assert.throws(() => store.pathOf('../../etc/passwd'), /not a content hash/);
+  });
+
+  it('treats an object whose bytes do not match its name (a write cut short) as missing, and a new put repairs it', async () => {
+    const store = new ContentStore(dir);
+    const bytes = Buffer.from('the real content');
+    const hash = await store.put(bytes);
+    writeFileSync(store.pathOf(hash), 'the real con');
+    const fresh = new ContentStore(dir);
+    assert.equal(await fresh.get(hash), undefined);
+    await fresh.put(bytes);
+    assert.deepEqual(await fresh.get(hash), bytes);
   });
 
   it('hashes a file as a stream (for files too large to keep), undefined when it is gone', async () => {
