@@ -64,7 +64,7 @@ describe('e2e: run a task from the command palette', function () {
     assert.equal(readFileSync(join(workspace, 'bye.txt'), 'utf8'), 'bye (see hello.txt)\n');
     const planner = env.server.chatRequests().slice(before).find((r) => r.purpose === 'planner');
     assert.ok(planner, 'the planner was asked');
-    assert.match(firstUserMessage(planner!), new RegExp(TASK));
+    assert.match(firstUserMessage(planner), new RegExp(TASK));
     env.server.assertNoRejections();
 
     // The panel is restored after "Developer: Reload Window" from the run's trace file (serializer +

@@ -13,7 +13,7 @@ describe('agent run: bad endpoints, nonsense and cancel', () => {
     server = await startScriptedServer();
     const baseUrl = server.baseUrl;
     await server.close();
-    const { result, events } = await runAgainst({ ...server, baseUrl } as ScriptedServer);
+    const { result, events } = await runAgainst({ ...server, baseUrl });
     assert.equal(result.status, 'failed');
     assert.match(result.error ?? '', /reach|connect|ECONNREFUSED/i);
     assert.doesNotMatch(result.error ?? '', /\n\s+at /, 'no stack trace');

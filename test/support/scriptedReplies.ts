@@ -98,7 +98,7 @@ export function toolMessages(req: ScriptedRequest): Array<{ role: 'tool'; tool_c
 }
 
 /** The last assistant message, or undefined. */
-export function lastAssistant(req: ScriptedRequest): any | undefined {
+export function lastAssistant(req: ScriptedRequest): any {
   const messages = messagesOf(req);
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'assistant') return messages[i];
   return undefined;

@@ -15,10 +15,10 @@ export function describeSdkFailure(error: unknown, phase: 'request' | 'stream'):
     const providerMessage = typeof body.message === 'string' ? body.message : error.message;
     // An error event inside a 200 stream has no HTTP status; some providers put one in `code`.
     const codeStatus = typeof body.code === 'number' ? body.code : typeof body.code === 'string' && /^\d{3}$/.test(body.code) ? Number(body.code) : undefined;
-    const facts: FailureFacts = { cause: 'http', phase, status: error.status ?? codeStatus, message: providerMessage };
+    const facts: FailureFacts = { cause: 'http', phase, status: (error.status as number | undefined) ?? codeStatus, message: providerMessage };
     if (typeof error.code === 'string') facts.code = error.code;
     if (typeof error.param === 'string') facts.param = error.param;
-    const headers = error.headers;
+    const headers = error.headers as Headers | undefined;
     const shouldRetry = headers?.get('x-should-retry');
     if (shouldRetry === 'true' || shouldRetry === 'false') facts.shouldRetry = shouldRetry === 'true';
     const retryAfter = retryAfterMs(headers);

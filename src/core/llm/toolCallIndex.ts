@@ -28,9 +28,10 @@ export function normalizeToolCallIndex(raw: unknown): IndexKey {
   }
   let text: string;
   try {
-    text = JSON.stringify(raw) ?? String(raw);
+    // undefined for functions and symbols, which never come from JSON anyway.
+    text = JSON.stringify(raw) ?? typeof raw;
   } catch {
-    text = String(raw);
+    text = typeof raw;
   }
   return `odd:${text}`;
 }

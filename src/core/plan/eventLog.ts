@@ -27,7 +27,7 @@ export class EventLog {
   }
 
   append(partial: NewRunEvent): RunEvent {
-    const event = { ...partial, seq: (this.events.at(-1)?.seq ?? -1) + 1, time: this.now() } as RunEvent;
+    const event = { ...partial, seq: (this.events.at(-1)?.seq ?? -1) + 1, time: this.now() };
     this.events.push(event);
     applyEvent(this.state, event);
     for (const listener of this.listeners) {

@@ -72,7 +72,7 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
   if (tool?.mcp) matches.push(...mcpRuleMatches(toolName, tool.mcp, tools));
   for (const key of new Set(tool?.mcp ? ['*'] : [toolName, '*'])) {
     if (!Object.hasOwn(tools, key)) continue;
-    const decision = tools[key]!;
+    const decision = tools[key];
     const rule = `cortex.policy.tools[${JSON.stringify(key)}] = ${decision}`;
     matches.push({ decision, rule, reason: `${key === '*' ? 'the wildcard rule' : 'the rule'} ${rule}` });
   }

@@ -26,7 +26,10 @@ export function omittedNamesSample(names: string[]): string[] {
 export function limitToolCalls<T>(
   calls: T[],
   limit: number | null,
-  nameOf: (call: T) => string = (call) => String((call as { name?: unknown }).name ?? ''),
+  nameOf: (call: T) => string = (call) => {
+    const name = (call as { name?: unknown }).name;
+    return typeof name === 'string' ? name : '';
+  },
 ): { kept: T[]; omitted: T[]; audit: ToolCallLimitAudit } {
   const kept = limit === null ? [...calls] : calls.slice(0, Math.max(0, limit));
   const omitted = calls.slice(kept.length);

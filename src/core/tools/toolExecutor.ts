@@ -39,7 +39,7 @@ export async function executeTool(tool: ToolDefinition, args: unknown, context: 
   let arm: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
     arm = () => {
-      hardStop = setTimeout(() => reject(signal.reason), HARD_STOP_GRACE_MS);
+      hardStop = setTimeout(() => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason))), HARD_STOP_GRACE_MS);
     };
     signal.addEventListener('abort', arm, { once: true });
   });

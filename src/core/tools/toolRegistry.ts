@@ -78,7 +78,7 @@ export interface ToolRegistry {
 
 /** JSON Schema for the model: input shape (optional/defaulted fields not required), no `$schema`. */
 export function toolParametersSchema(tool: ToolDefinition): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = tool.parameters ?? (z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>);
+  const { $schema: _ignored, ...schema } = tool.parameters ?? (z.toJSONSchema(tool.schema, { io: 'input' }));
   return toStrictSchema(schema);
 }
 

@@ -62,7 +62,7 @@ describe('executeTool', function () {
     assert.deepEqual([skipped.ok, skipped.cancelled, ran], [false, true, false]);
 
     const during = new AbortController();
-    const pending = executeTool(tool((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))), {}, toolContext('/tmp', { signal: during.signal }), 1000);
+    const pending = executeTool(tool((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)))), {}, toolContext('/tmp', { signal: during.signal }), 1000);
     during.abort();
     const result = await pending;
     assert.deepEqual([result.ok, result.cancelled], [false, true]);
