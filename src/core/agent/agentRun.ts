@@ -140,7 +140,8 @@ export class AgentRun {
       holdDeniedGates: options.holdDeniedGates ?? false,
       waitForRetry: (stepId) =>
         new Promise<void>((resolve, reject) => {
-          if (this.abort.signal.aborted) return reject(this.abort.signal.reason);
+          const reason: unknown = this.abort.signal.reason;
+          if (this.abort.signal.aborted) return reject(reason instanceof Error ? reason : new Error(String(reason)));
           this.retryWaiters.set(stepId, { resolve, reject });
         }),
       budget: new ContextBudget({ windowTokens: config['cortex.context.windowTokens'], reserveOutputTokens: config['cortex.context.reserveOutputTokens'] }, config['cortex.llm.model']),
