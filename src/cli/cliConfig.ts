@@ -4,6 +4,7 @@ import { parseConfig, type FlatConfig } from '../core/config/configSchema';
 import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import { UsageError, type CliArgs } from './cliArgs';
 import { describeFsError } from './fsErrorText';
+import { isRecord } from '../core/text/isRecord';
 
 /**
  * Settings for a CLI run: the --config JSON file (same keys as VS Code), then flags on top. Also
@@ -25,8 +26,8 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
     } catch (error) {
       throw new UsageError(`config file ${file} is not valid JSON: ${withoutFinalPeriod((error as Error).message)}`, false);
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`config file ${file} must hold a JSON object of "cortex.*" settings`, false);
-    fileValues = parsed as Record<string, unknown>;
+    if (!isRecord(parsed)) throw new UsageError(`config file ${file} must hold a JSON object of "cortex.*" settings`, false);
+    fileValues = parsed;
   }
   const overrides: Record<string, unknown> = {};
   if (args.baseUrl) overrides['cortex.llm.baseUrl'] = args.baseUrl;

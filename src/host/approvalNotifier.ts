@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ApprovalRequestMessage } from '../protocol/messages';
 import type { ApprovalChoice, ApprovalStatusView } from './approvalAttention';
+import { clip } from '../core/text/clip';
 
 // The VS Code side of ApprovalAttention: the notification with Approve/Deny and the status bar
 // entry. Notification answers go through the same broker as the panel's buttons (brokerApprovals),
@@ -19,7 +20,7 @@ export function summarizeCall(request: Pick<ApprovalRequestMessage, 'toolName' |
     // Show the raw text.
   }
   text = text.replace(/\s+/g, ' ').trim();
-  return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1)}…` : text;
+  return clip(text, SUMMARY_MAX, { markerWithin: true });
 }
 
 /** The notification for one request. */

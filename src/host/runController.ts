@@ -22,6 +22,7 @@ import { matchingFolder } from './resumableRuns';
 import { isLocalEndpoint } from './settingsMapping';
 import type { SettingsReader } from './settingsReader';
 import { eventTextLevel, formatEvent } from '../core/trace/eventText';
+import { clip } from '../core/text/clip';
 
 const PROGRESS_INTERVAL_MS = 250;
 
@@ -243,7 +244,7 @@ export class RunController implements vscode.Disposable {
     let result: Outcome;
     try {
       result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Cortex: ${task.length > 60 ? `${task.slice(0, 59)}…` : task}`, cancellable: true },
+        { location: vscode.ProgressLocation.Notification, title: `Cortex: ${clip(task, 60, { markerWithin: true })}`, cancellable: true },
         async (progress, token) => {
           token.onCancellationRequested(() => agent.cancel('cancelled by the user'));
           let timer: ReturnType<typeof setTimeout> | undefined;
@@ -288,7 +289,7 @@ export class RunController implements vscode.Disposable {
 
   private async reportResult(run: LiveRun, result: Outcome): Promise<void> {
     const buttons = ['Show panel', 'Open trace'];
-    const short = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
+    const short = (text: string) => clip(text, 300, { markerWithin: true });
     let choice: string | undefined;
     if (result.status === 'completed') choice = await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...buttons);
     else if (result.status === 'cancelled') choice = await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...buttons);

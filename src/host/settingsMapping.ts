@@ -1,4 +1,5 @@
 import { CONFIG_KEYS, SECURITY_KEYS, type ConfigKey } from '../core/config/configSchema';
+import { isRecord } from '../core/text/isRecord';
 
 // Pure half of the settings reader (no `vscode` import, so it is unit-tested in plain Node):
 // turns VS Code's per-scope `inspect()` results into the flat input of `parseConfig`.
@@ -69,7 +70,7 @@ function strictestCap(values: unknown[]): unknown {
 function userPricesWin(scopes: SettingInspection): unknown {
   const layers = [scopes.workspaceFolderValue, scopes.workspaceValue, scopes.globalValue].filter((v) => v !== undefined);
   if (layers.length === 0) return undefined;
-  const odd = layers.find((v) => v === null || typeof v !== 'object' || Array.isArray(v));
+  const odd = layers.find((v) => !isRecord(v));
   if (odd !== undefined) return odd;
   return Object.assign({}, ...layers);
 }

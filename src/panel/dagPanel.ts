@@ -5,6 +5,7 @@ import { parseWebviewMessage, type HostToWebview, type WebviewToHost } from '../
 import { EventBatcher } from './eventBatcher';
 import { createNonce, renderPanelHtml } from './panelHtml';
 import type { RunSource } from './runSource';
+import { clip } from '../core/text/clip';
 
 /** What the panel asks of the rest of the extension. */
 export interface PanelActions {
@@ -73,7 +74,7 @@ export class DagPanel implements vscode.Disposable {
 
   private static titleFor(source: RunSource): string {
     const title = source.title.replace(/\s+/g, ' ').trim();
-    return `Cortex: ${title.length > TITLE_MAX ? `${title.slice(0, TITLE_MAX - 1)}…` : title || source.runId}`;
+    return `Cortex: ${clip(title, TITLE_MAX, { markerWithin: true }) || source.runId}`;
   }
 
   private constructor(
