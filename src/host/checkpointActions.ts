@@ -68,7 +68,12 @@ export class CheckpointActions implements PanelChangeActions {
     const { before, after } = sides(summary);
     const dir = review.store.dir;
     const title = `${path} (${stepId ? `step ${stepId}` : 'run'}${summary.reverted ? `, reverted: ${summary.reverted}` : ''})`;
-    await vscode.commands.executeCommand('vscode.diff', checkpointUri(dir, path, before), checkpointUri(dir, path, after), title, { preview: true, preserveFocus: true });
+    await vscode.commands.executeCommand('vscode.diff', checkpointUri(dir, path, before), checkpointUri(dir, path, after), title, { preview: true, preserveFocus: true, viewColumn: this.besidePanel(source.runId) });
+  }
+
+  /** An editor column other than the panel's, so that opening a diff never hides the panel. */
+  private besidePanel(runId: string): vscode.ViewColumn {
+    return this.panels.get(runId)?.panel.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
   }
 
   /** Every changed file of a step or of the run in VS Code's multi-file diff. */
@@ -84,6 +89,8 @@ export class CheckpointActions implements PanelChangeActions {
       const { before, after } = sides(summary);
       return [vscode.Uri.file(join(review.workspace, summary.path)), checkpointUri(dir, summary.path, before), checkpointUri(dir, summary.path, after)];
     });
+    // vscode.changes opens in the active group: make that one beside the panel, which stays visible.
+    await vscode.commands.executeCommand(this.besidePanel(source.runId) === vscode.ViewColumn.One ? 'workbench.action.focusFirstEditorGroup' : 'workbench.action.focusSecondEditorGroup');
     await vscode.commands.executeCommand('vscode.changes', `Cortex: changes of ${stepId ? `step ${stepId}` : 'the run'}`, resources);
   }
 
