@@ -86,7 +86,7 @@ export class CheckpointRecorder {
         const warmUp = scanWorkspace(realRoot, undefined, excluded);
         if (!warmUp.truncated) {
           const small = new Map([...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes));
-          this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));
+          void this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));
         }
         return { realRoot, excluded, shadow };
       } catch (error) {
@@ -131,7 +131,7 @@ export class CheckpointRecorder {
   /** Runs a file tool's call with the `beforeWrite` hook, then records what it changed. */
   async recordFileTool<T>(stepId: string, callId: string, run: (beforeWrite: BeforeWriteHook) => Promise<T>): Promise<T> {
     const ready = await this.readyOrNothing();
-    if (!ready) return run(async () => undefined);
+    if (!ready) return run(() => Promise.resolve());
     const { realRoot } = ready;
     const recording = new FileToolRecording(realRoot, this.store, this.options.maxFileBytes, this.ledger, ready.excluded);
     try {

@@ -93,7 +93,7 @@ export async function undoLastRevert(review: Pick<RunReview, 'events' | 'workspa
 
 /** Appends `event` to a finished run's trace (seq after the last line) and returns it stamped. */
 export function appendToTrace(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): RunEvent {
-  const stamped = { ...event, seq: (events.at(-1)?.seq ?? -1) + 1, time: now } as RunEvent;
+  const stamped: RunEvent = { ...event, seq: (events.at(-1)?.seq ?? -1) + 1, time: now };
   appendFileSync(traceFile, `${JSON.stringify(stamped)}\n`);
   return stamped;
 }

@@ -125,7 +125,7 @@ describe('recording file changes', function () {
     );
     const crlf = changes.find((c) => c.path === 'crlf.txt')!;
     assert.equal(crlf.before, sha('a\r\nb\r\n'));
-    assert.equal((await recorder.store.get(crlf.before!))?.toString(), 'a\r\nb\r\n', 'the bytes before, not a normalised copy');
+    assert.equal((await recorder.store.get(crlf.before ?? ''))?.toString(), 'a\r\nb\r\n', 'the bytes before, not a normalised copy');
     assert.equal((await recorder.store.get(changes.find((c) => c.path === 'gone.txt')!.before!))?.toString(), 'delete me\n');
   });
 
