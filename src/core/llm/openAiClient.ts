@@ -4,12 +4,14 @@ import { classifyLlmFailure, type FailureDecision, type FailureFacts } from './f
 import type { LlmHints } from './llmHints';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient, type LlmErrorKind } from './llmTypes';
 import { describeSdkFailure } from './sdkFailure';
-import { createProbingFetch, newSseProbe, sseProbeFetchOptions } from './sseProbe';
+import { readSseBody, type SseReadState } from './sseBodyReader';
 import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type AccumulatorResult } from './toolCallAccumulator';
 
 // The LlmClient for any OpenAI-compatible endpoint (OpenAI, Azure, DeepSeek, Qwen, Mistral, Gemini,
-// Ollama, vLLM, LM Studio, LiteLLM...), through the `openai` SDK. Streams are read as raw chunks
-// (not the SDK's stream helper, which throws on index-less tool calls) into the pure accumulator.
+// Ollama, vLLM, LM Studio, LiteLLM...), through the `openai` SDK. The SDK sends the request; a
+// stream's raw body is read here in one pass (sseBodyReader.ts: decoded, split and parsed once,
+// [DONE] noticed on the way) into the pure accumulator, never through the SDK's stream decoding or
+// its stream helper (which throws on index-less tool calls).
 // The SDK's own retries are off: this client retries transient failures itself, fails over to
 // cortex.llm.fallbackModels only before anything streamed, and records every attempt. Once a
 // fallback answered, later requests start with it: a missing model costs one failed round trip per
@@ -76,7 +78,7 @@ class OpenAiClient implements LlmClient {
       maxRetries: 0,
       // A backstop only: this client's own timers abort first.
       timeout: options.requestTimeoutMs + 5_000,
-      fetch: createProbingFetch(options.fetch ?? globalThis.fetch),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
       logLevel: 'off',
     });
   }
@@ -178,7 +180,6 @@ class OpenAiClient implements LlmClient {
     if (request.signal?.aborted) abort('cancelled');
     request.signal?.addEventListener('abort', onCallerAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort('request_timeout'), this.options.requestTimeoutMs);
-    const probe = newSseProbe();
     const accumulator = createToolCallAccumulator({ batch, maxArgumentBytes: this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES });
     const phase = (): 'request' | 'stream' => (accumulator.chunkCount > 0 ? 'stream' : 'request');
     const aborted = (): AttemptOutcome => ({ ok: false, facts: { cause: abortCause!, phase: phase(), message: abortCause! } });
@@ -190,7 +191,7 @@ class OpenAiClient implements LlmClient {
     const temperature = request.temperature ?? this.options.temperature;
     if (typeof temperature === 'number') body.temperature = temperature;
     if (sent.responseFormat) body.response_format = { type: 'json_object' };
-    const requestOptions = { signal: controller.signal, headers, fetchOptions: sseProbeFetchOptions(probe), timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
+    const requestOptions = { signal: controller.signal, headers, timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
 
     try {
       if (!stream) {
@@ -204,21 +205,26 @@ class OpenAiClient implements LlmClient {
       }
 
       const streamBody = { ...body, stream: true, ...(sent.streamOptions ? { stream_options: { include_usage: true } } : {}) };
-      const chunks = await this.sdk.chat.completions.create(streamBody as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, requestOptions);
-      const idleMs = this.options.streamIdleTimeoutMs;
-      const armIdle = (): void => {
-        clearTimeout(timer);
-        timer = setTimeout(() => abort('idle_timeout'), idleMs);
-      };
-      armIdle();
-      probe.onActivity = armIdle;
-      for await (const chunk of chunks) accumulator.push(chunk);
-      // The SDK ends the loop quietly when it is aborted or the body ends without [DONE].
+      // The SDK sends the request (auth, headers, HTTP errors); its body is read here, once.
+      const response = await this.sdk.chat.completions.create(streamBody as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, requestOptions).asResponse();
       if (abortCause) return aborted();
-      if (accumulator.chunkCount === 0 && probe.contentType !== undefined && !probe.contentType.includes('text/event-stream')) {
-        return { ok: false, facts: { cause: 'malformed', phase: 'request', message: `a streaming request was answered with '${probe.contentType || 'no content type'}' instead of an event stream` } };
+      clearTimeout(timer);
+      const state: SseReadState = { lastRead: Date.now(), sawDone: false };
+      // One timer per stream, re-armed only when it fires: the reads themselves only stamp the time.
+      const idleMs = this.options.streamIdleTimeoutMs;
+      const watchIdle = (): void => {
+        const quiet = Date.now() - state.lastRead;
+        if (quiet >= idleMs) abort('idle_timeout');
+        else timer = setTimeout(watchIdle, idleMs - quiet);
+      };
+      timer = setTimeout(watchIdle, idleMs);
+      if (response.body) await readSseBody(response.body, response.headers, state, (chunk) => accumulator.push(chunk));
+      if (abortCause) return aborted();
+      const contentType = response.headers.get('content-type') ?? '';
+      if (accumulator.chunkCount === 0 && !contentType.includes('text/event-stream')) {
+        return { ok: false, facts: { cause: 'malformed', phase: 'request', message: `a streaming request was answered with '${contentType || 'no content type'}' instead of an event stream` } };
       }
-      if (!probe.sawDone && accumulator.finishReason === null) {
+      if (!state.sawDone && accumulator.finishReason === null) {
         return { ok: false, facts: { cause: 'no_done', phase: phase(), message: `stream ended after ${accumulator.chunkCount} chunks without [DONE] or finish_reason` } };
       }
       return { ok: true, result: accumulator.finish() };
@@ -226,7 +232,6 @@ class OpenAiClient implements LlmClient {
       if (abortCause) return aborted();
       return { ok: false, facts: describeSdkFailure(error, phase()) };
     } finally {
-      probe.onActivity = undefined;
       clearTimeout(timer);
       timer = undefined;
       request.signal?.removeEventListener('abort', onCallerAbort);
