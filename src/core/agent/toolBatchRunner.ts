@@ -208,7 +208,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths']);
   const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
   const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
-  batch.previews = await approvalPreviews(context.workspaceRoot, entries.filter((e): e is ConfirmEntry => e.disposition === 'confirm').map((e) => ({ callId: e.call.call.id, tool: e.call.tool, args: e.call.args })), context.config['cortex.limits.maxReadFileBytes']);
+  batch.previews = await approvalPreviews(context.workspaceRoot, entries.filter((e): e is ConfirmEntry => e.disposition === 'confirm').map((e) => ({ callId: e.call.call.id, tool: e.call.tool, args: e.call.args })), context.config['cortex.limits.maxReadFileBytes'], protection.guard(undefined));
   open(batch, entries);
   const startedAt = Date.now();
   await execute(batch, entries);

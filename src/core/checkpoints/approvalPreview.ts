@@ -1,6 +1,8 @@
 import type { ToolDefinition } from '../tools/toolTypes';
 import { applyEdit, editFileTool, type EditFileArgs } from '../tools/workspace/editFile';
-import { readTextFile } from '../tools/workspace/textFile';
+import type { FileGuard } from '../tools/workspace/fileGuard';
+import { openRegularFile } from '../tools/workspace/regularFile';
+import { readOpenTextFile } from '../tools/workspace/textFile';
 import { writeFileTool, type WriteFileArgs } from '../tools/workspace/writeFile';
 import { resolveInWorkspace } from '../tools/workspaceJail';
 import { unifiedDiff } from './unifiedDiff';
@@ -9,19 +11,31 @@ import { unifiedDiff } from './unifiedDiff';
 // (docs/design.md §22). It is computed from the exact arguments the approval's hash binds, against
 // the file as it is when approval is asked, and shortened to what a card can show. Anything that
 // keeps it from being computed (a missing file for an edit, a binary or oversized file, a path the
-// tool would refuse) gives no preview: the call's own checks say why when it runs.
+// tool would refuse) gives no preview: the call's own checks say why when it runs. A file that is
+// protected from reading (cortex.policy.protectedPaths) is never read for a preview: its content
+// would reach the trace and the panel before anyone approved reading it.
 
 /** Lines of a preview; the rest is counted, not shown. */
 export const PREVIEW_MAX_LINES = 80;
 export const PREVIEW_MAX_CHARS = 6000;
 
-async function currentText(workspaceRoot: string, shownPath: string, maxBytes: number): Promise<string | null> {
+/** The file's text, null when it does not exist; throws when it may not or cannot be read. */
+async function currentText(workspaceRoot: string, shownPath: string, maxBytes: number, guard: FileGuard): Promise<string | null> {
   const real = await resolveInWorkspace(workspaceRoot, shownPath, { forWrite: true });
+  await guard.checkPath('read', real);
+  let opened;
   try {
-    return await readTextFile(real, shownPath, maxBytes);
+    opened = await openRegularFile(real, shownPath, 'read');
   } catch (error) {
     if ((error as Error).message.includes('does not exist')) return null;
     throw error;
+  }
+  try {
+    // Hard links and executables are checked on what was opened, as read_file does.
+    await guard.checkOpened('read', real, opened.stats);
+    return await readOpenTextFile(opened.handle, opened.stats.size, shownPath, maxBytes);
+  } finally {
+    await opened.handle.close();
   }
 }
 
@@ -35,18 +49,21 @@ export function shortenDiff(diff: string): string {
   return `${kept.join('\n')}\n${omitted > 0 ? `… ${omitted} more line${omitted === 1 ? '' : 's'} of the diff not shown\n` : ''}`;
 }
 
-/** The shortened diff `tool` would make with `args`, or undefined when there is none to show. */
-export async function approvalPreview(workspaceRoot: string, tool: ToolDefinition, args: unknown, maxReadBytes: number): Promise<string | undefined> {
+/**
+ * The shortened diff `tool` would make with `args`, or undefined when there is none to show.
+ * `guard` is the batch's file guard with nothing approved.
+ */
+export async function approvalPreview(workspaceRoot: string, tool: ToolDefinition, args: unknown, maxReadBytes: number, guard: FileGuard): Promise<string | undefined> {
   try {
     if (tool === (writeFileTool as unknown as ToolDefinition)) {
       const { path, content } = args as WriteFileArgs;
-      const before = await currentText(workspaceRoot, path, maxReadBytes);
+      const before = await currentText(workspaceRoot, path, maxReadBytes, guard);
       const diff = unifiedDiff(before ?? '', content, { oldLabel: before === null ? '/dev/null' : `a/${path}`, newLabel: `b/${path}` });
       return shortenDiff(diff || `(no change: '${path}' already has this content)\n`);
     }
     if (tool === (editFileTool as unknown as ToolDefinition)) {
       const { path, old_text, new_text, replace_all } = args as EditFileArgs;
-      const before = await currentText(workspaceRoot, path, maxReadBytes);
+      const before = await currentText(workspaceRoot, path, maxReadBytes, guard);
       if (before === null) return undefined;
       const after = applyEdit(before, old_text, new_text, replace_all ?? false, path).text;
       return shortenDiff(unifiedDiff(before, after, { oldLabel: `a/${path}`, newLabel: `b/${path}` }));
@@ -58,10 +75,10 @@ export async function approvalPreview(workspaceRoot: string, tool: ToolDefinitio
 }
 
 /** Previews for the calls of a batch that wait for approval, by call id. */
-export async function approvalPreviews(workspaceRoot: string, calls: ReadonlyArray<{ callId: string; tool: ToolDefinition; args: unknown }>, maxReadBytes: number): Promise<Map<string, string>> {
+export async function approvalPreviews(workspaceRoot: string, calls: ReadonlyArray<{ callId: string; tool: ToolDefinition; args: unknown }>, maxReadBytes: number, guard: FileGuard): Promise<Map<string, string>> {
   const previews = new Map<string, string>();
   for (const call of calls) {
-    const preview = await approvalPreview(workspaceRoot, call.tool, call.args, maxReadBytes);
+    const preview = await approvalPreview(workspaceRoot, call.tool, call.args, maxReadBytes, guard);
     if (preview) previews.set(call.callId, preview);
   }
   return previews;

@@ -7,6 +7,8 @@ import { editFileTool } from '../../../src/core/tools/workspace/editFile';
 import { readFileTool } from '../../../src/core/tools/workspace/readFile';
 import { writeFileTool } from '../../../src/core/tools/workspace/writeFile';
 import type { ToolDefinition } from '../../../src/core/tools/toolTypes';
+import { callProtection } from '../../../src/core/policy/callProtection';
+import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
 
 describe('approval previews', () => {
   let ws: string;
@@ -23,15 +25,21 @@ describe('approval previews', () => {
     assert.equal(shortenDiff('--- a\n+++ b\n'), '--- a\n+++ b\n');
   });
 
-  it('gives none for what the call will refuse (a missing text, a path outside, a binary file) or for other tools', async () => {
+  it('gives none for what the call will refuse (a missing text, a path outside, a binary file), for a read-protected file, or for other tools', async () => {
     writeFileSync(join(ws, 'a.txt'), 'alpha\n');
     writeFileSync(join(ws, 'bin.dat'), Buffer.from([1, 0, 2]));
-    const preview = (tool: unknown, args: unknown) => approvalPreview(ws, tool as ToolDefinition, args, 1_000_000);
+    const guard = callProtection(ws, DEFAULT_PROTECTED_PATHS).guard(undefined);
+    const preview = (tool: unknown, args: unknown) => approvalPreview(ws, tool as ToolDefinition, args, 1_000_000, guard);
     assert.equal(await preview(editFileTool, { path: 'a.txt', old_text: 'absent', new_text: 'x' }), undefined);
     assert.equal(await preview(editFileTool, { path: 'missing.txt', old_text: 'a', new_text: 'b' }), undefined);
     assert.equal(await preview(writeFileTool, { path: '../outside.txt', content: 'x' }), undefined);
     assert.equal(await preview(writeFileTool, { path: 'bin.dat', content: 'x' }), undefined);
     assert.equal(await preview(readFileTool, { path: 'a.txt' }), undefined);
+    // A read-protected file is never read for a preview (its content would reach the trace).
+    writeFileSync(join(ws, '.env'), 'TOKEN=secret\n');
+    assert.equal(await preview(editFileTool, { path: '.env', old_text: 'secret', new_text: 'other' }), undefined);
+    assert.equal(await preview(writeFileTool, { path: '.env', content: 'TOKEN=x\n' }), undefined);
+    assert.match((await preview(writeFileTool, { path: 'a.txt', content: 'beta\n' })) ?? '', /-alpha\n\+beta/);
     assert.equal(await preview(writeFileTool, { path: 'a.txt', content: 'alpha\n' }), "(no change: 'a.txt' already has this content)\n");
   });
 });
