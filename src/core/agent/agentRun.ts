@@ -339,9 +339,12 @@ export class AgentRun {
   }
 }
 
-/** The run's change recorder, when it has a checkpoint folder and recording is on (docs/design.md §22). */
+/**
+ * The run's change recorder, when it has a checkpoint folder and recording is on (docs/design.md
+ * §22). An untrusted workspace gets none: its run cannot write, and git is not run in it.
+ */
 function createRecorder(options: AgentRunOptions): CheckpointRecorder | undefined {
-  if (!options.checkpointsDir || !options.config['cortex.checkpoints.enabled']) return undefined;
+  if (!options.checkpointsDir || !options.config['cortex.checkpoints.enabled'] || !options.trusted) return undefined;
   return new CheckpointRecorder({
     dir: options.checkpointsDir,
     workspaceRoot: options.workspaceRoot,
