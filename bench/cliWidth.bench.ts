@@ -1,0 +1,146 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startTurnServer, type TurnServer } from './cliWidth/turnServer';
+
+// Wide and long plans through the real CLI: `node dist/cli.js run` (the production bundle) in its
+// own process against an endpoint on 127.0.0.1 that answers every request after LATENCY_MS
+// (bench/cliWidth/turnServer.ts). Each step takes two turns: the model asks for read_file, then
+// answers. Plans: a 50-step fan-out (one step, 48 in parallel, one that joins them) and three
+// equal chains of 10, 20 and 50 steps in all. Measured in the same run, interleaved, the floor:
+// bench/cliWidth/floorRunner.mjs, a plain node:http program making the same requests in the same
+// dependency order with nothing else to do.
+//   steps:   from the plan's response to the aggregator's request (every step started, ran and
+//            ended), divided by the critical path: longest chain x 2 turns x LATENCY_MS;
+//   process: from spawn to exit, divided by the same bound plus the planner's and the
+//            aggregator's turns.
+// Targets: steps <= 1.15 for the fan-out and <= 1.10 for the chains; process <= 1.15 for the
+// chains of 20 and 50 steps. Medians of ROUNDS runs.
+
+const LATENCY_MS = 50;
+const TURNS_PER_STEP = 2;
+const ROUNDS = 3;
+const root = resolve(__dirname, '..');
+const cli = join(root, 'dist', 'cli.js');
+const floor = join(__dirname, 'cliWidth', 'floorRunner.mjs');
+
+interface Shape {
+  name: string;
+  plan: { title: string; steps: string[]; dependencies: Record<string, number[]> };
+  /** Steps on the longest chain. */
+  depth: number;
+  stepsTarget: number;
+  processTarget?: number;
+}
+
+function fanOut(n: number): Shape {
+  const steps = Array.from({ length: n }, (_, i) => (i === 0 ? 'Read notes.txt to start' : i === n - 1 ? 'Read notes.txt to join the parts' : `Read notes.txt for part ${i}`));
+  const dependencies: Record<string, number[]> = {};
+  for (let i = 1; i < n - 1; i++) dependencies[String(i)] = [0];
+  dependencies[String(n - 1)] = Array.from({ length: n - 2 }, (_, i) => i + 1);
+  return { name: `fan-out ${n} steps (${n - 2} in parallel)`, plan: { title: `fan-out ${n}`, steps, dependencies }, depth: 3, stepsTarget: 1.15 };
+}
+
+function chains(n: number, count: number, processTarget?: number): Shape {
+  const steps: string[] = [];
+  const dependencies: Record<string, number[]> = {};
+  const lengths = Array.from({ length: count }, (_, c) => Math.floor(n / count) + (c < n % count ? 1 : 0));
+  lengths.forEach((length, c) => {
+    for (let k = 0; k < length; k++) {
+      const index = steps.length;
+      steps.push(`Read notes.txt for chain ${c}, link ${k}`);
+      if (k > 0) dependencies[String(index)] = [index - 1];
+    }
+  });
+  return { name: `${count} chains, ${n} steps`, plan: { title: `chains ${n}`, steps, dependencies }, depth: Math.max(...lengths), stepsTarget: 1.1, processTarget };
+}
+
+const SHAPES: Shape[] = [fanOut(50), chains(10, 3), chains(20, 3, 1.15), chains(50, 3, 1.15)];
+
+interface Measured {
+  steps: number;
+  process: number;
+}
+
+function runProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; wallMs: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('error', reject);
+    child.on('exit', (code) => resolvePromise({ code, stdout, stderr, wallMs: performance.now() - started }));
+  });
+}
+
+async function measure(who: 'cortex' | 'floor', shape: Shape, server: TurnServer, scratch: string, run: number): Promise<Measured> {
+  server.reset(shape.plan);
+  const workspace = join(scratch, 'workspace');
+  const env = { PATH: process.env.PATH, HOME: scratch, XDG_CACHE_HOME: join(scratch, 'cache') };
+  const args =
+    who === 'floor'
+      ? [floor, server.baseUrl, workspace]
+      : [cli, 'run', '--workspace', workspace, '--config', join(scratch, 'settings.json'), '--base-url', server.baseUrl, '--model', 'bench-model', '--trace', join(scratch, `trace-${run}.jsonl`), '--memory', join(scratch, 'memory.json'), '--approve', 'all', 'Read the notes in every part.'];
+  const result = await runProcess(args, env);
+  const times = server.times();
+  const expectedRequests = shape.plan.steps.length * TURNS_PER_STEP;
+  if (result.code !== 0 || result.stdout.trim() !== 'All steps are done.' || times.executorRequests !== expectedRequests || times.otherRequests !== 0) {
+    throw new Error(`${who} on ${shape.name}: exit ${result.code}, ${times.executorRequests} executor requests (expected ${expectedRequests}), ${times.otherRequests} others, stdout ${JSON.stringify(result.stdout.slice(0, 200))}\n${result.stderr.slice(-2000)}`);
+  }
+  const stepsBound = shape.depth * TURNS_PER_STEP * LATENCY_MS;
+  return { steps: (times.aggregatorAt! - times.planSentAt!) / stepsBound, process: result.wallMs / (stepsBound + 2 * LATENCY_MS) };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main(): Promise<number> {
+  console.log('building the production CLI bundle…');
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production', '--only=cli'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`the production build failed (exit ${build.status})`);
+  const scratch = mkdtempSync(join(tmpdir(), 'cortex-width-bench-'));
+  mkdirSync(join(scratch, 'workspace'));
+  writeFileSync(join(scratch, 'workspace', 'notes.txt'), 'hello from the notes\n');
+  writeFileSync(join(scratch, 'settings.json'), JSON.stringify({ 'cortex.execution.maxParallelSteps': 64, 'cortex.llm.maxRetries': 0 }));
+  const server = await startTurnServer(LATENCY_MS);
+  let ok = true;
+  let run = 0;
+  try {
+    // Warm-up: the first start fills the CLI's compile cache, as any earlier use would have.
+    await measure('cortex', SHAPES[1], server, scratch, run++);
+    await measure('floor', SHAPES[1], server, scratch, run++);
+    console.log(`latency ${LATENCY_MS} ms per turn, ${TURNS_PER_STEP} turns per step; median of ${ROUNDS} runs each, Cortex and the floor interleaved`);
+    console.log('  plan                                   Cortex steps  floor steps   Cortex process  floor process');
+    for (const shape of SHAPES) {
+      const cortex: Measured[] = [];
+      const base: Measured[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        cortex.push(await measure('cortex', shape, server, scratch, run++));
+        base.push(await measure('floor', shape, server, scratch, run++));
+      }
+      const steps = median(cortex.map((m) => m.steps));
+      const processRatio = median(cortex.map((m) => m.process));
+      const stepsOk = steps <= shape.stepsTarget;
+      const processOk = shape.processTarget === undefined || processRatio <= shape.processTarget;
+      if (!stepsOk || !processOk) ok = false;
+      const stepsText = `${steps.toFixed(2)} (≤ ${shape.stepsTarget.toFixed(2)} ${stepsOk ? 'met' : 'MISSED'})`;
+      const processText = `${processRatio.toFixed(2)}${shape.processTarget === undefined ? '' : ` (≤ ${shape.processTarget.toFixed(2)} ${processOk ? 'met' : 'MISSED'})`}`;
+      console.log(`  ${shape.name.padEnd(38)} ${stepsText.padEnd(22)} ${median(base.map((m) => m.steps)).toFixed(2).padEnd(8)} ${processText.padEnd(22)} ${median(base.map((m) => m.process)).toFixed(2)}`);
+    }
+  } finally {
+    await server.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  console.log(ok ? 'cli width: all targets met' : 'cli width: a target was MISSED');
+  return ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
