@@ -34,11 +34,23 @@ function median(values: number[]): number {
 }
 
 function context(ws: string): ToolContext & { commandExecution: { sandboxMode: 'off'; network: false; envPassthrough: string[] } } {
-  return { workspaceRoot: ws, signal: new AbortController().signal, maxReadFileBytes: 2 * FILE_BYTES, timeoutMs: 60_000, commandExecution: { sandboxMode: 'off', network: false, envPassthrough: [] } };
+  return {
+    workspaceRoot: ws,
+    signal: new AbortController().signal,
+    maxReadFileBytes: 2 * FILE_BYTES,
+    timeoutMs: 60_000,
+    commandExecution: { sandboxMode: 'off', network: false, envPassthrough: [] },
+  };
 }
 
 function newRecorder(base: string, ws: string, onChange: () => void = () => undefined): CheckpointRecorder {
-  return new CheckpointRecorder({ dir: join(base, 'checkpoints'), workspaceRoot: ws, maxFileBytes: 10 * 1024 * 1024, recordChanges: onChange, warn: (message) => console.error(`  warning: ${message}`) });
+  return new CheckpointRecorder({
+    dir: join(base, 'checkpoints'),
+    workspaceRoot: ws,
+    maxFileBytes: 10 * 1024 * 1024,
+    recordChanges: onChange,
+    warn: (message) => console.error(`  warning: ${message}`),
+  });
 }
 
 /** About 1 MB of source-like lines. */
@@ -81,15 +93,25 @@ async function fileToolCost(): Promise<boolean> {
     await recorder.prepare();
     const ctx = context(ws);
     const call = (tool: ToolDefinition, args: unknown, id: string, recorded: boolean) =>
-      recorded ? recordToolCall(recorder, { stepId: 's1', callId: id, tool }, ctx, (c) => executeTool(tool, args, c, 100_000)) : executeTool(tool, args, ctx, 100_000);
-    const edit = (file: string, i: number) => ({ path: file, old_text: i % 2 === 0 ? 'line 5000\n' : 'LINE 5000\n', new_text: i % 2 === 0 ? 'LINE 5000\n' : 'line 5000\n' });
+      recorded
+        ? recordToolCall(recorder, { stepId: 's1', callId: id, tool }, ctx, (c) => executeTool(tool, args, c, 100_000))
+        : executeTool(tool, args, ctx, 100_000);
+    const edit = (file: string, i: number) => ({
+      path: file,
+      old_text: i % 2 === 0 ? 'line 5000\n' : 'LINE 5000\n',
+      new_text: i % 2 === 0 ? 'LINE 5000\n' : 'line 5000\n',
+    });
     const plain: number[] = [];
     const recorded: Array<{ call: number; total: number }> = [];
     for (let i = 0; i < 80; i++) {
       plain.push(await timed(() => call(editFileTool, edit('plain.ts', i), `p${i}`, false)));
       recorded.push(await timedRecorded(recorder, () => call(editFileTool, edit('recorded.ts', i), `r${i}`, true)));
     }
-    const warm = { plain: median(plain.slice(10)), recorded: median(recorded.slice(10).map((r) => r.call)), total: median(recorded.slice(10).map((r) => r.total)) };
+    const warm = {
+      plain: median(plain.slice(10)),
+      recorded: median(recorded.slice(10).map((r) => r.call)),
+      total: median(recorded.slice(10).map((r) => r.total)),
+    };
     // First changes of files the run never wrote: the old content is read, hashed and stored.
     const coldPlain: number[] = [];
     const coldRecorded: Array<{ call: number; total: number }> = [];
@@ -97,15 +119,21 @@ async function fileToolCost(): Promise<boolean> {
       writeFileSync(join(ws, `cold-p${i}.ts`), `${text}// ${i}\n`);
       writeFileSync(join(ws, `cold-r${i}.ts`), `${text}// ${i} r\n`);
       coldPlain.push(await timed(() => call(writeFileTool, { path: `cold-p${i}.ts`, content: `${text}// changed ${i}\n` }, `cp${i}`, false)));
-      coldRecorded.push(await timedRecorded(recorder, () => call(writeFileTool, { path: `cold-r${i}.ts`, content: `${text}// changed ${i} r\n` }, `cr${i}`, true)));
+      coldRecorded.push(
+        await timedRecorded(recorder, () => call(writeFileTool, { path: `cold-r${i}.ts`, content: `${text}// changed ${i} r\n` }, `cr${i}`, true)),
+      );
     }
     const cold = { plain: median(coldPlain), recorded: median(coldRecorded.map((r) => r.call)), total: median(coldRecorded.map((r) => r.total)) };
     await recorder.close();
     const added = warm.recorded - warm.plain;
     const ok = added < FILE_TARGET_MS;
-    console.log(`file tool, 1 MB file (edit_file of one line, median of 70): the call takes ${warm.recorded.toFixed(2)} ms recorded vs ${warm.plain.toFixed(2)} ms alone → ${added.toFixed(2)} ms added (target < ${FILE_TARGET_MS} ms) ${ok ? 'ok' : 'MISSED'}`);
+    console.log(
+      `file tool, 1 MB file (edit_file of one line, median of 70): the call takes ${warm.recorded.toFixed(2)} ms recorded vs ${warm.plain.toFixed(2)} ms alone → ${added.toFixed(2)} ms added (target < ${FILE_TARGET_MS} ms) ${ok ? 'ok' : 'MISSED'}`,
+    );
     console.log(`  with the hashing, storing and line counts that follow the call: ${(warm.total - warm.plain).toFixed(2)} ms of work in all`);
-    console.log(`  first change of a 1 MB file the run had not written (write_file, median of 30): ${(cold.recorded - cold.plain).toFixed(2)} ms added to the call (${cold.recorded.toFixed(2)} vs ${cold.plain.toFixed(2)} ms), ${(cold.total - cold.plain).toFixed(2)} ms of work in all`);
+    console.log(
+      `  first change of a 1 MB file the run had not written (write_file, median of 30): ${(cold.recorded - cold.plain).toFixed(2)} ms added to the call (${cold.recorded.toFixed(2)} vs ${cold.plain.toFixed(2)} ms), ${(cold.total - cold.plain).toFixed(2)} ms of work in all`,
+    );
     return ok;
   } finally {
     rmSync(base, { recursive: true, force: true });
@@ -133,13 +161,21 @@ async function commandCost(): Promise<boolean> {
     const recorded: number[] = [];
     for (let i = 0; i < 24; i++) {
       plain.push(await timed(() => executeTool(runCommandTool, command(i), ctx, 100_000)));
-      recorded.push(await timed(() => recordToolCall(recorder, { stepId: 's1', callId: `c${i}`, tool: runCommandTool }, ctx, (c) => executeTool(runCommandTool, command(i + 1000), c, 100_000))));
+      recorded.push(
+        await timed(() =>
+          recordToolCall(recorder, { stepId: 's1', callId: `c${i}`, tool: runCommandTool }, ctx, (c) =>
+            executeTool(runCommandTool, command(i + 1000), c, 100_000),
+          ),
+        ),
+      );
     }
     await recorder.close();
     const warm = { plain: median(plain.slice(4)), recorded: median(recorded.slice(4)) };
     const added = warm.recorded - warm.plain;
     const ok = added < COMMAND_TARGET_MS;
-    console.log(`command in a ${WORKSPACE_FILES.toLocaleString('en-US')}-file workspace (run_command, median of 20): ${warm.recorded.toFixed(1)} ms recorded vs ${warm.plain.toFixed(1)} ms alone → ${added.toFixed(1)} ms added (target < ${COMMAND_TARGET_MS} ms) ${ok ? 'ok' : 'MISSED'}`);
+    console.log(
+      `command in a ${WORKSPACE_FILES.toLocaleString('en-US')}-file workspace (run_command, median of 20): ${warm.recorded.toFixed(1)} ms recorded vs ${warm.plain.toFixed(1)} ms alone → ${added.toFixed(1)} ms added (target < ${COMMAND_TARGET_MS} ms) ${ok ? 'ok' : 'MISSED'}`,
+    );
     console.log(`  first snapshot of the workspace (in the background while the planner runs): ${firstSnapshotMs.toFixed(0)} ms`);
     return ok;
   } finally {
@@ -155,7 +191,10 @@ async function storage(): Promise<boolean> {
     const recorder = newRecorder(base, ws);
     const ctx = context(ws);
     const same = megabyteOfLines().slice(0, 100_000);
-    for (let i = 0; i < 50; i++) await recordToolCall(recorder, { stepId: 's1', callId: `w${i}`, tool: writeFileTool }, ctx, (c) => executeTool(writeFileTool, { path: `copy${i}.txt`, content: same }, c, 100_000));
+    for (let i = 0; i < 50; i++)
+      await recordToolCall(recorder, { stepId: 's1', callId: `w${i}`, tool: writeFileTool }, ctx, (c) =>
+        executeTool(writeFileTool, { path: `copy${i}.txt`, content: same }, c, 100_000),
+      );
     await recorder.close();
     const objects = join(base, 'checkpoints', 'objects');
     const stored = readdirSync(objects).flatMap((sub) => readdirSync(join(objects, sub))).length;

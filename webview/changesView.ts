@@ -66,8 +66,10 @@ export function renderStepChanges(section: HTMLElement, store: PlanStore, step: 
   for (const summary of summaries) list.append(changeRow(step.id, summary, handlers));
   section.append(list);
   const row = el('div', 'details-actions');
-  if (files.length > 0) row.append(button('Review changes', 'btn btn-secondary', `Review the changes of step ${step.id} in a diff editor`, () => handlers.review(step.id)));
-  if (canRevert(store, summaries)) row.append(button('Revert step', 'btn btn-secondary', `Revert the changes of step ${step.id} and the steps after it`, () => handlers.revert(step.id)));
+  if (files.length > 0)
+    row.append(button('Review changes', 'btn btn-secondary', `Review the changes of step ${step.id} in a diff editor`, () => handlers.review(step.id)));
+  if (canRevert(store, summaries))
+    row.append(button('Revert step', 'btn btn-secondary', `Revert the changes of step ${step.id} and the steps after it`, () => handlers.revert(step.id)));
   if (row.childElementCount > 0) section.append(row);
 }
 

@@ -55,7 +55,8 @@ export async function diffMain(argv: string[], io: ReviewIo): Promise<number> {
     }
     review = openReviewFor(args, io.cwd);
     const step = args.steps[0];
-    if (step !== undefined && !review.state.steps.has(step) && !review.state.replacedSteps.has(step)) throw new UsageError(`no step ${step} in this run`, false);
+    if (step !== undefined && !review.state.steps.has(step) && !review.state.replacedSteps.has(step))
+      throw new UsageError(`no step ${step} in this run`, false);
   } catch (error) {
     const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex diff --help"' : '';
     printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);

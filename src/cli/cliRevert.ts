@@ -41,7 +41,10 @@ function report(io: ReviewIo, result: RevertResult, what: string): number {
   for (const line of lines) printLine(io.stdout, line);
   for (const conflict of conflicts) printLine(io.stdout, conflictLine(conflict));
   const forceable = conflicts.filter((c) => c.reason === 'changed_since' || c.reason === 'changed_by_other_step').length;
-  printLine(io.stderr, `${what}: ${lines.length} path${lines.length === 1 ? '' : 's'} put back${conflicts.length ? `, ${conflicts.length} left alone${forceable ? ' (run again with --force to overwrite those changed since)' : ''}` : ''}`);
+  printLine(
+    io.stderr,
+    `${what}: ${lines.length} path${lines.length === 1 ? '' : 's'} put back${conflicts.length ? `, ${conflicts.length} left alone${forceable ? ' (run again with --force to overwrite those changed since)' : ''}` : ''}`,
+  );
   return conflicts.length > 0 ? EXIT.incomplete : EXIT.completed;
 }
 
@@ -57,7 +60,10 @@ async function run(args: ReviewArgs, review: RunReview, io: ReviewIo): Promise<n
   }
   const result = await revertRecorded(review, { stepIds: args.steps, force: args.force });
   if (result.outcome.files.length === 0 && result.outcome.conflicts.length === 0) {
-    printLine(io.stderr, `nothing to revert: ${args.steps.length ? `${args.steps.join(', ')} changed` : 'the run changed'} no file that is not reverted already`);
+    printLine(
+      io.stderr,
+      `nothing to revert: ${args.steps.length ? `${args.steps.join(', ')} changed` : 'the run changed'} no file that is not reverted already`,
+    );
     return EXIT.completed;
   }
   appendToTrace(review.traceFile, review.events, result.event);

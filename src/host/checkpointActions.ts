@@ -24,14 +24,31 @@ function reviewOf(source: RunSource): RunReview {
   const events = [...source.events()];
   const started = events.find((event) => event.type === 'run_started');
   if (started?.type !== 'run_started') throw new Error('the run has not started');
-  return { traceFile: source.traceFile, events, state: foldEvents(events), workspace: started.workspace, store: new ContentStore(defaultCheckpointsDir(source.traceFile)), warnings: [] };
+  return {
+    traceFile: source.traceFile,
+    events,
+    state: foldEvents(events),
+    workspace: started.workspace,
+    store: new ContentStore(defaultCheckpointsDir(source.traceFile)),
+    warnings: [],
+  };
 }
 
 function sides(summary: FileSummary): { before: CheckpointSide; after: CheckpointSide } {
   const why = summary.notes[0] ?? 'it was not saved';
   return {
-    before: summary.kind === 'created' ? { kind: 'absent' } : summary.beforeKnown && summary.before ? { kind: 'content', hash: summary.before } : { kind: 'unsaved', why },
-    after: summary.kind === 'deleted' ? { kind: 'absent' } : summary.afterKnown && summary.after ? { kind: 'content', hash: summary.after } : { kind: 'unsaved', why },
+    before:
+      summary.kind === 'created'
+        ? { kind: 'absent' }
+        : summary.beforeKnown && summary.before
+          ? { kind: 'content', hash: summary.before }
+          : { kind: 'unsaved', why },
+    after:
+      summary.kind === 'deleted'
+        ? { kind: 'absent' }
+        : summary.afterKnown && summary.after
+          ? { kind: 'content', hash: summary.after }
+          : { kind: 'unsaved', why },
   };
 }
 
@@ -68,7 +85,11 @@ export class CheckpointActions implements PanelChangeActions {
     const { before, after } = sides(summary);
     const dir = review.store.dir;
     const title = `${path} (${stepId ? `step ${stepId}` : 'run'}${summary.reverted ? `, reverted: ${summary.reverted}` : ''})`;
-    await vscode.commands.executeCommand('vscode.diff', checkpointUri(dir, path, before), checkpointUri(dir, path, after), title, { preview: true, preserveFocus: true, viewColumn: this.besidePanel(source.runId) });
+    await vscode.commands.executeCommand('vscode.diff', checkpointUri(dir, path, before), checkpointUri(dir, path, after), title, {
+      preview: true,
+      preserveFocus: true,
+      viewColumn: this.besidePanel(source.runId),
+    });
   }
 
   /** An editor column other than the panel's, so that opening a diff never hides the panel. */
@@ -90,7 +111,9 @@ export class CheckpointActions implements PanelChangeActions {
       return [vscode.Uri.file(join(review.workspace, summary.path)), checkpointUri(dir, summary.path, before), checkpointUri(dir, summary.path, after)];
     });
     // vscode.changes opens in the active group: make that one beside the panel, which stays visible.
-    await vscode.commands.executeCommand(this.besidePanel(source.runId) === vscode.ViewColumn.One ? 'workbench.action.focusFirstEditorGroup' : 'workbench.action.focusSecondEditorGroup');
+    await vscode.commands.executeCommand(
+      this.besidePanel(source.runId) === vscode.ViewColumn.One ? 'workbench.action.focusFirstEditorGroup' : 'workbench.action.focusSecondEditorGroup',
+    );
     await vscode.commands.executeCommand('vscode.changes', `Cortex: changes of ${stepId ? `step ${stepId}` : 'the run'}`, resources);
   }
 
@@ -102,7 +125,9 @@ export class CheckpointActions implements PanelChangeActions {
     }
     const review = reviewOf(source);
     if (!review.events.some((event) => event.type === 'run_finished')) {
-      void vscode.window.showInformationMessage('Cortex: this run did not finish (it was interrupted). Resume it, or revert it from the CLI with cortex revert --force.');
+      void vscode.window.showInformationMessage(
+        'Cortex: this run did not finish (it was interrupted). Resume it, or revert it from the CLI with cortex revert --force.',
+      );
       return;
     }
     const stepIds = stepId ? [stepId] : undefined;
@@ -123,7 +148,12 @@ export class CheckpointActions implements PanelChangeActions {
     ].join('\n');
     const revert = 'Revert';
     const revertAll = `Revert and overwrite ${overwrite.length} changed file${overwrite.length === 1 ? '' : 's'}`;
-    const choice = await vscode.window.showWarningMessage(`Revert the changes of ${scope}?`, { modal: true, detail }, ...(actions.length ? [revert] : []), ...(overwrite.length ? [revertAll] : []));
+    const choice = await vscode.window.showWarningMessage(
+      `Revert the changes of ${scope}?`,
+      { modal: true, detail },
+      ...(actions.length ? [revert] : []),
+      ...(overwrite.length ? [revertAll] : []),
+    );
     if (choice !== revert && choice !== revertAll) return;
     const result = await revertRecorded(review, { stepIds, force: choice === revertAll });
     this.record(source, result.event);

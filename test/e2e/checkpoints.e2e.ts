@@ -27,7 +27,10 @@ describe('e2e: checkpoints — review and revert a step', function () {
         executor: (req) => {
           if (stepOf(req) !== STEP) throw new Error(`unexpected step ${stepOf(req)}`);
           if (JSON.stringify(req.body.messages).includes('"role":"tool"')) return message('notes updated, todo written');
-          return toolCalls(call('write_file', { path: 'notes.txt', content: 'line one\nline two, revised\n' }), call('write_file', { path: 'todo.txt', content: 'buy milk\nwrite tests\n' }));
+          return toolCalls(
+            call('write_file', { path: 'notes.txt', content: 'line one\nline two, revised\n' }),
+            call('write_file', { path: 'todo.txt', content: 'buy milk\nwrite tests\n' }),
+          );
         },
         aggregator: message('Updated notes.txt and wrote todo.txt.'),
       }),
@@ -51,8 +54,14 @@ describe('e2e: checkpoints — review and revert a step', function () {
       async () => `changes section: ${await changes.innerText().catch(() => '?')}`,
     );
     const rows = await changes.locator('.change').allInnerTexts();
-    assert.ok(rows.some((row) => /modified\s+notes\.txt\s+\+1 -1/i.test(row)), JSON.stringify(rows));
-    assert.ok(rows.some((row) => /new\s+todo\.txt\s+\+2 -0/i.test(row)), JSON.stringify(rows));
+    assert.ok(
+      rows.some((row) => /modified\s+notes\.txt\s+\+1 -1/i.test(row)),
+      JSON.stringify(rows),
+    );
+    assert.ok(
+      rows.some((row) => /new\s+todo\.txt\s+\+2 -0/i.test(row)),
+      JSON.stringify(rows),
+    );
     await screenshot(page, 'e2e-checkpoints-details');
 
     // A click opens VS Code's diff editor (before ↔ after) and the panel keeps the focus.

@@ -18,7 +18,10 @@ describe('approvals of writes and edits carry their diff', function () {
         planner: json({ title: 'Edit', steps: ['Change the config'], dependencies: {} }),
         executor: byStep({
           'Change the config': [
-            toolCalls(call('edit_file', { path: 'config.ini', old_text: 'debug = false', new_text: 'debug = true' }), call('write_file', { path: 'NOTES.md', content: '# Notes\nfirst\n' })),
+            toolCalls(
+              call('edit_file', { path: 'config.ini', old_text: 'debug = false', new_text: 'debug = true' }),
+              call('write_file', { path: 'NOTES.md', content: '# Notes\nfirst\n' }),
+            ),
             message('changed'),
           ],
         }),
@@ -30,7 +33,8 @@ describe('approvals of writes and edits carry their diff', function () {
     const { result, events } = await runAgainst(server(), {
       workspace,
       settings: { 'cortex.policy.tools': { edit_file: 'confirm', write_file: 'confirm' } },
-      onApproval: (request, broker) => void broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve', source: 'test' }),
+      onApproval: (request, broker) =>
+        void broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve', source: 'test' }),
     });
     assert.equal(result.status, 'completed', result.error);
     const asked = eventsOf(events, 'tool_call_awaiting_approval');

@@ -41,15 +41,30 @@ function setup(): { base: string; ws: string; trace: string } {
 
 const read = (ws: string, file: string) => readFileSync(join(ws, file), 'utf8');
 const eventsOf = <T extends RunEvent['type']>(trace: string, type: T) => readTrace(trace).events.filter((e): e is EventOf<T> => e.type === type);
-const listFiles = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+const listFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 
 /** Three steps: s1 writes two files; s2 edits one and runs a command that deletes and creates; s3 summarises. */
 const fileScript = () =>
   route({
-    planner: json({ title: 'Files', steps: ['Write the files', 'Edit and clean up', 'Summarise everything that was done'], dependencies: { '1': [0], '2': [1] } }),
+    planner: json({
+      title: 'Files',
+      steps: ['Write the files', 'Edit and clean up', 'Summarise everything that was done'],
+      dependencies: { '1': [0], '2': [1] },
+    }),
     executor: byStep({
-      'Write the files': [toolCalls(call('write_file', { path: 'a.txt', content: 'one\ntwo\n' }), call('write_file', { path: 'docs/b.txt', content: 'bee\n' })), message('written')],
-      'Edit and clean up': [toolCalls(call('edit_file', { path: 'a.txt', old_text: 'two', new_text: 'TWO' })), toolCalls(call('run_command', { command: 'rm old.txt && echo made > made.txt' })), message('cleaned')],
+      'Write the files': [
+        toolCalls(call('write_file', { path: 'a.txt', content: 'one\ntwo\n' }), call('write_file', { path: 'docs/b.txt', content: 'bee\n' })),
+        message('written'),
+      ],
+      'Edit and clean up': [
+        toolCalls(call('edit_file', { path: 'a.txt', old_text: 'two', new_text: 'TWO' })),
+        toolCalls(call('run_command', { command: 'rm old.txt && echo made > made.txt' })),
+        message('cleaned'),
+      ],
       'Summarise everything that was done': [message('summary')],
     }),
     aggregator: message('All done.'),
@@ -59,7 +74,8 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
   this.timeout(60_000);
   const server = useScriptedServer();
 
-  const run = (ws: string, trace: string, extra: string[] = []) => cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'm', '--trace', trace, '--approve', 'all', ...extra, 'do it']);
+  const run = (ws: string, trace: string, extra: string[] = []) =>
+    cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'm', '--trace', trace, '--approve', 'all', ...extra, 'do it']);
 
   it('records writes, edits, a deletion and a creation by a command; diff shows them; revert of a step, undo, conflicts and --force', async () => {
     server().setHandler(fileScript());
@@ -73,7 +89,8 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
 
     // The trace says which step and call changed what.
     const changed = eventsOf(trace, 'files_changed');
-    const byPath = (stepId: string) => changed.filter((e) => e.stepId === stepId).flatMap((e) => e.changes.map((c) => `${c.kind} ${c.path}${c.directory ? '/' : ''}`));
+    const byPath = (stepId: string) =>
+      changed.filter((e) => e.stepId === stepId).flatMap((e) => e.changes.map((c) => `${c.kind} ${c.path}${c.directory ? '/' : ''}`));
     assert.deepEqual(byPath('s1'), ['created a.txt', 'created docs/', 'created docs/b.txt']);
     assert.deepEqual(byPath('s2'), ['modified a.txt', 'created made.txt', 'deleted old.txt']);
     const edit = changed.find((e) => e.stepId === 's2' && e.changes.some((c) => c.kind === 'modified'))!.changes[0];
@@ -127,7 +144,16 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
   it('a git repository: its HEAD, index, stash, config and status are the same after a run, a revert and an undo', async () => {
     server().setHandler(fileScript());
     const { ws, trace } = setup();
-    const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    const env = {
+      ...process.env,
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    };
     const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, env }).toString();
     git('init', '-q');
     writeFileSync(join(ws, 'old.txt'), 'to delete\n');
@@ -137,7 +163,14 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     git('stash', '-q');
     writeFileSync(join(ws, 'staged.txt'), 'staged\n');
     git('add', 'staged.txt');
-    const snapshot = () => ({ head: git('rev-parse', 'HEAD'), branches: git('branch', '-a'), stash: git('stash', 'list'), index: hashBytes(readFileSync(join(ws, '.git', 'index'))), config: read(ws, '.git/config'), status: git('status', '--porcelain') });
+    const snapshot = () => ({
+      head: git('rev-parse', 'HEAD'),
+      branches: git('branch', '-a'),
+      stash: git('stash', 'list'),
+      index: hashBytes(readFileSync(join(ws, '.git', 'index'))),
+      config: read(ws, '.git/config'),
+      status: git('status', '--porcelain'),
+    });
     const before = snapshot();
     assert.equal((await run(ws, trace)).code, 0);
     const afterRun = snapshot();
@@ -155,7 +188,11 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
       route({
         planner: json({ title: 'API', steps: ['Write api.py endpoints', 'Write tests'], dependencies: { '1': [0] } }),
         executor: byStep({
-          'Write api.py endpoints': [toolCalls(call('write_file', { path: 'draft.txt', content: 'half done\n' })), toolCalls(call('edit_file', { path: 'keep.txt', old_text: 'kept', new_text: 'mangled' })), cutOff],
+          'Write api.py endpoints': [
+            toolCalls(call('write_file', { path: 'draft.txt', content: 'half done\n' })),
+            toolCalls(call('edit_file', { path: 'keep.txt', old_text: 'kept', new_text: 'mangled' })),
+            cutOff,
+          ],
           'Write a small api.py': [toolCalls(call('write_file', { path: 'api.py', content: 'ok\n' })), message('written')],
         }),
         replanner: json({ action: 'redesign', new_steps: ['Write a small api.py'], new_dependencies: {} }),
@@ -182,7 +219,7 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.doesNotMatch((await cli(['diff', '--trace', trace])).stdout, /draft\.txt|keep\.txt/);
   });
 
-  it('without git, a command\'s modification is recorded as not restorable: revert says so, and still removes what it created', async () => {
+  it("without git, a command's modification is recorded as not restorable: revert says so, and still removes what it created", async () => {
     server().setHandler(
       route({
         planner: json({ title: 'Cmd', steps: ['Run it'], dependencies: {} }),
@@ -207,7 +244,10 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.equal(ran.code, 0, ran.stderr);
     assert.match(ran.stderr, /git is not installed/);
     const changes = eventsOf(trace, 'files_changed').flatMap((e) => e.changes);
-    assert.deepEqual(changes.map((c) => `${c.kind} ${c.path} ${c.restorable}`), ['created new.txt true', 'modified old.txt false']);
+    assert.deepEqual(
+      changes.map((c) => `${c.kind} ${c.path} ${c.restorable}`),
+      ['created new.txt true', 'modified old.txt false'],
+    );
     const reverted = await cli(['revert', '--trace', trace]);
     assert.equal(reverted.code, 1);
     assert.match(reverted.stdout, /left alone: old\.txt — git is not installed, so the content before the command was not saved/);
@@ -221,7 +261,10 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.match((await cli(['diff', '--trace', trace, '--force'])).stderr, /--force is an option of cortex revert/);
     assert.match((await cli(['revert', '--trace', trace, '--undo', '--step', 's1'])).stderr, /give no --step with it/);
     assert.match((await cli(['diff', '--trace', join(base, 'none.jsonl')])).stderr, /Cannot read trace/);
-    writeFileSync(trace, `${JSON.stringify({ seq: 0, time: 1, type: 'run_started', runId: 'r', task: 't', workspace: base, model: 'm', baseUrl: 'http://x/v1' })}\n${JSON.stringify({ seq: 1, time: 2, type: 'files_changed', stepId: 's1', callId: 'c', changes: [] })}\n`);
+    writeFileSync(
+      trace,
+      `${JSON.stringify({ seq: 0, time: 1, type: 'run_started', runId: 'r', task: 't', workspace: base, model: 'm', baseUrl: 'http://x/v1' })}\n${JSON.stringify({ seq: 1, time: 2, type: 'files_changed', stepId: 's1', callId: 'c', changes: [] })}\n`,
+    );
     const missing = await cli(['diff', '--trace', trace]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /checkpoint folder .*run\.jsonl\.checkpoints does not exist/);

@@ -53,7 +53,13 @@ export function shortenDiff(diff: string): string {
  * The shortened diff `tool` would make with `args`, or undefined when there is none to show.
  * `guard` is the batch's file guard with nothing approved.
  */
-export async function approvalPreview(workspaceRoot: string, tool: ToolDefinition, args: unknown, maxReadBytes: number, guard: FileGuard): Promise<string | undefined> {
+export async function approvalPreview(
+  workspaceRoot: string,
+  tool: ToolDefinition,
+  args: unknown,
+  maxReadBytes: number,
+  guard: FileGuard,
+): Promise<string | undefined> {
   try {
     if (tool === (writeFileTool as unknown as ToolDefinition)) {
       const { path, content } = args as WriteFileArgs;
@@ -75,7 +81,12 @@ export async function approvalPreview(workspaceRoot: string, tool: ToolDefinitio
 }
 
 /** Previews for the calls of a batch that wait for approval, by call id. */
-export async function approvalPreviews(workspaceRoot: string, calls: ReadonlyArray<{ callId: string; tool: ToolDefinition; args: unknown }>, maxReadBytes: number, guard: FileGuard): Promise<Map<string, string>> {
+export async function approvalPreviews(
+  workspaceRoot: string,
+  calls: ReadonlyArray<{ callId: string; tool: ToolDefinition; args: unknown }>,
+  maxReadBytes: number,
+  guard: FileGuard,
+): Promise<Map<string, string>> {
   const previews = new Map<string, string>();
   for (const call of calls) {
     const preview = await approvalPreview(workspaceRoot, call.tool, call.args, maxReadBytes, guard);

@@ -12,7 +12,12 @@ export interface RecordedCall {
 }
 
 /** Runs `run` with the context it should get, recording what the call changed when there is a recorder. */
-export function recordToolCall<T>(recorder: CheckpointRecorder | undefined, call: RecordedCall, context: ToolContext, run: (context: ToolContext) => Promise<T>): Promise<T> {
+export function recordToolCall<T>(
+  recorder: CheckpointRecorder | undefined,
+  call: RecordedCall,
+  context: ToolContext,
+  run: (context: ToolContext) => Promise<T>,
+): Promise<T> {
   const tool = call.tool;
   if (!recorder || !tool || tool.mcp) return run(context);
   if (tool.kind === 'command') return recorder.recordCommand(call.stepId, call.callId, () => run(context));

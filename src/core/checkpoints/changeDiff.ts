@@ -34,7 +34,8 @@ export async function fileDiff(summary: FileSummary, store: ContentStore): Promi
     const why = summary.notes[0] ?? 'its content was not saved';
     return { path, text: `${mark}Files ${summary.kind === 'created' ? '/dev/null' : a} and ${summary.kind === 'deleted' ? '/dev/null' : b} differ (${why})\n` };
   }
-  if ((before && looksBinary(before)) || (after && looksBinary(after))) return { path, text: `${mark}Binary files ${before ? a : '/dev/null'} and ${after ? b : '/dev/null'} differ\n` };
+  if ((before && looksBinary(before)) || (after && looksBinary(after)))
+    return { path, text: `${mark}Binary files ${before ? a : '/dev/null'} and ${after ? b : '/dev/null'} differ\n` };
   const oldText = before?.toString('utf8') ?? '';
   const newText = after?.toString('utf8') ?? '';
   const text = unifiedDiff(oldText, newText, { oldLabel: before ? a : '/dev/null', newLabel: after ? b : '/dev/null' });
@@ -42,8 +43,16 @@ export async function fileDiff(summary: FileSummary, store: ContentStore): Promi
 }
 
 /** The diffs of every summary, in order, with the net line counts of them all. */
-export async function diffText(summaries: readonly FileSummary[], store: ContentStore): Promise<{ text: string; files: FileDiff[]; added: number; removed: number }> {
+export async function diffText(
+  summaries: readonly FileSummary[],
+  store: ContentStore,
+): Promise<{ text: string; files: FileDiff[]; added: number; removed: number }> {
   const files: FileDiff[] = [];
   for (const summary of summaries) files.push(await fileDiff(summary, store));
-  return { text: files.map((f) => f.text).join(''), files, added: files.reduce((n, f) => n + (f.added ?? 0), 0), removed: files.reduce((n, f) => n + (f.removed ?? 0), 0) };
+  return {
+    text: files.map((f) => f.text).join(''),
+    files,
+    added: files.reduce((n, f) => n + (f.added ?? 0), 0),
+    removed: files.reduce((n, f) => n + (f.removed ?? 0), 0),
+  };
 }

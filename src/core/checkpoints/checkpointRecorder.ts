@@ -122,7 +122,8 @@ export class CheckpointRecorder {
     try {
       return await this.prepare();
     } catch (error) {
-      if (!this.setupFailed) this.options.warn(`file changes are not recorded: the checkpoint folder ${this.options.dir} could not be set up (${(error as Error).message})`);
+      if (!this.setupFailed)
+        this.options.warn(`file changes are not recorded: the checkpoint folder ${this.options.dir} could not be set up (${(error as Error).message})`);
       this.setupFailed = true;
       return undefined;
     }
@@ -155,7 +156,18 @@ export class CheckpointRecorder {
     if (!ready) return run();
     let recording: CommandRecording | undefined;
     try {
-      recording = await CommandRecording.start({ realRoot: ready.realRoot, store: this.store, maxBytes: this.options.maxFileBytes, ledger: this.ledger, shadow: ready.shadow, noShadowReason: ready.noShadowReason, exclude: ready.excluded }, callId);
+      recording = await CommandRecording.start(
+        {
+          realRoot: ready.realRoot,
+          store: this.store,
+          maxBytes: this.options.maxFileBytes,
+          ledger: this.ledger,
+          shadow: ready.shadow,
+          noShadowReason: ready.noShadowReason,
+          exclude: ready.excluded,
+        },
+        callId,
+      );
       if (recording.untracked) this.options.warn(`the workspace has too many files to track what ${callId} changes`);
     } catch (error) {
       this.options.warn(`could not record what ${callId} changes: ${(error as Error).message}`);
@@ -181,7 +193,9 @@ export class CheckpointRecorder {
 
   /** What a revert wrote is nobody's change: a command watching the workspace meanwhile leaves it out. */
   noteReverted(files: ReadonlyArray<{ path: string; from: string | null; to: string | null; folder?: string }>): void {
-    for (const file of files) if (file.folder !== 'unchanged' && (file.folder !== undefined || file.from !== file.to)) this.ledger.note(file.path, 'revert', file.folder ? null : file.to);
+    for (const file of files)
+      if (file.folder !== 'unchanged' && (file.folder !== undefined || file.from !== file.to))
+        this.ledger.note(file.path, 'revert', file.folder ? null : file.to);
   }
 
   /** Waits for recordings in flight and removes the shadow repository (the content store stays). */

@@ -78,7 +78,13 @@ export class CommandRecording {
     const { realRoot, store, maxBytes, ledger, shadow } = this.deps;
     const difference = compareScans(this.before, after);
     const previous = [...difference.touched, ...difference.deleted];
-    const oldContents = shadow && this.tree ? await shadow.readFiles(this.tree, previous.filter((file) => this.before.files.get(file)!.size <= maxBytes)) : new Map<string, Buffer>();
+    const oldContents =
+      shadow && this.tree
+        ? await shadow.readFiles(
+            this.tree,
+            previous.filter((file) => this.before.files.get(file)!.size <= maxBytes),
+          )
+        : new Map<string, Buffer>();
     const changes: FileChange[] = [];
     for (const file of [...difference.created, ...previous].sort()) {
       const now = await captureFile(path.join(realRoot, file), file, store, maxBytes, ledger);

@@ -71,7 +71,14 @@ export async function readFileState(real: string, maxBytes: number): Promise<Raw
 export async function settleFile(raw: RawFile, relative: string, store: ContentStore, ledger?: ChangeLedger): Promise<CapturedFile> {
   if (!raw.exists) return { exists: false, hash: null, restorable: true };
   if (raw.directory) return { exists: true, directory: true, hash: null, restorable: true };
-  if (raw.bytes) return { exists: true, hash: await store.put(raw.bytes, raw.stamp && ledger?.knownHash(relative, raw.stamp)), bytes: raw.bytes, restorable: true, stamp: raw.stamp };
+  if (raw.bytes)
+    return {
+      exists: true,
+      hash: await store.put(raw.bytes, raw.stamp && ledger?.knownHash(relative, raw.stamp)),
+      bytes: raw.bytes,
+      restorable: true,
+      stamp: raw.stamp,
+    };
   return { exists: true, hash: raw.largeHash ?? null, restorable: false, note: raw.note, stamp: raw.stamp };
 }
 

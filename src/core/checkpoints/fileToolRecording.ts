@@ -67,7 +67,8 @@ export class FileToolRecording {
     if (!isInside(this.realRoot, real) || real === this.realRoot || this.captured.has(real) || this.isExcluded(displayPath(this.realRoot, real))) return;
     const work = (async () => {
       for (const folder of await missingFolders(this.realRoot, options.directory ? real : path.dirname(real))) {
-        if (!this.captured.has(folder)) this.captured.set(folder, { real: folder, relative: displayPath(this.realRoot, folder), before: { real: folder, exists: false }, directory: true });
+        if (!this.captured.has(folder))
+          this.captured.set(folder, { real: folder, relative: displayPath(this.realRoot, folder), before: { real: folder, exists: false }, directory: true });
       }
       if (this.captured.has(real)) return;
       // Only read here: hashing and storing wait until the call has returned.

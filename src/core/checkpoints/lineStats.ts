@@ -21,7 +21,8 @@ function commonPrefix(a: Buffer, b: Buffer): number {
 
 function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
   let length = 0;
-  while (length + BLOCK <= limit && a.compare(b, b.length - length - BLOCK, b.length - length, a.length - length - BLOCK, a.length - length) === 0) length += BLOCK;
+  while (length + BLOCK <= limit && a.compare(b, b.length - length - BLOCK, b.length - length, a.length - length - BLOCK, a.length - length) === 0)
+    length += BLOCK;
   while (length < limit && a[a.length - 1 - length] === b[b.length - 1 - length]) length++;
   return length;
 }

@@ -28,6 +28,10 @@ export async function revertForReplan(input: ReplanRevertInput): Promise<void> {
     recorder.noteReverted(outcome.files);
     log.append({ type: 'files_reverted', reason: 'replan', stepIds: [...input.stepIds], files: outcome.files, conflicts: outcome.conflicts });
   } catch (error) {
-    log.append({ type: 'log', level: 'warn', message: `Checkpoints: the changes of ${input.stepIds.join(', ')} could not be reverted before the replan: ${(error as Error).message}` });
+    log.append({
+      type: 'log',
+      level: 'warn',
+      message: `Checkpoints: the changes of ${input.stepIds.join(', ')} could not be reverted before the replan: ${(error as Error).message}`,
+    });
   }
 }

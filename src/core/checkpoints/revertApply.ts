@@ -102,7 +102,11 @@ export async function applyRevert(targets: readonly RevertTarget[], options: Rev
     }
     const fromHash = current.kind === 'file' ? current.hash : null;
     if (same(current, target.target)) {
-      outcome.files.push(target.target.kind === 'folder' ? { path: target.path, from: null, to: null, folder: 'unchanged' } : { path: target.path, from: fromHash, to: fromHash });
+      outcome.files.push(
+        target.target.kind === 'folder'
+          ? { path: target.path, from: null, to: null, folder: 'unchanged' }
+          : { path: target.path, from: fromHash, to: fromHash },
+      );
       continue;
     }
     if (!options.force) {
@@ -138,7 +142,11 @@ export async function applyRevert(targets: readonly RevertTarget[], options: Rev
       outcome.files.push(entryFor(target, fromHash, current));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      conflict(target, code === 'ENOTEMPTY' || code === 'EEXIST' ? 'changed_since' : 'failed', code === 'ENOTEMPTY' || code === 'EEXIST' ? 'the folder is not empty (files not made by the run are in it)' : (error as Error).message);
+      conflict(
+        target,
+        code === 'ENOTEMPTY' || code === 'EEXIST' ? 'changed_since' : 'failed',
+        code === 'ENOTEMPTY' || code === 'EEXIST' ? 'the folder is not empty (files not made by the run are in it)' : (error as Error).message,
+      );
     }
   }
   return outcome;

@@ -51,13 +51,22 @@ export function activeChanges(state: PlanState): StepChange[] {
  */
 export function stepsToRevert(state: PlanState, stepIds: readonly string[], withDownstream = true): string[] {
   const unknown = stepIds.filter((id) => !state.steps.has(id) && !state.replacedSteps.has(id));
-  if (unknown.length > 0) throw new Error(`no step ${unknown.join(', ')} in this run (steps: ${allSteps(state).map((s) => s.id).join(', ') || 'none'})`);
+  if (unknown.length > 0)
+    throw new Error(
+      `no step ${unknown.join(', ')} in this run (steps: ${
+        allSteps(state)
+          .map((s) => s.id)
+          .join(', ') || 'none'
+      })`,
+    );
   const selected = new Set(stepIds);
   if (withDownstream) {
     const graph = PlanGraph.forState(state);
     for (const id of stepIds) if (graph.has(id)) for (const downstream of graph.downstream(id)) selected.add(downstream);
   }
-  return allSteps(state).map((step) => step.id).filter((id) => selected.has(id));
+  return allSteps(state)
+    .map((step) => step.id)
+    .filter((id) => selected.has(id));
 }
 
 /** Every step of the run, live and replaced. */
@@ -80,7 +89,14 @@ export function planRevert(state: PlanState, stepIds: readonly string[]): Revert
     if (first === -1) continue;
     const { change } = history[first];
     const last = history[history.length - 1].change;
-    const laterSteps = [...new Set(history.slice(first + 1).filter((item) => !selected.has(item.stepId)).map((item) => item.stepId))];
+    const laterSteps = [
+      ...new Set(
+        history
+          .slice(first + 1)
+          .filter((item) => !selected.has(item.stepId))
+          .map((item) => item.stepId),
+      ),
+    ];
     targets.push({ path, target: stateBefore(change), expected: stateAfter(last), notRestorable: restorability(change), laterSteps });
   }
   return orderTargets(targets);
@@ -93,7 +109,12 @@ export function planRevert(state: PlanState, stepIds: readonly string[]): Revert
 function orderTargets(targets: RevertTarget[]): RevertTarget[] {
   const group = (t: RevertTarget) => (t.target.kind === 'folder' ? 0 : t.expected?.kind === 'folder' ? 2 : 1);
   const depth = (path: string) => path.split('/').length;
-  return targets.sort((a, b) => group(a) - group(b) || (group(a) === 0 ? depth(a.path) - depth(b.path) : group(a) === 2 ? depth(b.path) - depth(a.path) : 0) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return targets.sort(
+    (a, b) =>
+      group(a) - group(b) ||
+      (group(a) === 0 ? depth(a.path) - depth(b.path) : group(a) === 2 ? depth(b.path) - depth(a.path) : 0) ||
+      (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+  );
 }
 
 /** The targets that undo a revert: each path it settled goes back to what the revert replaced. */
@@ -103,7 +124,8 @@ export function planUndo(revert: Extract<RunEvent, { type: 'files_reverted' }>):
   for (const file of revert.files) {
     if (file.folder === 'created') targets.push({ path: file.path, target: ABSENT, expected: FOLDER, laterSteps: [] });
     else if (file.folder === 'removed') targets.push({ path: file.path, target: FOLDER, expected: ABSENT, laterSteps: [] });
-    else if (file.folder === undefined && file.from !== file.to) targets.push({ path: file.path, target: state(file.from), expected: state(file.to), laterSteps: [] });
+    else if (file.folder === undefined && file.from !== file.to)
+      targets.push({ path: file.path, target: state(file.from), expected: state(file.to), laterSteps: [] });
   }
   return orderTargets(targets);
 }

@@ -44,7 +44,8 @@ export function openReview(traceFile: string, options: { checkpointsDir?: string
   if (!workspace) throw new ReviewError(`the trace ${traceFile} does not say which workspace the run worked in; give --workspace`);
   const dir = options.checkpointsDir ?? defaultCheckpointsDir(traceFile);
   const hasChanges = events.some((event) => event.type === 'files_changed');
-  if (hasChanges && !(existsSync(dir) && statSync(dir).isDirectory())) throw new ReviewError(`the run's checkpoint folder ${dir} does not exist (give --checkpoints DIR if it was recorded elsewhere)`);
+  if (hasChanges && !(existsSync(dir) && statSync(dir).isDirectory()))
+    throw new ReviewError(`the run's checkpoint folder ${dir} does not exist (give --checkpoints DIR if it was recorded elsewhere)`);
   return { traceFile, events, state: foldEvents(events), workspace, store: new ContentStore(dir), warnings };
 }
 
@@ -74,11 +75,25 @@ export async function revertRecorded(review: Pick<RunReview, 'state' | 'workspac
     dryRun: request.dryRun,
     maxFileBytes: request.maxFileBytes ?? DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
   });
-  return { stepIds, outcome, event: { type: 'files_reverted', reason: request.reason ?? 'user', stepIds, files: outcome.files, conflicts: outcome.conflicts, ...(request.force ? { forced: true } : {}) } };
+  return {
+    stepIds,
+    outcome,
+    event: {
+      type: 'files_reverted',
+      reason: request.reason ?? 'user',
+      stepIds,
+      files: outcome.files,
+      conflicts: outcome.conflicts,
+      ...(request.force ? { forced: true } : {}),
+    },
+  };
 }
 
 /** Undoes the last revert that is not undone yet; undefined when there is none. */
-export async function undoLastRevert(review: Pick<RunReview, 'events' | 'workspace' | 'store'>, request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'> = {}): Promise<RevertResult | undefined> {
+export async function undoLastRevert(
+  review: Pick<RunReview, 'events' | 'workspace' | 'store'>,
+  request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'> = {},
+): Promise<RevertResult | undefined> {
   const last = undoableReverts(review.events).at(-1);
   if (!last) return undefined;
   const outcome = await applyRevert(planUndo(last), {
@@ -88,7 +103,19 @@ export async function undoLastRevert(review: Pick<RunReview, 'events' | 'workspa
     dryRun: request.dryRun,
     maxFileBytes: request.maxFileBytes ?? DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
   });
-  return { stepIds: last.stepIds, outcome, event: { type: 'files_reverted', reason: 'undo', stepIds: last.stepIds, files: outcome.files, conflicts: outcome.conflicts, undoes: last.seq, ...(request.force ? { forced: true } : {}) } };
+  return {
+    stepIds: last.stepIds,
+    outcome,
+    event: {
+      type: 'files_reverted',
+      reason: 'undo',
+      stepIds: last.stepIds,
+      files: outcome.files,
+      conflicts: outcome.conflicts,
+      undoes: last.seq,
+      ...(request.force ? { forced: true } : {}),
+    },
+  };
 }
 
 /** Appends `event` to a finished run's trace (seq after the last line) and returns it stamped. */

@@ -99,12 +99,23 @@ export class ShadowGit {
     const base: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', LC_ALL: 'C' };
     const env = guardedGitEnv(base);
     if (!withRepository) return env;
-    return { ...env, GIT_DIR: this.gitDir, GIT_WORK_TREE: this.workTree, GIT_INDEX_FILE: path.join(this.gitDir, 'index'), GIT_LITERAL_PATHSPECS: '1', GIT_OPTIONAL_LOCKS: '0' };
+    return {
+      ...env,
+      GIT_DIR: this.gitDir,
+      GIT_WORK_TREE: this.workTree,
+      GIT_INDEX_FILE: path.join(this.gitDir, 'index'),
+      GIT_LITERAL_PATHSPECS: '1',
+      GIT_OPTIONAL_LOCKS: '0',
+    };
   }
 
   private run(args: string[], input?: Buffer | string, withRepository = true): Promise<GitResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.git, guardedGitArgs(args), { cwd: withRepository ? this.workTree : undefined, env: this.environment(withRepository), stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(this.git, guardedGitArgs(args), {
+        cwd: withRepository ? this.workTree : undefined,
+        env: this.environment(withRepository),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       const out: Buffer[] = [];
       let err = '';
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -178,7 +189,8 @@ export class ShadowGit {
 
   private async check(args: string[], input?: string): Promise<GitResult> {
     const result = await this.run(args, input);
-    if (result.code !== 0) throw new ShadowGitError(`git ${args[0]} in the checkpoint repository failed (exit ${result.code}): ${result.stderr.trim().slice(0, 500)}`);
+    if (result.code !== 0)
+      throw new ShadowGitError(`git ${args[0]} in the checkpoint repository failed (exit ${result.code}): ${result.stderr.trim().slice(0, 500)}`);
     return result;
   }
 

@@ -16,14 +16,15 @@ function runWith(changes: Array<{ stepId: string; change: FileChange }>, extra: 
   const log = new EventLog();
   log.subscribe((event) => void RunEventSchema.parse(event));
   log.append({ type: 'run_started', runId: 'r1', task: 't', workspace: '/ws', model: 'm', baseUrl: 'http://127.0.0.1/v1' });
-  for (const id of ['s1', 's2']) log.append({ type: 'step_added', stepId: id, description: id, dependsOn: [], lineage: id, replanAttempts: 0, origin: 'planner' });
+  for (const id of ['s1', 's2'])
+    log.append({ type: 'step_added', stepId: id, description: id, dependsOn: [], lineage: id, replanAttempts: 0, origin: 'planner' });
   changes.forEach(({ stepId, change }, i) => log.append({ type: 'files_changed', stepId, callId: `c${i}`, changes: [change] }));
   for (const event of extra) log.append(event);
   return log;
 }
 
-describe('panel: a step\'s changes', () => {
-  it('sums a file\'s changes within a step, nets created-then-edited to created, and drops created-then-deleted', () => {
+describe("panel: a step's changes", () => {
+  it("sums a file's changes within a step, nets created-then-edited to created, and drops created-then-deleted", () => {
     const log = runWith([
       { stepId: 's1', change: { path: 'a.ts', kind: 'created', before: null, after: h('1'), restorable: true, added: 3, removed: 0 } },
       { stepId: 's1', change: { path: 'a.ts', kind: 'modified', before: h('1'), after: h('2'), restorable: true, added: 1, removed: 1 } },
@@ -32,15 +33,39 @@ describe('panel: a step\'s changes', () => {
       { stepId: 's2', change: { path: 'big.bin', kind: 'modified', before: null, after: h('4'), restorable: false, note: 'too large', binary: true } },
     ]);
     const s1 = summarizeChanges(log.state, 's1');
-    assert.deepEqual(s1.map((s) => [s.path, s.kind, s.before, s.after, lineCountText(s)]), [['a.ts', 'created', null, h('2'), '+4 -1']]);
+    assert.deepEqual(
+      s1.map((s) => [s.path, s.kind, s.before, s.after, lineCountText(s)]),
+      [['a.ts', 'created', null, h('2'), '+4 -1']],
+    );
     const s2 = summarizeChanges(log.state, 's2');
-    assert.deepEqual(s2.map((s) => [s.path, s.beforeKnown, lineCountText(s), s.notes]), [['big.bin', false, 'binary', ['too large']]]);
+    assert.deepEqual(
+      s2.map((s) => [s.path, s.beforeKnown, lineCountText(s), s.notes]),
+      [['big.bin', false, 'binary', ['too large']]],
+    );
     assert.deepEqual(log.state.steps.get('s1')!.files, ['a.ts', 'tmp.txt'], "the step's files list what it touched");
   });
 
   it('marks what a revert undid, says when everything was undone, and un-marks on undo', () => {
     const change: FileChange = { path: 'a.ts', kind: 'created', before: null, after: h('1'), restorable: true, added: 1, removed: 0 };
-    const log = runWith([{ stepId: 's1', change }], [{ type: 'run_finished', status: 'completed', plan: { runId: 'r1', task: 't', title: '', status: 'completed', steps: [], replacedSteps: [], replans: [], usage: { promptTokens: 0, completionTokens: 0 } } }]);
+    const log = runWith(
+      [{ stepId: 's1', change }],
+      [
+        {
+          type: 'run_finished',
+          status: 'completed',
+          plan: {
+            runId: 'r1',
+            task: 't',
+            title: '',
+            status: 'completed',
+            steps: [],
+            replacedSteps: [],
+            replans: [],
+            usage: { promptTokens: 0, completionTokens: 0 },
+          },
+        },
+      ],
+    );
     const store = new PlanStore();
     store.reset('r1', false, log.events);
     assert.deepEqual(runHasChanges(store.state), { any: true, active: true });
@@ -51,7 +76,14 @@ describe('panel: a step\'s changes', () => {
     assert.deepEqual(summarizeChanges(store.state), [], "the run's changes in effect leave out what was reverted");
     assert.deepEqual(runHasChanges(store.state), { any: true, active: false });
     assert.equal(canRevert(store, summarizeChanges(store.state, 's1')), false, 'nothing left to revert');
-    log.append({ type: 'files_reverted', reason: 'undo', stepIds: ['s1'], files: [{ path: 'a.ts', from: null, to: h('1') }], conflicts: [], undoes: revert.seq });
+    log.append({
+      type: 'files_reverted',
+      reason: 'undo',
+      stepIds: ['s1'],
+      files: [{ path: 'a.ts', from: null, to: h('1') }],
+      conflicts: [],
+      undoes: revert.seq,
+    });
     store.reset('r1', false, log.events);
     assert.equal(summarizeChanges(store.state, 's1')[0].reverted, undefined);
   });
@@ -61,11 +93,22 @@ describe('panel: a step\'s changes', () => {
     const store = new PlanStore();
     store.reset('r1', true, log.events);
     assert.equal(canRevert(store, summarizeChanges(store.state, 's1')), false);
-    for (const message of [openChangeMessage(store, 's1', 'src/a b.ts'), openChangeMessage(store, undefined, 'src/a b.ts'), reviewChangesMessage(store), reviewChangesMessage(store, 's1'), revertChangesMessage(store), revertChangesMessage(store, 's1')]) {
+    for (const message of [
+      openChangeMessage(store, 's1', 'src/a b.ts'),
+      openChangeMessage(store, undefined, 'src/a b.ts'),
+      reviewChangesMessage(store),
+      reviewChangesMessage(store, 's1'),
+      revertChangesMessage(store),
+      revertChangesMessage(store, 's1'),
+    ]) {
       const parsed = parseWebviewMessage(message);
       assert.ok(parsed.ok, JSON.stringify(parsed));
     }
     assert.equal(parseWebviewMessage({ type: 'changes/open', runId: 'r1', path: 'a\u0000b' }).ok, false);
-    assert.equal(parseWebviewMessage({ type: 'changes/revert', runId: 'r1', stepId: 's1', force: true }).ok, false, 'no extra fields: the host asks before forcing');
+    assert.equal(
+      parseWebviewMessage({ type: 'changes/revert', runId: 'r1', stepId: 's1', force: true }).ok,
+      false,
+      'no extra fields: the host asks before forcing',
+    );
   });
 });

@@ -34,7 +34,10 @@ describe('content store', () => {
     await new ContentStore(dir).put(same);
     await store.put(Buffer.from('other'));
     assert.equal(objectFiles(dir).length, 2);
-    assert.ok(objectFiles(dir).every((name) => !name.endsWith('.tmp')), 'no temporary file is left behind');
+    assert.ok(
+      objectFiles(dir).every((name) => !name.endsWith('.tmp')),
+      'no temporary file is left behind',
+    );
   });
 
   it('answers undefined for a content never stored and refuses what is not a hash', async () => {

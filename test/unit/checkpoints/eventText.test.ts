@@ -26,7 +26,18 @@ describe('progress lines of file changes and reverts', () => {
     assert.equal(line, '    s1 changed docs/ (new folder), docs/a.md (new, +3 -0), old.txt (deleted, +0 -1), big.bin (modified, binary, not restorable)');
   });
   it('says how many paths a revert put back and which it left alone', () => {
-    const event = { seq: 9, time: 2, type: 'files_reverted' as const, reason: 'replan' as const, stepIds: ['s2', 's3'], files: [{ path: 'a', from: 'a'.repeat(64), to: null }, { path: 'same', from: 'b'.repeat(64), to: 'b'.repeat(64) }], conflicts: [{ path: 'b', reason: 'changed_since' as const, detail: 'x' }] };
+    const event = {
+      seq: 9,
+      time: 2,
+      type: 'files_reverted' as const,
+      reason: 'replan' as const,
+      stepIds: ['s2', 's3'],
+      files: [
+        { path: 'a', from: 'a'.repeat(64), to: null },
+        { path: 'same', from: 'b'.repeat(64), to: 'b'.repeat(64) },
+      ],
+      conflicts: [{ path: 'b', reason: 'changed_since' as const, detail: 'x' }],
+    };
     assert.equal(formatEvent(event, state), '  reverted s2, s3 (replan): 1 path put back; left alone: b (changed since)');
     assert.equal(formatEvent({ ...event, reason: 'undo', undoes: 4, conflicts: [] }, state), '  undid the revert of s2, s3: 1 path put back');
   });

@@ -70,10 +70,15 @@ describe('recording file changes', function () {
       { path: 'src/deep/a.txt', kind: 'created', before: null, after: sha('one\ntwo\n'), restorable: true, added: 2, removed: 0 },
     ]);
     assert.equal((await call(editFileTool, { path: 'src/deep/a.txt', old_text: 'two', new_text: 'TWO\nthree' }, 'c2', 's2')).ok, true);
-    assert.deepEqual(changesOf('c2'), [{ path: 'src/deep/a.txt', kind: 'modified', before: sha('one\ntwo\n'), after: sha('one\nTWO\nthree\n'), restorable: true, added: 2, removed: 1 }]);
+    assert.deepEqual(changesOf('c2'), [
+      { path: 'src/deep/a.txt', kind: 'modified', before: sha('one\ntwo\n'), after: sha('one\nTWO\nthree\n'), restorable: true, added: 2, removed: 1 },
+    ]);
     assert.equal(recorded.find((r) => r.callId === 'c2')!.stepId, 's2');
     assert.equal((await call(createDirectoryTool, { path: 'empty/inner' }, 'c3')).ok, true);
-    assert.deepEqual(changesOf('c3').map((c) => `${c.kind} ${c.path}${c.directory ? '/' : ''}`), ['created empty/', 'created empty/inner/']);
+    assert.deepEqual(
+      changesOf('c3').map((c) => `${c.kind} ${c.path}${c.directory ? '/' : ''}`),
+      ['created empty/', 'created empty/inner/'],
+    );
     // The old content is kept outside the workspace.
     assert.equal((await recorder.store.get(sha('one\ntwo\n')))?.toString(), 'one\ntwo\n');
   });
@@ -100,7 +105,7 @@ describe('recording file changes', function () {
     assert.equal(await recorder.store.get(sha('x'.repeat(5000))), undefined);
   });
 
-  it("finds what a command created, modified and deleted, keeps the old contents exactly (CRLF under text=auto), skips ignored files and unchanged ones", async () => {
+  it('finds what a command created, modified and deleted, keeps the old contents exactly (CRLF under text=auto), skips ignored files and unchanged ones', async () => {
     writeFileSync(join(ws, '.gitattributes'), '* text=auto\n');
     writeFileSync(join(ws, '.gitignore'), 'build/\n*.log\n');
     writeFileSync(join(ws, 'crlf.txt'), 'a\r\nb\r\n');
@@ -129,7 +134,7 @@ describe('recording file changes', function () {
     assert.equal((await recorder.store.get(changes.find((c) => c.path === 'gone.txt')!.before!))?.toString(), 'delete me\n');
   });
 
-  it('without git, a command\'s modifications are recorded as not restorable (creations still are)', async () => {
+  it("without git, a command's modifications are recorded as not restorable (creations still are)", async () => {
     await recorder.close();
     recorder = makeRecorder({ useGit: false });
     writeFileSync(join(ws, 'old.txt'), 'old\n');
@@ -138,7 +143,10 @@ describe('recording file changes', function () {
       writeFileSync(join(ws, 'made.txt'), 'made\n');
     });
     const changes = changesOf('cmd');
-    assert.deepEqual(changes.map((c) => `${c.kind} ${c.path} ${c.restorable}`), ['created made.txt true', 'modified old.txt false']);
+    assert.deepEqual(
+      changes.map((c) => `${c.kind} ${c.path} ${c.restorable}`),
+      ['created made.txt true', 'modified old.txt false'],
+    );
     assert.match(changes[1].note ?? '', /git is not installed/);
   });
 
@@ -151,13 +159,30 @@ describe('recording file changes', function () {
       await call(writeFileTool, { path: 'tool-only.txt', content: 'by s2\n' }, 'write2', 's2');
       writeFileSync(join(ws, 'by-command.txt'), 'cmd\n');
     });
-    assert.deepEqual(changesOf('cmd').map((c) => c.path), ['by-command.txt']);
-    assert.deepEqual(changesOf('write').map((c) => `${c.path} ${c.before === sha('v1\n')}`), ['shared.txt true']);
+    assert.deepEqual(
+      changesOf('cmd').map((c) => c.path),
+      ['by-command.txt'],
+    );
+    assert.deepEqual(
+      changesOf('write').map((c) => `${c.path} ${c.before === sha('v1\n')}`),
+      ['shared.txt true'],
+    );
   });
 
   it('a real run_command: the workspace git repository is untouched (HEAD, index, stash, status)', async function () {
     const { execFileSync } = await import('node:child_process');
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: ws,
+        env: {
+          ...process.env,
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      }).toString();
     git('init', '-q');
     writeFileSync(join(ws, 'tracked.txt'), 'tracked\n');
     git('add', '.');
@@ -166,18 +191,33 @@ describe('recording file changes', function () {
     git('stash', '-q');
     writeFileSync(join(ws, 'staged.txt'), 'staged\n');
     git('add', 'staged.txt');
-    const state = () => ({ head: git('rev-parse', 'HEAD'), stash: git('stash', 'list'), index: hashBytes(readFileSync(join(ws, '.git', 'index'))), status: git('status', '--porcelain'), config: readFileSync(join(ws, '.git', 'config'), 'utf8') });
+    const state = () => ({
+      head: git('rev-parse', 'HEAD'),
+      stash: git('stash', 'list'),
+      index: hashBytes(readFileSync(join(ws, '.git', 'index'))),
+      status: git('status', '--porcelain'),
+      config: readFileSync(join(ws, '.git', 'config'), 'utf8'),
+    });
     const before = state();
     const context = { ...toolContext(ws), commandExecution: { sandboxMode: 'off' as const, network: false, envPassthrough: [] } };
-    const result = await recordToolCall(recorder, { stepId: 's1', callId: 'cmd', tool: runCommandTool }, context, (ctx) => executeTool(runCommandTool, { command: 'sh -c "echo made > made.txt; echo edited > tracked.txt"' }, ctx, 100_000));
+    const result = await recordToolCall(recorder, { stepId: 's1', callId: 'cmd', tool: runCommandTool }, context, (ctx) =>
+      executeTool(runCommandTool, { command: 'sh -c "echo made > made.txt; echo edited > tracked.txt"' }, ctx, 100_000),
+    );
     assert.equal(result.ok, true, result.output);
-    assert.deepEqual(changesOf('cmd').map((c) => `${c.kind} ${c.path}`), ['created made.txt', 'modified tracked.txt']);
+    assert.deepEqual(
+      changesOf('cmd').map((c) => `${c.kind} ${c.path}`),
+      ['created made.txt', 'modified tracked.txt'],
+    );
     const after = state();
     assert.equal(after.head, before.head);
     assert.equal(after.stash, before.stash);
     assert.equal(after.index, before.index, 'the index file is byte for byte the same');
     assert.equal(after.config, before.config);
     assert.deepEqual(before.status.split('\n').filter(Boolean), ['A  staged.txt']);
-    assert.deepEqual(after.status.split('\n').filter(Boolean).sort(), [' M tracked.txt', '?? made.txt', 'A  staged.txt'].sort(), 'git sees exactly what the command did');
+    assert.deepEqual(
+      after.status.split('\n').filter(Boolean).sort(),
+      [' M tracked.txt', '?? made.txt', 'A  staged.txt'].sort(),
+      'git sees exactly what the command did',
+    );
   });
 });

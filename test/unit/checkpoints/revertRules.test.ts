@@ -27,7 +27,9 @@ describe('revert rules', function () {
 
   const read = (file: string) => readFileSync(join(ws, file), 'utf8');
   const call = async (stepId: string, tool: ToolDefinition, args: unknown) => {
-    const result = await recordToolCall(recorder, { stepId, callId: `${stepId}-${log.events.length}`, tool }, toolContext(ws), (context) => executeTool(tool, args, context, 100_000));
+    const result = await recordToolCall(recorder, { stepId, callId: `${stepId}-${log.events.length}`, tool }, toolContext(ws), (context) =>
+      executeTool(tool, args, context, 100_000),
+    );
     await recorder.settle();
     return result;
   };
@@ -50,10 +52,21 @@ describe('revert rules', function () {
     log.subscribe((event) => void RunEventSchema.parse(event));
     log.append({ type: 'run_started', runId: 'r', task: 't', workspace: ws, model: 'm', baseUrl: 'http://127.0.0.1/v1' });
     // s1 → s2 → s3, and s4 on its own.
-    for (const [id, deps] of [['s1', []], ['s2', ['s1']], ['s3', ['s2']], ['s4', []]] as const) {
+    for (const [id, deps] of [
+      ['s1', []],
+      ['s2', ['s1']],
+      ['s3', ['s2']],
+      ['s4', []],
+    ] as const) {
       log.append({ type: 'step_added', stepId: id, description: id, dependsOn: [...deps], lineage: id, replanAttempts: 0, origin: 'planner' });
     }
-    recorder = new CheckpointRecorder({ dir: join(base, 'cp'), workspaceRoot: ws, maxFileBytes: 1024 * 1024, recordChanges: (stepId, callId, changes) => log.append({ type: 'files_changed', stepId, callId, changes }), warn: (m) => assert.fail(m) });
+    recorder = new CheckpointRecorder({
+      dir: join(base, 'cp'),
+      workspaceRoot: ws,
+      maxFileBytes: 1024 * 1024,
+      recordChanges: (stepId, callId, changes) => log.append({ type: 'files_changed', stepId, callId, changes }),
+      warn: (m) => assert.fail(m),
+    });
   });
   afterEach(async () => {
     await recorder.close();
@@ -77,10 +90,16 @@ describe('revert rules', function () {
     assert.equal(read('keep.txt'), 'original\n');
     assert.equal(existsSync(join(ws, 'new')), false, 'folders the steps created are removed');
     assert.equal(read('other.txt'), 's4\n', 'a step outside the selection keeps its changes');
-    assert.deepEqual(outcome.files.map((f) => f.path), ['keep.txt', 'new/dir/file.txt', 'new/dir', 'new']);
+    assert.deepEqual(
+      outcome.files.map((f) => f.path),
+      ['keep.txt', 'new/dir/file.txt', 'new/dir', 'new'],
+    );
     // The fold marks the reverted changes.
     const s2 = log.state.steps.get('s2')!;
-    assert.deepEqual(s2.changes?.map((c) => c.revertedBy?.reason), ['user']);
+    assert.deepEqual(
+      s2.changes?.map((c) => c.revertedBy?.reason),
+      ['user'],
+    );
     assert.equal(log.state.steps.get('s4')!.changes?.[0].revertedBy, undefined);
   });
 
@@ -88,7 +107,10 @@ describe('revert rules', function () {
     await call('s1', writeFileTool, { path: 'a.txt', content: 'agent\n' });
     writeFileSync(join(ws, 'a.txt'), 'edited by the user\n');
     const refused = await revert(['s1']);
-    assert.deepEqual(refused.conflicts.map((c) => [c.path, c.reason]), [['a.txt', 'changed_since']]);
+    assert.deepEqual(
+      refused.conflicts.map((c) => [c.path, c.reason]),
+      [['a.txt', 'changed_since']],
+    );
     assert.match(refused.conflicts[0].detail, /changed after the run/);
     assert.equal(read('a.txt'), 'edited by the user\n');
     const forced = await revert(['s1'], { force: true });
@@ -100,14 +122,20 @@ describe('revert rules', function () {
     await call('s1', writeFileTool, { path: 'shared.txt', content: 'one\n' });
     await call('s4', editFileTool, { path: 'shared.txt', old_text: 'one', new_text: 'two' });
     const outcome = await revert(['s1']);
-    assert.deepEqual(outcome.conflicts.map((c) => [c.path, c.reason, c.detail]), [['shared.txt', 'changed_by_other_step', 'step s4 changed it afterwards']]);
+    assert.deepEqual(
+      outcome.conflicts.map((c) => [c.path, c.reason, c.detail]),
+      [['shared.txt', 'changed_by_other_step', 'step s4 changed it afterwards']],
+    );
     assert.equal(read('shared.txt'), 'two\n');
   });
 
   it('a dry run reports the same outcome and touches nothing', async () => {
     await call('s1', writeFileTool, { path: 'a.txt', content: 'agent\n' });
     const dry = await revert(['s1'], { dryRun: true });
-    assert.deepEqual(dry.files.map((f) => f.path), ['a.txt']);
+    assert.deepEqual(
+      dry.files.map((f) => f.path),
+      ['a.txt'],
+    );
     assert.equal(read('a.txt'), 'agent\n');
   });
 
@@ -129,7 +157,12 @@ describe('revert rules', function () {
   });
 
   it('a change whose earlier content was not saved cannot be put back, even forced', async () => {
-    const event: Omit<EventOf<'files_changed'>, 'seq' | 'time'> = { type: 'files_changed', stepId: 's1', callId: 'c', changes: [{ path: 'x.bin', kind: 'modified', before: null, after: null, restorable: false, note: 'too large' }] };
+    const event: Omit<EventOf<'files_changed'>, 'seq' | 'time'> = {
+      type: 'files_changed',
+      stepId: 's1',
+      callId: 'c',
+      changes: [{ path: 'x.bin', kind: 'modified', before: null, after: null, restorable: false, note: 'too large' }],
+    };
     log.append(event);
     const outcome = await revert(['s1'], { force: true });
     assert.deepEqual(outcome.conflicts, [{ path: 'x.bin', reason: 'not_restorable', detail: 'too large' }]);

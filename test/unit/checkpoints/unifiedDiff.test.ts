@@ -66,7 +66,9 @@ describe('line diff and unified diff', () => {
     const after = 'one\ntwo\nthree\nFOUR\nfive\nsix\nseven\neight\nnine\n';
     assert.equal(
       unifiedDiff(before, after, { oldLabel: 'a/f.txt', newLabel: 'b/f.txt' }),
-      ['--- a/f.txt', '+++ b/f.txt', '@@ -1,8 +1,9 @@', ' one', ' two', ' three', '-four', '+FOUR', ' five', ' six', ' seven', ' eight', '+nine', ''].join('\n'),
+      ['--- a/f.txt', '+++ b/f.txt', '@@ -1,8 +1,9 @@', ' one', ' two', ' three', '-four', '+FOUR', ' five', ' six', ' seven', ' eight', '+nine', ''].join(
+        '\n',
+      ),
     );
   });
 
@@ -74,7 +76,10 @@ describe('line diff and unified diff', () => {
     const before = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join('');
     const after = before.replace('line 2\n', 'line two\n').replace('line 19\nline 20\n', 'line 19\nline 20');
     const diff = unifiedDiff(before, after, { oldLabel: 'a/x', newLabel: 'b/x' });
-    assert.deepEqual(diff.split('\n').filter((l) => l.startsWith('@@')), ['@@ -1,5 +1,5 @@', '@@ -17,4 +17,4 @@']);
+    assert.deepEqual(
+      diff.split('\n').filter((l) => l.startsWith('@@')),
+      ['@@ -1,5 +1,5 @@', '@@ -17,4 +17,4 @@'],
+    );
     assert.match(diff, /-line 20\n\+line 20\n\\ No newline at end of file\n$/);
   });
 

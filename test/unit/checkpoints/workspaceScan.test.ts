@@ -16,7 +16,7 @@ describe('workspace scan', () => {
     assert.equal(ignored('deep/b.log'), true);
     assert.equal(ignored('keep.log'), false, '! re-includes');
     assert.equal(ignored('dist', true), true);
-    assert.equal(ignored('src/dist', true), false, 'a leading / anchors to the file\'s folder');
+    assert.equal(ignored('src/dist', true), false, "a leading / anchors to the file's folder");
     assert.equal(ignored('build', true), true);
     assert.equal(ignored('x/build', true), true);
     assert.equal(ignored('build', false), false, 'a trailing / matches folders only');
@@ -25,7 +25,7 @@ describe('workspace scan', () => {
     assert.equal(ignored('#hash'), true);
     assert.equal(ignored('pkg/local.txt'), true);
     assert.equal(ignored('pkg/sub/local.txt'), true);
-    assert.equal(ignored('local.txt'), false, "a nested .gitignore speaks only for its folder");
+    assert.equal(ignored('local.txt'), false, 'a nested .gitignore speaks only for its folder');
     assert.equal(ignored('pkg/only-here'), true);
     assert.equal(ignored('pkg/sub/only-here'), false);
   });
@@ -58,7 +58,8 @@ describe('workspace scan', () => {
   });
 
   it('settings: a workspace can switch recording on or save larger files, never switch it off or save less', () => {
-    const map = (enabled: object, size: object) => parseConfig(mapSettings((key) => (key === 'cortex.checkpoints.enabled' ? enabled : key === 'cortex.checkpoints.maxFileBytes' ? size : undefined)).input);
+    const map = (enabled: object, size: object) =>
+      parseConfig(mapSettings((key) => (key === 'cortex.checkpoints.enabled' ? enabled : key === 'cortex.checkpoints.maxFileBytes' ? size : undefined)).input);
     assert.equal(map({ workspaceValue: false }, {})['cortex.checkpoints.enabled'], true);
     assert.equal(map({ globalValue: false }, {})['cortex.checkpoints.enabled'], false);
     assert.equal(map({ globalValue: false, workspaceFolderValue: true }, {})['cortex.checkpoints.enabled'], true);
