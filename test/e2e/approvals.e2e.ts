@@ -22,7 +22,9 @@ const answered = (req: ScriptedRequest) => toolMessages(req).length > 0;
 /** The run's events as its trace file has them so far (complete lines only), found by the run's task. */
 function traceEvents(env: E2eEnvironment, task: string): RunEvent[] {
   const runsDir = join(env.codeServer.userDataDir, 'User', 'globalStorage', 'cortex-dev.cortex-agent', 'runs');
+  // Beside each trace are its checkpoints folder and, while it runs, its lock.
   const file = readdirSync(runsDir)
+    .filter((name) => name.endsWith('.jsonl'))
     .map((name) => join(runsDir, name))
     .find((path) => readFileSync(path, 'utf8').split('\n', 1)[0].includes(JSON.stringify(task)));
   assert.ok(file, `no trace of "${task}" in ${runsDir}`);

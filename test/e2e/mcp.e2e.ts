@@ -99,7 +99,7 @@ describe('e2e: MCP servers', function () {
 
     // The trace records the server of the call, and the server was stopped with the run.
     const runsDir = join(env.codeServer.userDataDir, 'User', 'globalStorage', 'cortex-dev.cortex-agent', 'runs');
-    const trace = readdirSync(runsDir).map((file) => join(runsDir, file)).find((file) => readFileSync(file, 'utf8').includes(STEP));
+    const trace = readdirSync(runsDir).filter((file) => file.endsWith('.jsonl')).map((file) => join(runsDir, file)).find((file) => readFileSync(file, 'utf8').includes(STEP));
     assert.ok(trace, `no trace for the run in ${runsDir}`);
     const events = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; message?: string; call?: { audit?: { mcp?: unknown } } });
     assert.deepEqual(events.filter((e) => e.type === 'tool_call_requested')[1]?.call?.audit?.mcp, { server: 'everything', tool: 'get-sum', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
