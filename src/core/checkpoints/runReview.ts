@@ -65,16 +65,20 @@ export interface RevertResult {
   event: NewRunEvent;
 }
 
-/** Reverts steps (with what is downstream of them) or the whole run, on disk unless a dry run. */
-export async function revertRecorded(review: Pick<RunReview, 'state' | 'workspace' | 'store'>, request: RevertRequest): Promise<RevertResult> {
-  const stepIds = request.stepIds && request.stepIds.length > 0 ? stepsToRevert(review.state, request.stepIds) : allStepIds(review.state);
-  const outcome = await applyRevert(planRevert(review.state, stepIds), {
+function revertOptions(review: Pick<RunReview, 'workspace' | 'store'>, request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'>): Parameters<typeof applyRevert>[1] {
+  return {
     workspaceRoot: review.workspace,
     store: review.store,
     force: request.force,
     dryRun: request.dryRun,
     maxFileBytes: request.maxFileBytes ?? DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
-  });
+  };
+}
+
+/** Reverts steps (with what is downstream of them) or the whole run, on disk unless a dry run. */
+export async function revertRecorded(review: Pick<RunReview, 'state' | 'workspace' | 'store'>, request: RevertRequest): Promise<RevertResult> {
+  const stepIds = request.stepIds && request.stepIds.length > 0 ? stepsToRevert(review.state, request.stepIds) : allStepIds(review.state);
+  const outcome = await applyRevert(planRevert(review.state, stepIds), revertOptions(review, request));
   return {
     stepIds,
     outcome,
@@ -96,13 +100,7 @@ export async function undoLastRevert(
 ): Promise<RevertResult | undefined> {
   const last = undoableReverts(review.events).at(-1);
   if (!last) return undefined;
-  const outcome = await applyRevert(planUndo(last), {
-    workspaceRoot: review.workspace,
-    store: review.store,
-    force: request.force,
-    dryRun: request.dryRun,
-    maxFileBytes: request.maxFileBytes ?? DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
-  });
+  const outcome = await applyRevert(planUndo(last), revertOptions(review, request));
   return {
     stepIds: last.stepIds,
     outcome,
