@@ -2,7 +2,8 @@
 // Bundles the entry points with esbuild (types are checked separately by `tsc --noEmit`):
 //   extension  src/extension.ts -> dist/extension.js  (node, cjs, `vscode` external; activation only)
 //   agentHost  src/host/agentHost.ts -> dist/agentHost.js (node, cjs; the agent core, loaded on first use)
-//   cli        src/cli/main.ts  -> dist/cli.js        (node, cjs, `#!/usr/bin/env node`)
+//   cli        src/cli/main.ts  -> dist/cli.js        (node, cjs, `#!/usr/bin/env node`; the entry: help, compile cache)
+//   cliCommands src/cli/cliCommands.ts -> dist/cliCommands.js (node, cjs; the commands and the agent, loaded on use)
 //   webview    webview/main.ts  -> dist/webview.js    (browser, iife)
 // and, with the webview, copies VS Code's icon font (@vscode/codicons: codicon.css + codicon.ttf)
 // into dist/codicons/, where the panel loads it from.
@@ -29,10 +30,17 @@ const entries = [
     options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/agentHost.js', external: ['vscode'] },
   },
   {
+    // The entry only: `--help` and the compile cache; `./cliCommands` stays a require of dist/cliCommands.js.
     name: 'cli',
     entry: 'src/cli/main.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: ['./cliCommands'] },
     executable: true,
+  },
+  {
+    name: 'cliCommands',
+    group: 'cli',
+    entry: 'src/cli/cliCommands.ts',
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/cliCommands.js' },
   },
   {
     name: 'webview',
@@ -59,8 +67,8 @@ function copyCodicons() {
 const started = Date.now();
 mkdirSync(join(root, 'dist'), { recursive: true });
 let failed = false;
-for (const { name, entry, options, executable } of entries) {
-  if (only && !only.includes(name)) continue;
+for (const { name, group, entry, options, executable } of entries) {
+  if (only && !only.includes(name) && !(group && only.includes(group))) continue;
   const source = join(root, entry);
   const outfile = join(root, options.outfile);
   rmSync(`${outfile}.map`, { force: true });
@@ -78,7 +86,7 @@ for (const { name, entry, options, executable } of entries) {
     });
     if (executable) chmodSync(outfile, 0o755);
     const bytes = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js')).reduce((sum, [, output]) => sum + output.bytes, 0);
-    console.log(`build: ${name.padEnd(9)} ${entry} -> ${options.outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
+    console.log(`build: ${name.padEnd(11)} ${entry} -> ${options.outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
   } catch (error) {
     // esbuild already printed the located errors.
     console.error(`build: ERROR bundling ${entry}: ${error.message.split('\n')[0]}`);

@@ -1,67 +1,55 @@
-import { AgentRun } from '../core/agent/agentRun';
-import { clientOptionsFromSettings } from '../core/llm/clientSettings';
-import { createOpenAiClient } from '../core/llm/openAiClient';
-import { defaultCliMemoryFile } from '../core/memory/memoryPath';
-import { acquireRunLock, type RunLock } from '../core/resume/runLock';
-import { parseCliArgs, reviewCommandOf, USAGE, UsageError } from './cliArgs';
-import { diffMain } from './cliDiff';
-import { revertMain } from './cliRevert';
-import { loadCliConfig } from './cliConfig';
-import { loadCliMcpServers } from './cliMcp';
-import { CLI_LLM_HINTS } from './cliHints';
-import { isResumeCommand, resumeMain } from './cliResume';
-import { driveCliRun, printLine } from './cliSession';
-import { EXIT } from './exitCode';
+import { enableCompileCache } from 'node:module';
+import { join } from 'node:path';
+import { userCacheDir } from '../core/memory/memoryPath';
+import { terminalSafe } from '../core/text/terminalSafe';
+import { parseCliArgs, USAGE } from './cliArgs';
+import type { CommandIo } from './cliCommands';
+
+// The `cortex` entry point (dist/cli.js). It stays small: it answers `cortex --help` itself, and
+// loads the commands and the agent (dist/cliCommands.js) only to run one, with Node's compile
+// cache on, so a start does not parse and compile the whole agent again each time.
+
+const COMMAND_WORDS = new Set(['resume', 'diff', 'revert']);
 
 /** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`: the headless agent for CI. Returns the process exit code (see USAGE). */
-export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
-  if (isResumeCommand(argv)) return resumeMain(argv, io);
-  const review = reviewCommandOf(argv);
-  if (review) return review === 'diff' ? diffMain(argv, io) : revertMain(argv, io);
-  let args;
-  let loaded;
-  let mcpServers;
-  let lock: RunLock | undefined;
-  try {
-    args = parseCliArgs(argv, io.cwd);
-    if (args.help) {
-      io.stdout.write(`${USAGE}\n`);
-      return EXIT.completed;
-    }
-    loaded = loadCliConfig(args, io.cwd);
-    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
-    // One process drives a run: a trace another process is writing is not started over.
-    lock = loaded.trace ? acquireRunLock(loaded.trace) : undefined;
-  } catch (error) {
-    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex --help"' : '';
-    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
-    return EXIT.usage;
+export async function main(argv: string[], io: CommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
+  if (isPlainHelp(argv, io.cwd)) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
   }
-  const { config, workspace } = loaded;
-  // The CLI builds the client itself so LLM errors name shell remedies (OPENAI_API_KEY, flags).
-  const llm = createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
-  const memoryFile = loaded.memory ?? defaultCliMemoryFile(workspace, io.env);
-  const task = args.task;
-  // Changes are recorded outside the workspace; the trace and its lock are the CLI's own files.
-  const checkpointsDir = loaded.checkpoints;
-  const checkpointsExclude = loaded.trace ? [loaded.trace, `${loaded.trace}.lock`] : undefined;
-  return driveCliRun({
-    io,
-    approve: args.approve,
-    trace: loaded.trace ? { file: loaded.trace, append: false } : undefined,
-    lock,
-    makeRun: (log, approvals) => {
-      const agent = new AgentRun({ task, workspaceRoot: workspace, config, llm, log, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir, checkpointsExclude });
-      return Promise.resolve({ agent, run: () => agent.start() });
-    },
-  });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand (a separate bundle, see scripts/build.mjs)
+  const { runCommand } = require('./cliCommands') as typeof import('./cliCommands');
+  return runCommand(argv, io);
+}
+
+/**
+ * `cortex --help` (or `-h`, with `run` or nothing): the usage of `cortex run`. Any other command
+ * word, and any mistake on the line, is left to the commands, which say the same as ever.
+ */
+function isPlainHelp(argv: readonly string[], cwd: string): boolean {
+  if (argv.some((word) => COMMAND_WORDS.has(word))) return false;
+  try {
+    return parseCliArgs([...argv], cwd).help;
+  } catch {
+    return false;
+  }
+}
+
+/** Compiled code of the CLI kept under the user's cache folder; without it the CLI only starts slower. */
+function useCompileCache(): void {
+  try {
+    enableCompileCache(join(userCacheDir(), 'cortex', 'compile-cache'));
+  } catch {
+    // An unwritable cache folder is not worth a warning.
+  }
 }
 
 if (require.main === module) {
+  useCompileCache();
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error) => {
-      printLine(process.stderr, `cortex: unexpected error: ${(error as Error).message}`);
+      process.stderr.write(`${terminalSafe(`cortex: unexpected error: ${(error as Error).message}`)}\n`);
       process.exit(1);
     },
   );

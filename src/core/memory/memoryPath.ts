@@ -21,8 +21,12 @@ export function memoryFileIn(storageDir: string, workspace: string): string {
   return join(storageDir, 'memory', memoryFileName(workspace));
 }
 
+/** The user's cache folder: `$XDG_CACHE_HOME` when it is an absolute path, else `~/.cache`. */
+export function userCacheDir(env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  return env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(home, '.cache');
+}
+
 /** The CLI's default: `$XDG_CACHE_HOME/cortex/memory/<sha256>.json`, else `~/.cache/cortex/memory/…`. */
 export function defaultCliMemoryFile(workspace: string, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(home, '.cache');
-  return join(cache, 'cortex', 'memory', memoryFileName(workspace));
+  return join(userCacheDir(env, home), 'cortex', 'memory', memoryFileName(workspace));
 }

@@ -1,0 +1,69 @@
+import { AgentRun } from '../core/agent/agentRun';
+import { clientOptionsFromSettings } from '../core/llm/clientSettings';
+import { createOpenAiClient } from '../core/llm/openAiClient';
+import { defaultCliMemoryFile } from '../core/memory/memoryPath';
+import { acquireRunLock, type RunLock } from '../core/resume/runLock';
+import { parseCliArgs, reviewCommandOf, USAGE, UsageError } from './cliArgs';
+import { diffMain } from './cliDiff';
+import { revertMain } from './cliRevert';
+import { loadCliConfig } from './cliConfig';
+import { loadCliMcpServers } from './cliMcp';
+import { CLI_LLM_HINTS } from './cliHints';
+import { isResumeCommand, resumeMain } from './cliResume';
+import { driveCliRun, printLine } from './cliSession';
+import { EXIT } from './exitCode';
+
+// Every command of the CLI: loaded by the entry (main.ts) only when a command is to be run, so
+// that `cortex --help` needs none of the agent.
+
+export interface CommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`. Returns the process exit code (see USAGE). */
+export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
+  if (isResumeCommand(argv)) return resumeMain(argv, io);
+  const review = reviewCommandOf(argv);
+  if (review) return review === 'diff' ? diffMain(argv, io) : revertMain(argv, io);
+  let args;
+  let loaded;
+  let mcpServers;
+  let lock: RunLock | undefined;
+  try {
+    args = parseCliArgs(argv, io.cwd);
+    if (args.help) {
+      io.stdout.write(`${USAGE}\n`);
+      return EXIT.completed;
+    }
+    loaded = loadCliConfig(args, io.cwd);
+    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
+    // One process drives a run: a trace another process is writing is not started over.
+    lock = loaded.trace ? acquireRunLock(loaded.trace) : undefined;
+  } catch (error) {
+    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex --help"' : '';
+    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
+    return EXIT.usage;
+  }
+  const { config, workspace } = loaded;
+  // The CLI builds the client itself so LLM errors name shell remedies (OPENAI_API_KEY, flags).
+  const llm = createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
+  const memoryFile = loaded.memory ?? defaultCliMemoryFile(workspace, io.env);
+  const task = args.task;
+  // Changes are recorded outside the workspace; the trace and its lock are the CLI's own files.
+  const checkpointsDir = loaded.checkpoints;
+  const checkpointsExclude = loaded.trace ? [loaded.trace, `${loaded.trace}.lock`] : undefined;
+  return driveCliRun({
+    io,
+    approve: args.approve,
+    trace: loaded.trace ? { file: loaded.trace, append: false } : undefined,
+    lock,
+    makeRun: (log, approvals) => {
+      const agent = new AgentRun({ task, workspaceRoot: workspace, config, llm, log, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir, checkpointsExclude });
+      return Promise.resolve({ agent, run: () => agent.start() });
+    },
+  });
+}
