@@ -1,4 +1,4 @@
-import { fitRequest, type ContextCostRecord } from '../context/contextFitter';
+import { prepareFit, type ContextCostRecord, type PreparedFit } from '../context/contextFitter';
 import { ContextExhaustedError } from '../context/contextExhausted';
 import { isContextOverflow, overflowFacts, overflowModel } from '../context/contextOverflow';
 import { endsTheRun, failoverNotice } from '../llm/failoverPolicy';
@@ -17,18 +17,19 @@ const announcedFailovers = new WeakMap<RunContext, Set<string>>();
  * context-overflow error gets one compaction and one retry, never a failover.
  */
 export async function callLlm(context: RunContext, request: Omit<ChatRequest, 'signal'>): Promise<ChatResponse> {
-  const fitted = await fitRequest(budgetDeps(context), request);
+  const fitted = await prepareFit(budgetDeps(context), request);
   try {
-    return await sendAndRecord(context, request, fitted.counted);
+    return await sendAndRecord(context, request, fitted);
   } catch (error) {
     if (!isContextOverflow(error) || request.purpose === 'compact') throw error;
-    context.budget.learnOverflow(overflowModel(error, context.budget.model), fitted.counted, overflowFacts(error.message));
-    const refitted = await fitRequest(budgetDeps(context), request, { afterOverflow: true });
+    context.budget.learnOverflow(overflowModel(error, context.budget.model), fitted.settle().counted, overflowFacts(error.message));
+    const refitted = await prepareFit(budgetDeps(context), request, { afterOverflow: true });
     try {
-      return await sendAndRecord(context, request, refitted.counted);
+      return await sendAndRecord(context, request, refitted);
     } catch (again) {
       if (!isContextOverflow(again)) throw again;
-      throw new ContextExhaustedError(`The endpoint still found the ${request.purpose} prompt too long after compacting it: ${again.message}`, refitted.record.tokensAfter, refitted.record.budget);
+      const { record } = refitted.settle();
+      throw new ContextExhaustedError(`The endpoint still found the ${request.purpose} prompt too long after compacting it: ${again.message}`, record.tokensAfter, record.budget);
     }
   }
 }
@@ -47,10 +48,16 @@ function budgetDeps(context: RunContext) {
   };
 }
 
-async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'signal'>, countedPrompt: number): Promise<ChatResponse> {
+async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'signal'>, fitted: PreparedFit): Promise<ChatResponse> {
   const started = Date.now();
+  const pending = context.llm.chat({ ...request, signal: context.signal });
+  // Awaited below; until then a failure must not count as unhandled.
+  pending.catch(() => undefined);
+  // A prompt known to fit is counted (and its context_cost reported) while it travels, not before.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const countedPrompt = fitted.settle().counted;
   try {
-    const response = await context.llm.chat({ ...request, signal: context.signal });
+    const response = await pending;
     context.budget.model = response.usedModel;
     if (response.usage) context.budget.observeUsage(response.usedModel, countedPrompt, response.usage.promptTokens);
     context.log.append({

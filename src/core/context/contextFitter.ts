@@ -3,12 +3,15 @@ import { buildCompactionMessages, droppedTurnsMessage, summaryMessage } from './
 import type { ContextBudget } from './contextBudget';
 import { ContextExhaustedError } from './contextExhausted';
 import { messagesOf, planFit, type ContextAction } from './degradationStages';
-import { countMessageTokens, countPromptTokens } from './tokenCounter';
+import { countMessageTokens, countPromptTokens, promptTokensAtMost } from './tokenCounter';
 
 // Fits one request into its budget before it is sent (docs/design.md §19): stages 1–3
 // (degradationStages.ts), then stage 4, compaction, when turns had to go. The request's message
 // list is replaced in place, so a step's conversation keeps the pruned and compacted form for its
 // next turns. Every decision is reported (a `context_cost` audit), including "nothing to do".
+// A prompt whose cheap upper bound (tokenCounter.ts: a token per UTF-8 byte where no exact count
+// is known yet) is within the budget has nothing to do: it can be sent at once, and its exact
+// count, which the audit, the usage estimate and the calibration need, made while it travels.
 
 /** The `context_cost` record of one request; token numbers are the endpoint's (estimated). */
 export interface ContextCostRecord {
@@ -56,7 +59,43 @@ export function summaryAllowance(limit: number): number {
 /** The summary's frame and the message overhead. */
 const SUMMARY_FRAME_TOKENS = 64;
 
-export async function fitRequest(deps: ContextFitDeps, request: FitRequest, options: { afterOverflow?: boolean } = {}): Promise<FitOutcome> {
+/** A fitted request: `settle()` counts it if that was left for later, reports its record once, and returns both. */
+export interface PreparedFit {
+  settle(): FitOutcome;
+}
+
+export interface FitRequestOptions {
+  /** The endpoint found the prompt too long: shrink and compact it whatever our count says. */
+  afterOverflow?: boolean;
+}
+
+/**
+ * Fits the request. When the prompt is known to fit without counting it, nothing is counted or
+ * reported until `settle()`, which the caller makes once the request is on its way.
+ */
+export async function prepareFit(deps: ContextFitDeps, request: FitRequest, options: FitRequestOptions = {}): Promise<PreparedFit> {
+  const { budget } = deps;
+  const model = budget.model;
+  if (!options.afterOverflow && promptTokensAtMost(request.messages, request.tools) <= budget.countedLimit(model)) {
+    let outcome: FitOutcome | undefined;
+    return { settle: () => (outcome ??= recordUnchanged(deps, request, model)) };
+  }
+  const outcome = await fitRequest(deps, request, options);
+  return { settle: () => outcome };
+}
+
+/** What fitRequest reports for a prompt that needed nothing. */
+function recordUnchanged(deps: ContextFitDeps, request: FitRequest, model: string): FitOutcome {
+  const { budget } = deps;
+  const counted = countPromptTokens(request.messages, request.tools);
+  const tokens = budget.estimate(counted, model);
+  const record: ContextCostRecord = { purpose: request.purpose, model, window: budget.window(model), budget: budget.limit(model), tokensBefore: tokens, tokensAfter: tokens, actions: [], calibration: Math.round(budget.calibration.ratio(model) * 1000) / 1000 };
+  deps.record(record, request.stepId);
+  return { counted, record };
+}
+
+/** Fits the request now: counted, shrunk and compacted as needed, and reported. */
+export async function fitRequest(deps: ContextFitDeps, request: FitRequest, options: FitRequestOptions = {}): Promise<FitOutcome> {
   const { budget } = deps;
   const model = budget.model;
   const limit = budget.countedLimit(model);

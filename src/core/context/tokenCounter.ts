@@ -24,11 +24,38 @@ export const TOOL_CALL_OVERHEAD_TOKENS = 8;
 /** Every reply is primed with the assistant's role. */
 export const REPLY_PRIMING_TOKENS = 3;
 
+// Some texts come back in request after request as new strings: the system prompts, the tool
+// specs' JSON. Their counts are kept by text (a bounded set, oldest out first); short texts are
+// cheap to count and huge ones are rarely repeated.
+const MEMO_MIN_CHARS = 256;
+const MEMO_MAX_CHARS = 64 * 1024;
+const MEMO_ENTRIES = 128;
+const textCounts = new Map<string, number>();
+
 export function countTextTokens(text: string): number {
   if (text === '') return 0;
+  const memo = text.length >= MEMO_MIN_CHARS && text.length <= MEMO_MAX_CHARS;
+  if (memo) {
+    const known = textCounts.get(text);
+    if (known !== undefined) return known;
+  }
   let tokens = 0;
   for (const piece of safePieces(text)) tokens += tokenizer().countTokens(piece, PLAIN_TEXT);
+  if (memo) {
+    if (textCounts.size >= MEMO_ENTRIES) textCounts.delete(textCounts.keys().next().value!);
+    textCounts.set(text, tokens);
+  }
   return tokens;
+}
+
+/**
+ * A cheap upper bound of countTextTokens: its UTF-8 length. Every token of a byte-level BPE stands
+ * for at least one byte, so a text never has more tokens than bytes (pieces cut by safePieces
+ * included); a text whose bytes fit a budget needs no tokenizer to know it fits.
+ */
+export function textTokensAtMost(text: string): number {
+  // Three bytes per UTF-16 unit at most: short texts need not even be measured.
+  return text.length < 64 ? text.length * 3 : Buffer.byteLength(text, 'utf8');
 }
 
 /** The tokens of `text`, encoded piece by piece (see safePieces); decoding them gives the text back. */
@@ -79,6 +106,17 @@ export function contentText(content: unknown): string {
 // a long step's request costs only the messages that are new since the last one.
 const messageCounts = new WeakMap<object, number>();
 const toolCounts = new WeakMap<object, number>();
+/** The JSON the endpoint receives for a list of tool specs, made once per list. */
+const toolTexts = new WeakMap<object, string>();
+
+function toolsText(tools: readonly ToolSpec[]): string {
+  let text = toolTexts.get(tools);
+  if (text === undefined) {
+    text = JSON.stringify(tools);
+    toolTexts.set(tools, text);
+  }
+  return text;
+}
 
 export function countMessageTokens(message: ChatMessage): number {
   const cached = messageCounts.get(message);
@@ -100,7 +138,7 @@ export function countToolsTokens(tools: readonly ToolSpec[] | undefined): number
   if (!tools || tools.length === 0) return 0;
   const cached = toolCounts.get(tools);
   if (cached !== undefined) return cached;
-  const tokens = countTextTokens(JSON.stringify(tools));
+  const tokens = countTextTokens(toolsText(tools));
   toolCounts.set(tools, tokens);
   return tokens;
 }
@@ -113,10 +151,34 @@ export function countPromptTokens(messages: readonly ChatMessage[], tools?: read
 }
 
 /**
+ * At least countPromptTokens(messages, tools), without the tokenizer when it can: exact counts
+ * already made are used, other texts count one token per UTF-8 byte (textTokensAtMost).
+ */
+export function promptTokensAtMost(messages: readonly ChatMessage[], tools?: readonly ToolSpec[]): number {
+  let tokens = REPLY_PRIMING_TOKENS;
+  if (tools && tools.length > 0) tokens += toolCounts.get(tools) ?? textTokensAtMost(toolsText(tools));
+  for (const message of messages) tokens += messageCounts.get(message) ?? messageTokensAtMost(message);
+  return tokens;
+}
+
+function messageTokensAtMost(message: ChatMessage): number {
+  let tokens = MESSAGE_OVERHEAD_TOKENS + textTokensAtMost(contentText(message.content));
+  if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      if (call.type !== 'function') continue;
+      tokens += TOOL_CALL_OVERHEAD_TOKENS + textTokensAtMost(call.function.name) + textTokensAtMost(call.function.arguments) + textTokensAtMost(call.id);
+    }
+  }
+  if (message.role === 'tool') tokens += textTokensAtMost(message.tool_call_id);
+  return tokens;
+}
+
+/**
  * `text` cut to at most `maxTokens` tokens (the marker included), keeping the start, or the start
  * and the end with `keep: 'both'`. The marker says how many tokens were left out.
  */
 export function clipToTokens(text: string, maxTokens: number, keep: 'head' | 'both' = 'head'): string {
+  if (textTokensAtMost(text) <= maxTokens) return text;
   const total = countTextTokens(text);
   if (total <= maxTokens) return text;
   const tokens = encodeText(text);
