@@ -4,19 +4,19 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTurnServer, type TurnServer } from './cliWidth/turnServer';
 
-// Wide and long plans through the real CLI: `node dist/cli.js run` (the production bundle) in its
+// Wide and long plans through the real CLI: `node dist/cli.js run` (the production bundles) in its
 // own process against an endpoint on 127.0.0.1 that answers every request after LATENCY_MS
 // (bench/cliWidth/turnServer.ts). Each step takes two turns: the model asks for read_file, then
 // answers. Plans: a 50-step fan-out (one step, 48 in parallel, one that joins them) and three
-// equal chains of 10, 20 and 50 steps in all. Measured in the same run, interleaved, the floor:
-// bench/cliWidth/floorRunner.mjs, a plain node:http program making the same requests in the same
-// dependency order with nothing else to do.
+// chains of 10, 20 and 33 steps each (33: three chains of 50 would exceed the 100 steps a plan may
+// have). Measured in the same run, interleaved, the floor: bench/cliWidth/floorRunner.mjs, a plain
+// node:http program making the same requests in the same dependency order with nothing else to do.
 //   steps:   from the plan's response to the aggregator's request (every step started, ran and
 //            ended), divided by the critical path: longest chain x 2 turns x LATENCY_MS;
 //   process: from spawn to exit, divided by the same bound plus the planner's and the
 //            aggregator's turns.
 // Targets: steps <= 1.15 for the fan-out and <= 1.10 for the chains; process <= 1.15 for the
-// chains of 20 and 50 steps. Medians of ROUNDS runs.
+// chains of 20 and 33 steps. Medians of ROUNDS runs.
 
 const LATENCY_MS = 50;
 const TURNS_PER_STEP = 2;
@@ -42,21 +42,20 @@ function fanOut(n: number): Shape {
   return { name: `fan-out ${n} steps (${n - 2} in parallel)`, plan: { title: `fan-out ${n}`, steps, dependencies }, depth: 3, stepsTarget: 1.15 };
 }
 
-function chains(n: number, count: number, processTarget?: number): Shape {
+function chains(length: number, count: number, processTarget?: number): Shape {
   const steps: string[] = [];
   const dependencies: Record<string, number[]> = {};
-  const lengths = Array.from({ length: count }, (_, c) => Math.floor(n / count) + (c < n % count ? 1 : 0));
-  lengths.forEach((length, c) => {
+  for (let c = 0; c < count; c++) {
     for (let k = 0; k < length; k++) {
       const index = steps.length;
       steps.push(`Read notes.txt for chain ${c}, link ${k}`);
       if (k > 0) dependencies[String(index)] = [index - 1];
     }
-  });
-  return { name: `${count} chains, ${n} steps`, plan: { title: `chains ${n}`, steps, dependencies }, depth: Math.max(...lengths), stepsTarget: 1.1, processTarget };
+  }
+  return { name: `${count} chains of ${length} steps`, plan: { title: `chains ${length}`, steps, dependencies }, depth: length, stepsTarget: 1.1, processTarget };
 }
 
-const SHAPES: Shape[] = [fanOut(50), chains(10, 3), chains(20, 3, 1.15), chains(50, 3, 1.15)];
+const SHAPES: Shape[] = [fanOut(50), chains(10, 3), chains(20, 3, 1.15), chains(33, 3, 1.15)];
 
 interface Measured {
   steps: number;

@@ -4,6 +4,7 @@
 //   agentHost  src/host/agentHost.ts -> dist/agentHost.js (node, cjs; the agent core, loaded on first use)
 //   cli        src/cli/main.ts  -> dist/cli.js        (node, cjs, `#!/usr/bin/env node`; the entry: help, compile cache)
 //   cliCommands src/cli/cliCommands.ts -> dist/cliCommands.js (node, cjs; the commands and the agent, loaded on use)
+//   tokenCountWorker src/core/context/tokenCountWorker.ts -> dist/tokenCountWorker.js (node, cjs; a worker thread)
 //   webview    webview/main.ts  -> dist/webview.js    (browser, iife)
 // and, with the webview, copies VS Code's icon font (@vscode/codicons: codicon.css + codicon.ttf)
 // into dist/codicons/, where the panel loads it from.
@@ -38,9 +39,16 @@ const entries = [
   },
   {
     name: 'cliCommands',
-    group: 'cli',
+    groups: ['cli'],
     entry: 'src/cli/cliCommands.ts',
     options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/cliCommands.js' },
+  },
+  {
+    // The token-counting worker thread (context/backgroundCounter.ts), next to the bundles that start it.
+    name: 'tokenCountWorker',
+    groups: ['cli', 'agentHost'],
+    entry: 'src/core/context/tokenCountWorker.ts',
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/tokenCountWorker.js' },
   },
   {
     name: 'webview',
@@ -67,8 +75,8 @@ function copyCodicons() {
 const started = Date.now();
 mkdirSync(join(root, 'dist'), { recursive: true });
 let failed = false;
-for (const { name, group, entry, options, executable } of entries) {
-  if (only && !only.includes(name) && !(group && only.includes(group))) continue;
+for (const { name, groups = [], entry, options, executable } of entries) {
+  if (only && !only.includes(name) && !groups.some((group) => only.includes(group))) continue;
   const source = join(root, entry);
   const outfile = join(root, options.outfile);
   rmSync(`${outfile}.map`, { force: true });
@@ -86,7 +94,7 @@ for (const { name, group, entry, options, executable } of entries) {
     });
     if (executable) chmodSync(outfile, 0o755);
     const bytes = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js')).reduce((sum, [, output]) => sum + output.bytes, 0);
-    console.log(`build: ${name.padEnd(11)} ${entry} -> ${options.outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
+    console.log(`build: ${name.padEnd(16)} ${entry} -> ${options.outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
   } catch (error) {
     // esbuild already printed the located errors.
     console.error(`build: ERROR bundling ${entry}: ${error.message.split('\n')[0]}`);

@@ -1,5 +1,6 @@
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
+import { startBackgroundCounter } from '../core/context/backgroundCounter';
 import { userCacheDir } from '../core/memory/memoryPath';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { parseCliArgs, USAGE } from './cliArgs';
@@ -7,9 +8,11 @@ import type { CommandIo } from './cliCommands';
 
 // The `cortex` entry point (dist/cli.js). It stays small: it answers `cortex --help` itself, and
 // loads the commands and the agent (dist/cliCommands.js) only to run one, with Node's compile
-// cache on, so a start does not parse and compile the whole agent again each time.
+// cache on, so a start does not parse and compile the whole agent again each time. For a run it
+// first starts the token-counting worker (context/backgroundCounter.ts), which loads meanwhile.
 
 const COMMAND_WORDS = new Set(['resume', 'diff', 'revert']);
+const REVIEW_WORDS = new Set(['diff', 'revert']);
 
 /** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`: the headless agent for CI. Returns the process exit code (see USAGE). */
 export async function main(argv: string[], io: CommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
@@ -17,6 +20,8 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // A run counts its prompts on a worker thread: started first, its tokenizer loads with the agent.
+  if (!argv.some((word) => REVIEW_WORDS.has(word))) startBackgroundCounter();
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand (a separate bundle, see scripts/build.mjs)
   const { runCommand } = require('./cliCommands') as typeof import('./cliCommands');
   return runCommand(argv, io);

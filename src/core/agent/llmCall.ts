@@ -22,13 +22,13 @@ export async function callLlm(context: RunContext, request: Omit<ChatRequest, 's
     return await sendAndRecord(context, request, fitted);
   } catch (error) {
     if (!isContextOverflow(error) || request.purpose === 'compact') throw error;
-    context.budget.learnOverflow(overflowModel(error, context.budget.model), fitted.settle().counted, overflowFacts(error.message));
+    context.budget.learnOverflow(overflowModel(error, context.budget.model), (await fitted.settle()).counted, overflowFacts(error.message));
     const refitted = await prepareFit(budgetDeps(context), request, { afterOverflow: true });
     try {
       return await sendAndRecord(context, request, refitted);
     } catch (again) {
       if (!isContextOverflow(again)) throw again;
-      const { record } = refitted.settle();
+      const { record } = await refitted.settle();
       throw new ContextExhaustedError(`The endpoint still found the ${request.purpose} prompt too long after compacting it: ${again.message}`, record.tokensAfter, record.budget);
     }
   }
@@ -51,13 +51,11 @@ function budgetDeps(context: RunContext) {
 async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'signal'>, fitted: PreparedFit): Promise<ChatResponse> {
   const started = Date.now();
   const pending = context.llm.chat({ ...request, signal: context.signal });
-  // Awaited below; until then a failure must not count as unhandled.
-  pending.catch(() => undefined);
   // A prompt known to fit is counted (and its context_cost reported) while it travels, not before.
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  const countedPrompt = fitted.settle().counted;
+  const settling = fitted.settle();
   try {
     const response = await pending;
+    const countedPrompt = (await settling).counted;
     context.budget.model = response.usedModel;
     if (response.usage) context.budget.observeUsage(response.usedModel, countedPrompt, response.usage.promptTokens);
     context.log.append({
@@ -85,6 +83,8 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
     }
     return response;
   } catch (error) {
+    // The prompt's context_cost is reported before the request's outcome, failed or not.
+    await settling.catch(() => undefined);
     const llmError = error instanceof LlmError ? error : new LlmError('bad_response', (error as Error).message ?? String(error));
     context.log.append({
       type: 'llm_request',

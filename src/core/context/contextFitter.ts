@@ -3,7 +3,7 @@ import { buildCompactionMessages, droppedTurnsMessage, summaryMessage } from './
 import type { ContextBudget } from './contextBudget';
 import { ContextExhaustedError } from './contextExhausted';
 import { messagesOf, planFit, type ContextAction } from './degradationStages';
-import { countMessageTokens, countPromptTokens, promptTokensAtMost } from './tokenCounter';
+import { countMessageTokens, countPromptTokens, countPromptTokensSoon, promptTokensAtMost } from './tokenCounter';
 
 // Fits one request into its budget before it is sent (docs/design.md §19): stages 1–3
 // (degradationStages.ts), then stage 4, compaction, when turns had to go. The request's message
@@ -11,7 +11,8 @@ import { countMessageTokens, countPromptTokens, promptTokensAtMost } from './tok
 // next turns. Every decision is reported (a `context_cost` audit), including "nothing to do".
 // A prompt whose cheap upper bound (tokenCounter.ts: a token per UTF-8 byte where no exact count
 // is known yet) is within the budget has nothing to do: it can be sent at once, and its exact
-// count, which the audit, the usage estimate and the calibration need, made while it travels.
+// count, which the audit, the usage estimate and the calibration need, made while it travels, on
+// the background counter's thread (backgroundCounter.ts).
 
 /** The `context_cost` record of one request; token numbers are the endpoint's (estimated). */
 export interface ContextCostRecord {
@@ -61,7 +62,7 @@ const SUMMARY_FRAME_TOKENS = 64;
 
 /** A fitted request: `settle()` counts it if that was left for later, reports its record once, and returns both. */
 export interface PreparedFit {
-  settle(): FitOutcome;
+  settle(): Promise<FitOutcome>;
 }
 
 export interface FitRequestOptions {
@@ -77,17 +78,17 @@ export async function prepareFit(deps: ContextFitDeps, request: FitRequest, opti
   const { budget } = deps;
   const model = budget.model;
   if (!options.afterOverflow && promptTokensAtMost(request.messages, request.tools) <= budget.countedLimit(model)) {
-    let outcome: FitOutcome | undefined;
+    let outcome: Promise<FitOutcome> | undefined;
     return { settle: () => (outcome ??= recordUnchanged(deps, request, model)) };
   }
-  const outcome = await fitRequest(deps, request, options);
+  const outcome = Promise.resolve(await fitRequest(deps, request, options));
   return { settle: () => outcome };
 }
 
 /** What fitRequest reports for a prompt that needed nothing. */
-function recordUnchanged(deps: ContextFitDeps, request: FitRequest, model: string): FitOutcome {
+async function recordUnchanged(deps: ContextFitDeps, request: FitRequest, model: string): Promise<FitOutcome> {
   const { budget } = deps;
-  const counted = countPromptTokens(request.messages, request.tools);
+  const counted = await countPromptTokensSoon(request.messages, request.tools);
   const tokens = budget.estimate(counted, model);
   const record: ContextCostRecord = { purpose: request.purpose, model, window: budget.window(model), budget: budget.limit(model), tokensBefore: tokens, tokensAfter: tokens, actions: [], calibration: Math.round(budget.calibration.ratio(model) * 1000) / 1000 };
   deps.record(record, request.stepId);

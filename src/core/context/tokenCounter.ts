@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolSpec } from '../llm/llmTypes';
+import { countInBackground } from './backgroundCounter';
 
 // Token counts with a real BPE tokenizer (o200k_base, the encoding of OpenAI's current models),
 // never characters ÷ 4. Other providers tokenize differently; the per-model calibration
@@ -34,18 +35,22 @@ const textCounts = new Map<string, number>();
 
 export function countTextTokens(text: string): number {
   if (text === '') return 0;
-  const memo = text.length >= MEMO_MIN_CHARS && text.length <= MEMO_MAX_CHARS;
-  if (memo) {
-    const known = textCounts.get(text);
-    if (known !== undefined) return known;
-  }
+  const known = memoized(text);
+  if (known !== undefined) return known;
   let tokens = 0;
   for (const piece of safePieces(text)) tokens += tokenizer().countTokens(piece, PLAIN_TEXT);
-  if (memo) {
-    if (textCounts.size >= MEMO_ENTRIES) textCounts.delete(textCounts.keys().next().value!);
-    textCounts.set(text, tokens);
-  }
+  remember(text, tokens);
   return tokens;
+}
+
+function memoized(text: string): number | undefined {
+  return text.length >= MEMO_MIN_CHARS && text.length <= MEMO_MAX_CHARS ? textCounts.get(text) : undefined;
+}
+
+function remember(text: string, tokens: number): void {
+  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return;
+  if (textCounts.size >= MEMO_ENTRIES) textCounts.delete(textCounts.keys().next().value!);
+  textCounts.set(text, tokens);
 }
 
 /**
@@ -121,15 +126,21 @@ function toolsText(tools: readonly ToolSpec[]): string {
 export function countMessageTokens(message: ChatMessage): number {
   const cached = messageCounts.get(message);
   if (cached !== undefined) return cached;
-  let tokens = MESSAGE_OVERHEAD_TOKENS + countTextTokens(contentText(message.content));
+  const tokens = messageTokens(message, countTextTokens);
+  messageCounts.set(message, tokens);
+  return tokens;
+}
+
+/** A message's tokens, its texts counted by `count`. */
+function messageTokens(message: ChatMessage, count: (text: string) => number): number {
+  let tokens = MESSAGE_OVERHEAD_TOKENS + count(contentText(message.content));
   if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls) {
       if (call.type !== 'function') continue;
-      tokens += TOOL_CALL_OVERHEAD_TOKENS + countTextTokens(call.function.name) + countTextTokens(call.function.arguments) + countTextTokens(call.id);
+      tokens += TOOL_CALL_OVERHEAD_TOKENS + count(call.function.name) + count(call.function.arguments) + count(call.id);
     }
   }
-  if (message.role === 'tool') tokens += countTextTokens(message.tool_call_id);
-  messageCounts.set(message, tokens);
+  if (message.role === 'tool') tokens += count(message.tool_call_id);
   return tokens;
 }
 
@@ -162,15 +173,34 @@ export function promptTokensAtMost(messages: readonly ChatMessage[], tools?: rea
 }
 
 function messageTokensAtMost(message: ChatMessage): number {
-  let tokens = MESSAGE_OVERHEAD_TOKENS + textTokensAtMost(contentText(message.content));
-  if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls) {
-      if (call.type !== 'function') continue;
-      tokens += TOOL_CALL_OVERHEAD_TOKENS + textTokensAtMost(call.function.name) + textTokensAtMost(call.function.arguments) + textTokensAtMost(call.id);
+  return messageTokens(message, textTokensAtMost);
+}
+
+/**
+ * countPromptTokens(messages, tools), with the texts not counted yet counted on the background
+ * counter's worker thread (backgroundCounter.ts); the counts are kept like any other.
+ */
+export async function countPromptTokensSoon(messages: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<number> {
+  const texts: string[] = [];
+  const slot = new Map<string, number>();
+  const want = (text: string): number => {
+    if (text !== '' && memoized(text) === undefined && !slot.has(text)) {
+      slot.set(text, texts.length);
+      texts.push(text);
     }
-  }
-  if (message.role === 'tool') tokens += textTokensAtMost(message.tool_call_id);
-  return tokens;
+    return 0;
+  };
+  const newTools = tools && tools.length > 0 && !toolCounts.has(tools) ? tools : undefined;
+  if (newTools) want(toolsText(newTools));
+  const newMessages = messages.filter((message) => !messageCounts.has(message));
+  for (const message of newMessages) messageTokens(message, want);
+  const counts = await countInBackground(texts, (all) => all.map(countTextTokens));
+  texts.forEach((text, i) => remember(text, counts[i]));
+  const counted = (text: string): number => (text === '' ? 0 : (memoized(text) ?? counts[slot.get(text) ?? -1] ?? countTextTokens(text)));
+  // Another caller may have counted the same objects meanwhile: the first count stays.
+  if (newTools && !toolCounts.has(newTools)) toolCounts.set(newTools, counted(toolsText(newTools)));
+  for (const message of newMessages) if (!messageCounts.has(message)) messageCounts.set(message, messageTokens(message, counted));
+  return countPromptTokens(messages, tools);
 }
 
 /**

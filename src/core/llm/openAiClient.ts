@@ -233,7 +233,6 @@ class OpenAiClient implements LlmClient {
       return { ok: false, facts: describeSdkFailure(error, phase()) };
     } finally {
       clearTimeout(timer);
-      timer = undefined;
       request.signal?.removeEventListener('abort', onCallerAbort);
     }
   }

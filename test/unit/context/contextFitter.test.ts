@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { COMPACT_SYSTEM_PROMPT } from '../../../src/core/context/compaction';
 import { ContextBudget } from '../../../src/core/context/contextBudget';
 import { ContextExhaustedError } from '../../../src/core/context/contextExhausted';
-import { fitRequest, summaryAllowance, type ContextCostRecord, type ContextFitDeps } from '../../../src/core/context/contextFitter';
+import { fitRequest, prepareFit, summaryAllowance, type ContextCostRecord, type ContextFitDeps } from '../../../src/core/context/contextFitter';
 import { isPrunedStub } from '../../../src/core/context/conversationShape';
 import { contentText, countPromptTokens, countTextTokens } from '../../../src/core/context/tokenCounter';
 import { LlmError, type ChatMessage } from '../../../src/core/llm/llmTypes';
@@ -34,6 +34,28 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     assert.equal(records.length, 1);
     assert.deepEqual({ ...records[0], tokensBefore: 0, tokensAfter: 0 }, { purpose: 'executor', model: 'm', window: 100_000, budget: 100_000, tokensBefore: 0, tokensAfter: 0, actions: [], calibration: 1 });
     assert.equal(records[0].tokensBefore, outcome.counted);
+  });
+
+  it('a prompt that fits by its bytes is sent as it is: counted and reported when settled, the same as fitRequest reports it', async () => {
+    const { deps, records } = harness(100_000);
+    const messages = conversation(2, 100);
+    const prepared = await prepareFit(deps, { purpose: 'executor', stepId: 's1', messages });
+    assert.equal(records.length, 0, 'nothing reported before the request is on its way');
+    const outcome = await prepared.settle();
+    assert.equal(await prepared.settle(), outcome, 'settled once');
+    assert.equal(records.length, 1);
+    const eager = harness(100_000);
+    const reference = await fitRequest(eager.deps, { purpose: 'executor', stepId: 's1', messages: conversation(2, 100) });
+    assert.equal(outcome.counted, reference.counted);
+    assert.deepEqual(records, eager.records);
+  });
+
+  it('a prompt whose bytes do not fit its budget is fitted before it is sent', async () => {
+    const messages = conversation(6, 1000);
+    const { deps, records } = harness(countPromptTokens(messages) - 1500);
+    const prepared = await prepareFit(deps, { purpose: 'executor', stepId: 's1', messages });
+    assert.deepEqual(records.map((r) => r.actions.map((a) => a.kind)), [['prune_tool_outputs']]);
+    assert.equal((await prepared.settle()).record, records[0]);
   });
 
   it('prunes in place, so the next turn of the step starts from the pruned conversation', async () => {
