@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 // fixed latency. The planner gets the plan, the aggregator a sentence, and each step's executor
 // turns go: first a read_file call (streamed the way OpenAI streams), then, once the request
 // ends with the tool's result, a streamed answer. It is deliberately cheap (no validation, no
-// tokenizer) so it takes little of the CPU the clients share with it, and it notes the times the
+// JSON parsing) so it takes little of the CPU the clients share with it, and it notes the times the
 // benchmark needs: when the plan went out and when the aggregator was asked.
 
 export interface RunTimes {
@@ -63,13 +63,15 @@ export async function startTurnServer(latencyMs: number): Promise<TurnServer> {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
     req.on('end', () => {
-      const body = Buffer.concat(parts).toString('utf8');
+      const body = Buffer.concat(parts).toString('latin1');
       setTimeout(() => {
         if (purpose === 'executor') {
           times.executorRequests++;
-          // A request that ends with a tool result gets the answer; otherwise the step asks for the file.
-          const messages = (JSON.parse(body) as { messages: Array<{ role: string }> }).messages;
-          const answered = messages[messages.length - 1].role === 'tool';
+          // A request that ends with a tool result gets the answer; otherwise the step asks for the
+          // file. The last `"role":"` of the body is the last message's (strings inside it are
+          // escaped, and the tool specs after the messages have no role).
+          const role = body.lastIndexOf('"role":"');
+          const answered = body.startsWith('tool"', role + 8);
           res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
           res.end(answered ? ANSWER : toolCallTurn(`call_w${calls++}`));
           return;

@@ -4,7 +4,8 @@ import { classifyLlmFailure, type FailureDecision, type FailureFacts } from './f
 import type { LlmHints } from './llmHints';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient, type LlmErrorKind } from './llmTypes';
 import { describeSdkFailure } from './sdkFailure';
-import { readSseBody, type SseReadState } from './sseBodyReader';
+import { createNodeFetch, nodeBodyOf } from './nodeFetch';
+import { readSseBody, readSseStream, type SseReadState } from './sseBodyReader';
 import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type AccumulatorResult } from './toolCallAccumulator';
 
 // The LlmClient for any OpenAI-compatible endpoint (OpenAI, Azure, DeepSeek, Qwen, Mistral, Gemini,
@@ -33,6 +34,7 @@ export interface OpenAiClientOptions {
   maxRetries: number;
   temperature?: number | null;
   logger?: Logger;
+  /** Default: node:http(s) (nodeFetch.ts). */
   fetch?: typeof fetch;
   /** First backoff delay; doubles per retry, capped at 8 s. Default 250 ms. */
   retryBaseDelayMs?: number;
@@ -78,7 +80,7 @@ class OpenAiClient implements LlmClient {
       maxRetries: 0,
       // A backstop only: this client's own timers abort first.
       timeout: options.requestTimeoutMs + 5_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: options.fetch ?? createNodeFetch(),
       logLevel: 'off',
     });
   }
@@ -218,7 +220,10 @@ class OpenAiClient implements LlmClient {
         else timer = setTimeout(watchIdle, idleMs - quiet);
       };
       timer = setTimeout(watchIdle, idleMs);
-      if (response.body) await readSseBody(response.body, response.headers, state, (chunk) => accumulator.push(chunk));
+      const push = (chunk: unknown): void => accumulator.push(chunk);
+      const nodeBody = nodeBodyOf(response);
+      if (nodeBody) await readSseStream(nodeBody, response.headers, state, push);
+      else if (response.body) await readSseBody(response.body, response.headers, state, push);
       if (abortCause) return aborted();
       const contentType = response.headers.get('content-type') ?? '';
       if (accumulator.chunkCount === 0 && !contentType.includes('text/event-stream')) {

@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { Readable } from 'node:stream';
 import OpenAI from 'openai';
 
 // Reads the raw body of a streamed chat completion in one pass: each network read is decoded once,
@@ -6,7 +7,8 @@ import OpenAI from 'openai';
 // to `onChunk`. `data: [DONE]` is noticed in the same pass and ends the reading, like the `openai`
 // SDK's own stream does. Liveness costs one timestamp per read: the caller's single timer
 // compares it with the clock (docs/design.md §17: any bytes, keep-alive comments included, count
-// as life). Errors are thrown the way the SDK throws them, so sdkFailure.ts reads both alike:
+// as life). The body is a Node stream (nodeFetch.ts) or, from another fetch, a web stream.
+// Errors are thrown the way the SDK throws them, so sdkFailure.ts reads both alike:
 //   an `error` event or a chunk with an `error` member -> OpenAI.APIError (no HTTP status);
 //   an event whose data is not JSON -> SyntaxError.
 
@@ -22,13 +24,9 @@ const DONE = '[DONE]';
 /** How long the end of a response may lag behind its [DONE]. */
 const DONE_GRACE_MS = 200;
 
-/**
- * Reads `body` to its end or to [DONE], feeding every parsed chunk to `onChunk`. Rejects when
- * reading fails (abort, reset) or the stream carries an error or bad JSON; the body is then
- * cancelled so the connection is let go.
- */
-export async function readSseBody(body: ReadableStream<Uint8Array>, headers: Headers, state: SseReadState, onChunk: (chunk: unknown) => void): Promise<void> {
-  const onEvent = (message: EventSourceMessage): void => {
+/** What happens to each SSE event: [DONE] noted, errors thrown, chunks parsed once and handed on. */
+function eventHandler(headers: Headers, state: SseReadState, onChunk: (chunk: unknown) => void): (message: EventSourceMessage) => void {
+  return (message) => {
     if (state.sawDone) return;
     const data = message.data;
     if (data === DONE) {
@@ -45,7 +43,65 @@ export async function readSseBody(body: ReadableStream<Uint8Array>, headers: Hea
     if (typeof chunk === 'object' && chunk !== null && (chunk as { error?: unknown }).error) throw new OpenAI.APIError(undefined, errorPayload(chunk, false), undefined, headers);
     onChunk(chunk);
   };
-  const parser = createParser({ onEvent });
+}
+
+/**
+ * Reads the Node stream `body` to its end or to [DONE], feeding every parsed chunk to `onChunk`.
+ * Rejects when reading fails (abort, reset, a connection closed early) or the stream carries an
+ * error or bad JSON; the stream is then destroyed. After [DONE] the rest of the body is let through
+ * unread for a moment, so the connection can serve the next request.
+ */
+export function readSseStream(body: Readable, headers: Headers, state: SseReadState, onChunk: (chunk: unknown) => void): Promise<void> {
+  const parser = createParser({ onEvent: eventHandler(headers, state, onChunk) });
+  const decoder = new TextDecoder();
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      if (error === undefined) resolve();
+      else {
+        body.destroy();
+        reject(error);
+      }
+    };
+    const feed = (text: string): boolean => {
+      try {
+        parser.feed(text);
+        return true;
+      } catch (error) {
+        settle(error);
+        return false;
+      }
+    };
+    body.on('data', (bytes: Buffer) => {
+      if (settled) return;
+      state.lastRead = Date.now();
+      if (!feed(decoder.decode(bytes, STREAM)) || !state.sawDone) return;
+      settle();
+      // Left to end by itself; a server that keeps it open loses it after a moment.
+      const timer = setTimeout(() => body.destroy(), DONE_GRACE_MS);
+      timer.unref();
+      body.once('close', () => clearTimeout(timer));
+    });
+    body.once('end', () => {
+      // A last event without its blank line still counts, as in the SDK's decoder.
+      if (!settled && feed(`${decoder.decode()}\n\n`)) settle();
+    });
+    body.once('error', (error) => settle(error));
+    body.once('close', () => {
+      if (!body.readableEnded) settle(Object.assign(new Error('the connection closed before the response ended'), { code: 'ECONNRESET' }));
+    });
+  });
+}
+
+/**
+ * Reads the web stream `body` to its end or to [DONE], feeding every parsed chunk to `onChunk`.
+ * Rejects when reading fails (abort, reset) or the stream carries an error or bad JSON; the body
+ * is then cancelled so the connection is let go.
+ */
+export async function readSseBody(body: ReadableStream<Uint8Array>, headers: Headers, state: SseReadState, onChunk: (chunk: unknown) => void): Promise<void> {
+  const parser = createParser({ onEvent: eventHandler(headers, state, onChunk) });
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let ended = false;

@@ -1,0 +1,164 @@
+import http from 'node:http';
+import https from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
+
+// The `fetch` the openai SDK sends its requests with: node:http and node:https on their global
+// agents (kept-alive connections, and the proxy settings Node takes from the environment, like any
+// Node client), which costs far less per request and per network read than the built-in fetch
+// when many steps stream at once. The SDK still builds, authenticates and checks every request.
+// A response's body can be read the web way (the SDK reads error bodies and non-streamed
+// completions with text()), or once, by the stream reader, as the Node stream it is
+// (nodeBodyOf), with nothing in between. Anything this does not handle (a Request object, a
+// streamed request body, another scheme) goes to the built-in fetch.
+
+const nodeBodies = new WeakMap<Response, Readable>();
+
+/** The Node stream under `response`'s body, while nobody has read it the web way. */
+export function nodeBodyOf(response: Response): Readable | undefined {
+  const body = nodeBodies.get(response);
+  return body && !response.bodyUsed && !(response.body?.locked ?? false) ? body : undefined;
+}
+
+const MAX_REDIRECTS = 20;
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+export function createNodeFetch(fallback: typeof fetch = globalThis.fetch): typeof fetch {
+  return (input, init) => {
+    const url = typeof input === 'string' ? safeUrl(input) : input instanceof URL ? input : undefined;
+    const body = init?.body;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)) {
+      return fallback(input, init);
+    }
+    return send(url, init ?? {}, 0);
+  };
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function send(url: URL, init: RequestInit, redirects: number): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    const signal = init.signal ?? undefined;
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const method = (init.method ?? 'GET').toUpperCase();
+    const headers = headerRecord(init.headers);
+    const body = init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : Buffer.from(init.body as Uint8Array);
+    if (body) headers['content-length'] = String(body.length);
+    const request = (url.protocol === 'https:' ? https : http).request(url, { method, headers });
+    let response: http.IncomingMessage | undefined;
+    const onAbort = (): void => {
+      const error = abortError(signal!);
+      request.destroy(error);
+      response?.destroy(error);
+      reject(error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = (): void => signal?.removeEventListener('abort', onAbort);
+    request.on('error', (error) => {
+      done();
+      // As the built-in fetch fails: a TypeError whose cause names the network error (ECONNREFUSED...).
+      reject(new TypeError('fetch failed', { cause: error }));
+    });
+    request.on('response', (incoming) => {
+      response = incoming;
+      const location = incoming.headers.location;
+      const status = incoming.statusCode ?? 0;
+      if (location && [301, 302, 303, 307, 308].includes(status) && init.redirect !== 'manual') {
+        incoming.resume();
+        done();
+        if (init.redirect === 'error' || redirects >= MAX_REDIRECTS) {
+          reject(new TypeError('fetch failed', { cause: new Error(`redirect ${status} to ${location} not followed`) }));
+          return;
+        }
+        // As fetch does: 303, and 301/302 of a POST, go on as a GET without a body.
+        const asGet = status === 303 || ((status === 301 || status === 302) && method === 'POST');
+        const next: RequestInit = asGet ? { ...init, method: 'GET', body: undefined } : init;
+        send(new URL(location, url), next, redirects + 1).then(resolve, reject);
+        return;
+      }
+      incoming.once('close', done);
+      try {
+        resolve(toResponse(incoming, method));
+      } catch (error) {
+        incoming.destroy();
+        reject(new TypeError('fetch failed', { cause: error }));
+      }
+    });
+    request.end(body);
+  });
+}
+
+function toResponse(incoming: http.IncomingMessage, method: string): Response {
+  const headers = new Headers();
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+  const status = incoming.statusCode ?? 0;
+  const init = { status, statusText: incoming.statusMessage ?? '', headers };
+  if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
+    incoming.resume();
+    return new Response(null, init);
+  }
+  const body = decoded(incoming, headers.get('content-encoding'));
+  const response = new Response(lazyWebStream(body), init);
+  nodeBodies.set(response, body);
+  return response;
+}
+
+/** The body as fetch gives it: gzip, deflate and brotli undone (the headers stay as sent). */
+function decoded(incoming: http.IncomingMessage, encoding: string | null): Readable {
+  const coding = encoding?.trim().toLowerCase();
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip' ? zlib.createGunzip() : coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : undefined;
+  if (!decoder) return incoming;
+  // A transport error of the response reaches the reader as an error of the decoded stream.
+  pipeline(incoming, decoder, () => undefined);
+  return decoder;
+}
+
+/** A web stream over `source` that reads nothing until someone reads it. */
+function lazyWebStream(source: Readable): ReadableStream<Uint8Array> {
+  let chunks: AsyncIterator<Buffer> | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        chunks ??= source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+        try {
+          const { value, done } = await chunks.next();
+          if (done) controller.close();
+          else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      cancel() {
+        source.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (!headers) return record;
+  const entries: Iterable<[string, string]> = headers instanceof Headers ? headers : Array.isArray(headers) ? (headers as Array<[string, string]>) : Object.entries(headers);
+  for (const [name, value] of entries) {
+    const key = name.toLowerCase();
+    record[key] = record[key] === undefined ? value : `${record[key]}, ${value}`;
+  }
+  return record;
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.name === 'AbortError' ? reason : new DOMException('This operation was aborted', 'AbortError');
+}
