@@ -126,15 +126,15 @@ function decoded(incoming: http.IncomingMessage, encoding: string | null): Reada
 
 /** A web stream over `source` that reads nothing until someone reads it. */
 function lazyWebStream(source: Readable): ReadableStream<Uint8Array> {
-  let chunks: AsyncIterator<Buffer> | undefined;
+  let chunks: AsyncIterator<Buffer, undefined> | undefined;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        chunks ??= source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+        chunks ??= source[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>;
         try {
-          const { value, done } = await chunks.next();
-          if (done) controller.close();
-          else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+          const next = await chunks.next();
+          if (next.done) controller.close();
+          else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
         } catch (error) {
           controller.error(error);
         }
@@ -150,7 +150,7 @@ function lazyWebStream(source: Readable): ReadableStream<Uint8Array> {
 function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
   const record: Record<string, string> = {};
   if (!headers) return record;
-  const entries: Iterable<[string, string]> = headers instanceof Headers ? headers : Array.isArray(headers) ? (headers as Array<[string, string]>) : Object.entries(headers);
+  const entries: Iterable<[string, string]> = headers instanceof Headers ? headers : Array.isArray(headers) ? headers : Object.entries(headers);
   for (const [name, value] of entries) {
     const key = name.toLowerCase();
     record[key] = record[key] === undefined ? value : `${record[key]}, ${value}`;

@@ -56,7 +56,7 @@ export function readSseStream(body: Readable, headers: Headers, state: SseReadSt
   const decoder = new TextDecoder();
   return new Promise<void>((resolve, reject) => {
     let settled = false;
-    const settle = (error?: unknown): void => {
+    const settle = (error?: Error): void => {
       if (settled) return;
       settled = true;
       if (error === undefined) resolve();
@@ -70,7 +70,7 @@ export function readSseStream(body: Readable, headers: Headers, state: SseReadSt
         parser.feed(text);
         return true;
       } catch (error) {
-        settle(error);
+        settle(error instanceof Error ? error : new Error(String(error)));
         return false;
       }
     };
