@@ -2,23 +2,19 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { NodeResponse, ResponseHeaders } from './nodeResponse';
+
+export { nodeBodyOf } from './nodeResponse';
 
 // The `fetch` the openai SDK sends its requests with: node:http and node:https on their global
 // agents (kept-alive connections, and the proxy settings Node takes from the environment, like any
 // Node client), which costs far less per request and per network read than the built-in fetch
 // when many steps stream at once. The SDK still builds, authenticates and checks every request.
-// A response's body can be read the web way (the SDK reads error bodies and non-streamed
-// completions with text()), or once, by the stream reader, as the Node stream it is
-// (nodeBodyOf), with nothing in between. Anything this does not handle (a Request object, a
-// streamed request body, another scheme) goes to the built-in fetch.
-
-const nodeBodies = new WeakMap<Response, Readable>();
-
-/** The Node stream under `response`'s body, while nobody has read it the web way. */
-export function nodeBodyOf(response: Response): Readable | undefined {
-  const body = nodeBodies.get(response);
-  return body && !response.bodyUsed && !(response.body?.locked ?? false) ? body : undefined;
-}
+// The response is a small Response of its own (nodeResponse.ts): its body can be read the web
+// way (the SDK reads error bodies and non-streamed completions with text()), or once, by the
+// stream reader, as the Node stream it is (nodeBodyOf), with nothing in between. Anything this
+// does not handle (a Request object, a streamed request body, another scheme) goes to the
+// built-in fetch.
 
 const MAX_REDIRECTS = 20;
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -87,7 +83,7 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
       }
       incoming.once('close', done);
       try {
-        resolve(toResponse(incoming, method));
+        resolve(toResponse(incoming, method, url));
       } catch (error) {
         incoming.destroy();
         reject(new TypeError('fetch failed', { cause: error }));
@@ -97,20 +93,14 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
   });
 }
 
-function toResponse(incoming: http.IncomingMessage, method: string): Response {
-  const headers = new Headers();
-  const raw = incoming.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+function toResponse(incoming: http.IncomingMessage, method: string, url: URL): Response {
+  const headers = new ResponseHeaders(incoming.rawHeaders);
   const status = incoming.statusCode ?? 0;
-  const init = { status, statusText: incoming.statusMessage ?? '', headers };
   if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
     incoming.resume();
-    return new Response(null, init);
+    return new NodeResponse(status, incoming.statusMessage ?? '', headers, null, url.href) as unknown as Response;
   }
-  const body = decoded(incoming, headers.get('content-encoding'));
-  const response = new Response(lazyWebStream(body), init);
-  nodeBodies.set(response, body);
-  return response;
+  return new NodeResponse(status, incoming.statusMessage ?? '', headers, decoded(incoming, headers.get('content-encoding')), url.href) as unknown as Response;
 }
 
 /** The body as fetch gives it: gzip, deflate and brotli undone (the headers stay as sent). */
@@ -122,29 +112,6 @@ function decoded(incoming: http.IncomingMessage, encoding: string | null): Reada
   // A transport error of the response reaches the reader as an error of the decoded stream.
   pipeline(incoming, decoder, () => undefined);
   return decoder;
-}
-
-/** A web stream over `source` that reads nothing until someone reads it. */
-function lazyWebStream(source: Readable): ReadableStream<Uint8Array> {
-  let chunks: AsyncIterator<Buffer, undefined> | undefined;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        chunks ??= source[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>;
-        try {
-          const next = await chunks.next();
-          if (next.done) controller.close();
-          else controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
-        } catch (error) {
-          controller.error(error);
-        }
-      },
-      cancel() {
-        source.destroy();
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
