@@ -2,7 +2,7 @@ import type { FlatConfig } from '../config/configSchema';
 import type { EventLog } from '../plan/eventLog';
 import { builtinTools } from '../tools/builtinTools';
 import type { ToolDefinition } from '../tools/toolTypes';
-import { McpSession } from './mcpSession';
+import type { McpSession } from './mcpSession';
 import type { McpServerDefinition } from './mcpTypes';
 
 // What a run does with its MCP servers before planning (docs/design.md §21): the host's notices
@@ -27,7 +27,10 @@ export async function startRunMcp(options: RunMcpOptions): Promise<{ session?: M
     log.append({ type: 'log', level: 'warn', message: `MCP servers are not started in Restricted Mode: ${servers.map((s) => s.name).join(', ')}`, data: { servers: servers.map((s) => s.name) } });
     return { tools: [] };
   }
-  return McpSession.start(servers, {
+  // The MCP client (its SDK, transports and schema validators) loads only for a run that has servers.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
+  const { McpSession: Session } = require('./mcpSession') as typeof import('./mcpSession');
+  return Session.start(servers, {
     log,
     processEnv: options.processEnv,
     startTimeoutMs: config['cortex.mcp.startTimeoutSeconds'] * 1000,
