@@ -4,8 +4,10 @@ import type { EventListener } from '../plan/eventLog';
 
 /**
  * Writes each run event as one JSON line, in order, as it happens (so a crashed run still leaves
- * a readable trace). `close()` resolves once everything is flushed to disk. `append`: continue an
- * existing trace (a resumed run) instead of starting the file over.
+ * a readable trace). The lines of one turn of the event loop go out in one write: a step's burst
+ * of events costs one call into the file stream, not one per event. `close()` resolves once
+ * everything is flushed to disk. `append`: continue an existing trace (a resumed run) instead of
+ * starting the file over.
  */
 export function createTraceWriter(file: string, options: { append?: boolean } = {}): { listener: EventListener; close(): Promise<void>; error(): Error | undefined } {
   mkdirSync(dirname(file), { recursive: true });
@@ -14,12 +16,25 @@ export function createTraceWriter(file: string, options: { append?: boolean } = 
   stream.on('error', (error) => {
     failure = error;
   });
+  let lines: string[] = [];
+  let scheduled: NodeJS.Immediate | undefined;
+  const flush = (): void => {
+    scheduled = undefined;
+    if (lines.length === 0) return;
+    const text = lines.join('');
+    lines = [];
+    if (!failure && stream.writable) stream.write(text);
+  };
   return {
     listener: (event) => {
-      if (!failure) stream.write(`${JSON.stringify(event)}\n`);
+      if (failure) return;
+      lines.push(`${JSON.stringify(event)}\n`);
+      scheduled ??= setImmediate(flush);
     },
     close: () =>
       new Promise<void>((resolve) => {
+        if (scheduled) clearImmediate(scheduled);
+        flush();
         if (stream.closed || stream.destroyed) return resolve();
         stream.end(() => resolve());
       }),
