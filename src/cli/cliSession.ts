@@ -9,6 +9,7 @@ import { createTraceWriter } from '../core/trace/traceWriter';
 import { attachCliApprovals } from './cliApprovals';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
+import { batchWritesPerTurn } from './turnBatchedOutput';
 import { usageSummaryLine } from './usageSummary';
 
 // Driving one run in the terminal, for `cortex run` and `cortex resume` alike: the trace file,
@@ -54,11 +55,15 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     process.off('exit', releaseOnExit);
     return EXIT.usage;
   }
+  // The run's progress goes out one burst at a time (released before the session returns).
+  const stderrBatch = batchWritesPerTurn(io.stderr);
   const log = new EventLog({ history: session.history, onListenerError: (error) => printLine(io.stderr, `cortex: output failed: ${(error as Error).message}`) });
   const stopTrace = trace ? log.subscribe(trace.listener) : () => undefined;
   log.subscribe((event, state) => {
     const line = formatEvent(event, state);
-    if (line) printLine(io.stderr, line);
+    if (!line) return;
+    stderrBatch.hold();
+    printLine(io.stderr, line);
   });
   const approvals = new ApprovalBroker();
   const detach = attachCliApprovals(approvals, session.approve, { input: io.stdin, output: io.stderr });
@@ -92,6 +97,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     if (result.answer) printLine(io.stdout, result.answer);
     return exitCodeFor(result, log.events);
   } finally {
+    stderrBatch.release();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
     detach();
