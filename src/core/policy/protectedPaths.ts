@@ -71,8 +71,19 @@ export interface ProtectedPathMatcher {
   match(access: FileAccessKind, relativePath: string): string | undefined;
 }
 
+/** A run's rules are one settings object, compiled by its first batch of calls and reused by the others. */
+const compiledRules = new WeakMap<ProtectedPathRules, ProtectedPathMatcher>();
+
 /** Compiles both lists once. Throws on a glob `protectedGlobProblem` refuses (the settings schema refuses them first). */
 export function compileProtectedPaths(rules: ProtectedPathRules): ProtectedPathMatcher {
+  const known = compiledRules.get(rules);
+  if (known) return known;
+  const matcher = compileRules(rules);
+  compiledRules.set(rules, matcher);
+  return matcher;
+}
+
+function compileRules(rules: ProtectedPathRules): ProtectedPathMatcher {
   const compiled: Record<FileAccessKind, CompiledGlob[]> = { read: [], write: [] };
   for (const access of ['read', 'write'] as const) {
     for (const glob of rules[access]) {
