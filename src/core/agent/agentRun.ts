@@ -333,6 +333,8 @@ export class AgentRun {
     const allCompleted = state.stepOrder.length > 0 && state.stepOrder.every((id) => state.steps.get(id)!.status === 'completed');
     const status: RunResult['status'] = cancelled ? 'cancelled' : this.fatalError === undefined && allCompleted && !overBudget ? 'completed' : 'failed';
     const error = this.fatalError ?? (overBudget ? `${BUDGET_EXCEEDED}: ${overBudget}` : undefined) ?? (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
+    // Prompt counts still being made (context_cost records, calibration) land before the run's last line.
+    await this.context.budget.settled();
     const snapshot = { ...toSnapshot(state), status, answer, error };
     log.append({ type: 'run_finished', status, answer, error, plan: snapshot });
     return { status, answer, error, snapshot };

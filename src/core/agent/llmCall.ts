@@ -55,9 +55,21 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
   const settling = fitted.settle();
   try {
     const response = await pending;
-    const countedPrompt = (await settling).counted;
     context.budget.model = response.usedModel;
-    if (response.usage) context.budget.observeUsage(response.usedModel, countedPrompt, response.usage.promptTokens);
+    // With the endpoint's own usage the count only calibrates. For a prompt far within its budget
+    // the response goes on at once, even while the count is still being made (the counting
+    // thread's first load); requests nearer the limit and the run's end wait for it.
+    let countedPrompt = 0;
+    const reported = response.usage;
+    const calibrate = ({ counted }: { counted: number }) => {
+      if (reported) context.budget.observeUsage(response.usedModel, counted, reported.promptTokens);
+    };
+    if (reported && fitted.roomy) context.budget.track(settling.then(calibrate));
+    else {
+      const outcome = await settling;
+      calibrate(outcome);
+      countedPrompt = outcome.counted;
+    }
     context.log.append({
       type: 'llm_request',
       purpose: request.purpose,
@@ -83,8 +95,10 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
     }
     return response;
   } catch (error) {
-    // The prompt's context_cost is reported before the request's outcome, failed or not.
-    await settling.catch(() => undefined);
+    // The prompt's context_cost is reported before the request's outcome, unless the count is
+    // still being made for a roomy prompt (then the run's end waits for it).
+    if (fitted.roomy) context.budget.track(settling);
+    else await settling.catch(() => undefined);
     const llmError = error instanceof LlmError ? error : new LlmError('bad_response', (error as Error).message ?? String(error));
     context.log.append({
       type: 'llm_request',

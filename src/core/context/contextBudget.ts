@@ -60,6 +60,20 @@ export class ContextBudget {
     return this.calibration.estimate(model, counted);
   }
 
+  /** Counts still on their way (their context_cost record and calibration come with them). */
+  private readonly pending = new Set<Promise<unknown>>();
+
+  /** Keeps `work` (a count made while its request travels) until it is done; see `settled`. */
+  track(work: Promise<unknown>): void {
+    const done = work.catch(() => undefined).finally(() => this.pending.delete(done));
+    this.pending.add(done);
+  }
+
+  /** Resolves once every tracked count is done: the run's records are all in before its end. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
   /** One request's `usage.prompt_tokens` next to our count of the same prompt. */
   observeUsage(model: string, counted: number, reportedPromptTokens: number): void {
     this.calibration.observe(model, counted, reportedPromptTokens);

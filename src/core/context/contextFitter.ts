@@ -4,6 +4,7 @@ import type { ContextBudget } from './contextBudget';
 import { ContextExhaustedError } from './contextExhausted';
 import { messagesOf, planFit, type ContextAction } from './degradationStages';
 import { countMessageTokens, countPromptTokens, countPromptTokensSoon, promptTokensAtMost } from './tokenCounter';
+import { MAX_RATIO } from './tokenCalibration';
 
 // Fits one request into its budget before it is sent (docs/design.md §19): stages 1–3
 // (degradationStages.ts), then stage 4, compaction, when turns had to go. The request's message
@@ -63,6 +64,11 @@ const SUMMARY_FRAME_TOKENS = 64;
 /** A fitted request: `settle()` counts it if that was left for later, reports its record once, and returns both. */
 export interface PreparedFit {
   settle(): Promise<FitOutcome>;
+  /**
+   * The prompt is so far within its budget that no calibration learned from it or from the counts
+   * still in flight could change a decision soon: its count need not hold anything up.
+   */
+  readonly roomy: boolean;
 }
 
 export interface FitRequestOptions {
@@ -76,13 +82,18 @@ export interface FitRequestOptions {
  */
 export async function prepareFit(deps: ContextFitDeps, request: FitRequest, options: FitRequestOptions = {}): Promise<PreparedFit> {
   const { budget } = deps;
+  const atMost = options.afterOverflow ? Infinity : promptTokensAtMost(request.messages, request.tools);
+  // Within limit ÷ MAX_RATIO the prompt fits under any calibration; closer to the limit, the counts
+  // still in flight are waited for, so the decision uses everything learned so far.
+  const roomy = atMost <= budget.limit(budget.model) / MAX_RATIO;
+  if (!roomy) await budget.settled();
   const model = budget.model;
-  if (!options.afterOverflow && promptTokensAtMost(request.messages, request.tools) <= budget.countedLimit(model)) {
+  if (atMost <= budget.countedLimit(model)) {
     let outcome: Promise<FitOutcome> | undefined;
-    return { settle: () => (outcome ??= recordUnchanged(deps, request, model)) };
+    return { settle: () => (outcome ??= recordUnchanged(deps, request, model)), roomy };
   }
   const outcome = Promise.resolve(await fitRequest(deps, request, options));
-  return { settle: () => outcome };
+  return { settle: () => outcome, roomy };
 }
 
 /** What fitRequest reports for a prompt that needed nothing. */

@@ -8,7 +8,8 @@ const MIN_SAMPLE_TOKENS = 200;
 const MIN_SAMPLE_RATIO = 0.25;
 const MAX_SAMPLE_RATIO = 4;
 const MIN_RATIO = 0.5;
-const MAX_RATIO = 2;
+/** The largest ratio ever learned: a prompt within limit ÷ MAX_RATIO fits whatever is learned. */
+export const MAX_RATIO = 2;
 /** Weight of a new sample in the moving average. */
 const SMOOTHING = 0.3;
 
