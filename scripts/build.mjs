@@ -5,6 +5,7 @@
 //   cli        src/cli/main.ts  -> dist/cli.js        (node, cjs, `#!/usr/bin/env node`; the entry: help, compile cache)
 //   cliCommands src/cli/cliCommands.ts -> dist/cliCommands.js (node, cjs; the commands and the agent, loaded on use)
 //   tokenCountWorker src/core/context/tokenCountWorker.ts -> dist/tokenCountWorker.js (node, cjs; a worker thread)
+//   o200k      src/core/context/o200k.ts -> dist/o200k.js (node, cjs; the tokenizer, loaded on the first count)
 //   webview    webview/main.ts  -> dist/webview.js    (browser, iife)
 // and, with the webview, copies VS Code's icon font (@vscode/codicons: codicon.css + codicon.ttf)
 // into dist/codicons/, where the panel loads it from.
@@ -28,7 +29,7 @@ const entries = [
   {
     name: 'agentHost',
     entry: 'src/host/agentHost.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/agentHost.js', external: ['vscode'] },
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/agentHost.js', external: ['vscode', './o200k'] },
   },
   {
     // The entry only: `--help` and the compile cache; `./cliCommands` stays a require of dist/cliCommands.js.
@@ -41,14 +42,21 @@ const entries = [
     name: 'cliCommands',
     groups: ['cli'],
     entry: 'src/cli/cliCommands.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/cliCommands.js' },
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/cliCommands.js', external: ['./o200k'] },
   },
   {
     // The token-counting worker thread (context/backgroundCounter.ts), next to the bundles that start it.
     name: 'tokenCountWorker',
     groups: ['cli', 'agentHost'],
     entry: 'src/core/context/tokenCountWorker.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/tokenCountWorker.js' },
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/tokenCountWorker.js', external: ['./o200k'] },
+  },
+  {
+    // The tokenizer, required on the first count by the bundles above (each keeps `./o200k` external).
+    name: 'o200k',
+    groups: ['cli', 'agentHost'],
+    entry: 'src/core/context/o200k.ts',
+    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/o200k.js' },
   },
   {
     name: 'webview',

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { getCompileCacheDir } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
@@ -44,7 +45,7 @@ export function startBackgroundCounter(): void {
   }
   let worker: Worker;
   try {
-    worker = new Worker(script, { stdout: false, stderr: false });
+    worker = new Worker(script, { stdout: false, stderr: false, workerData: { compileCacheDir: getCompileCacheDir() } });
   } catch {
     shared.channel = null;
     return;

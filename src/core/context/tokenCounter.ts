@@ -6,12 +6,12 @@ import { countInBackground } from './backgroundCounter';
 // (tokenCalibration.ts) scales these counts to what the endpoint reports. The encoding's tables
 // are large, so they are loaded on the first count, not when the agent bundle loads.
 
-type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
+type Encoding = typeof import('./o200k');
 
 let encoding: Encoding | undefined;
 function tokenizer(): Encoding {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  encoding ??= require('gpt-tokenizer/encoding/o200k_base') as Encoding;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first count (its own bundle, dist/o200k.js)
+  encoding ??= require('./o200k') as Encoding;
   return encoding;
 }
 
