@@ -67,7 +67,8 @@ export async function findProtectedAccess(tool: unknown, args: unknown, workspac
     } catch {
       continue;
     }
-    const existing = await lstat(real).catch(() => undefined);
+    // Link count and mode only matter for a write.
+    const existing = declared.access === 'write' ? await lstat(real).catch(() => undefined) : undefined;
     for (const item of assessAccess(matcher, realRoot, real, declared.access, existing)) {
       if (!found.some((other) => protectedAccessKey(other) === protectedAccessKey(item))) found.push(item);
     }

@@ -74,15 +74,19 @@ export async function realLocation(target: string, hops = 0): Promise<string> {
 export async function resolveInWorkspace(workspaceRoot: string, userPath: string, options: JailOptions = {}): Promise<string> {
   if (typeof userPath !== 'string' || userPath.trim() === '') throw new ToolError('The path is empty');
   if (userPath.includes('\0')) throw new ToolError('The path contains a NUL character');
-  const root = await realpath(workspaceRoot).catch(() => {
-    throw new ToolError(`The workspace folder '${workspaceRoot}' does not exist`);
-  });
   // Absolute paths are taken as written; relative ones from the root (original spelling first, so
   // an absolute path through a symlinked root still compares against the real root below).
   const lexical = path.resolve(workspaceRoot, userPath);
+  // Both real locations are looked up at once (resolving reads no content); the checks below
+  // still go in order, and nothing is used before they pass.
+  const realTarget = realLocation(lexical);
+  realTarget.catch(() => undefined);
+  const root = await realpath(workspaceRoot).catch(() => {
+    throw new ToolError(`The workspace folder '${workspaceRoot}' does not exist`);
+  });
   const outside = () => new ToolError(`Path '${userPath}' is outside the workspace`);
   if (!isInside(path.resolve(workspaceRoot), lexical) && !isInside(root, lexical)) throw outside();
-  const real = await realLocation(lexical);
+  const real = await realTarget;
   if (!isInside(root, real)) throw outside();
   if (options.forWrite && real === root) throw new ToolError(`Path '${userPath}' is the workspace folder itself, not a file`);
   return real;
