@@ -44,7 +44,14 @@ export function countTextTokens(text: string): number {
 }
 
 function memoized(text: string): number | undefined {
-  return text.length >= MEMO_MIN_CHARS && text.length <= MEMO_MAX_CHARS ? textCounts.get(text) : undefined;
+  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return undefined;
+  const tokens = textCounts.get(text);
+  if (tokens !== undefined) {
+    // Kept in order of use: the texts of every request (system prompt, tool specs) stay.
+    textCounts.delete(text);
+    textCounts.set(text, tokens);
+  }
+  return tokens;
 }
 
 function remember(text: string, tokens: number): void {
@@ -183,8 +190,13 @@ function messageTokensAtMost(message: ChatMessage): number {
 export async function countPromptTokensSoon(messages: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<number> {
   const texts: string[] = [];
   const slot = new Map<string, number>();
+  /** Counts known now, kept here: other counts may push them out of the memo meanwhile. */
+  const known = new Map<string, number>();
   const want = (text: string): number => {
-    if (text !== '' && memoized(text) === undefined && !slot.has(text)) {
+    if (text === '' || known.has(text) || slot.has(text)) return 0;
+    const tokens = memoized(text);
+    if (tokens !== undefined) known.set(text, tokens);
+    else {
       slot.set(text, texts.length);
       texts.push(text);
     }
@@ -196,7 +208,7 @@ export async function countPromptTokensSoon(messages: readonly ChatMessage[], to
   for (const message of newMessages) messageTokens(message, want);
   const counts = await countInBackground(texts, (all) => all.map(countTextTokens));
   texts.forEach((text, i) => remember(text, counts[i]));
-  const counted = (text: string): number => (text === '' ? 0 : (memoized(text) ?? counts[slot.get(text) ?? -1] ?? countTextTokens(text)));
+  const counted = (text: string): number => (text === '' ? 0 : (known.get(text) ?? counts[slot.get(text) ?? -1] ?? countTextTokens(text)));
   // Another caller may have counted the same objects meanwhile: the first count stays.
   if (newTools && !toolCounts.has(newTools)) toolCounts.set(newTools, counted(toolsText(newTools)));
   for (const message of newMessages) if (!messageCounts.has(message)) messageCounts.set(message, messageTokens(message, counted));
