@@ -1,4 +1,4 @@
-import { enableCompileCache } from 'node:module';
+import { enableCompileCache, flushCompileCache } from 'node:module';
 import { join } from 'node:path';
 import { startBackgroundCounter } from '../core/context/backgroundCounter';
 import { userCacheDir } from '../core/memory/memoryPath';
@@ -15,7 +15,10 @@ const COMMAND_WORDS = new Set(['resume', 'diff', 'revert']);
 const REVIEW_WORDS = new Set(['diff', 'revert']);
 
 /** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`: the headless agent for CI. Returns the process exit code (see USAGE). */
-export async function main(argv: string[], io: CommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env },
+): Promise<number> {
   if (isPlainHelp(argv, io.cwd)) {
     io.stdout.write(`${USAGE}\n`);
     return 0;
@@ -24,6 +27,8 @@ export async function main(argv: string[], io: CommandIo = { stdout: process.std
   if (!argv.some((word) => REVIEW_WORDS.has(word))) startBackgroundCounter();
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand (a separate bundle, see scripts/build.mjs)
   const { runCommand } = require('./cliCommands') as typeof import('./cliCommands');
+  // Written now rather than at exit, so a run that is killed still leaves the next start its cache.
+  flushCompileCache();
   return runCommand(argv, io);
 }
 
