@@ -17,7 +17,14 @@ const ARGUMENT_CHARS = 600;
 type Line = string;
 
 function envelope(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  return JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_733_162_241, model: 'bench-model', system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] });
+  return JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: 1_733_162_241,
+    model: 'bench-model',
+    system_fingerprint: 'fp_bench',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  });
 }
 
 /** Deterministic pseudo-random fragment sizes of 1-6 characters. */
@@ -39,7 +46,7 @@ function responseLines(r: number): { lines: Line[]; expected: string[] } {
     const text = JSON.stringify({ path: `src/file_${r}_${c}.ts`, content: 'x'.repeat(ARGUMENT_CHARS) + ` é ${r}/${c}` });
     args.push(text);
     const parts: string[] = [];
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       const n = next();
       parts.push(text.slice(i, i + n));
       i += n;
@@ -55,7 +62,9 @@ function responseLines(r: number): { lines: Line[]; expected: string[] } {
     }
   }
   lines.push(`data: ${envelope({}, 'tool_calls')}`);
-  lines.push(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [], usage: { prompt_tokens: 10, completion_tokens: 1000, total_tokens: 1010 } })}`);
+  lines.push(
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [], usage: { prompt_tokens: 10, completion_tokens: 1000, total_tokens: 1010 } })}`,
+  );
   return { lines, expected: args };
 }
 
@@ -128,8 +137,20 @@ function median(values: number[]): number {
  * turn, so its size stays the same for every n and only the accumulator's own cost can grow.
  */
 function singleCallChunks(n: number): unknown[] {
-  const pool = Array.from({ length: 64 }, (_, i) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: `ab${String.fromCharCode(97 + (i % 26))}d` } }] }, finish_reason: null }] }));
-  const chunks: unknown[] = [{ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_big', type: 'function', function: { name: 'write_file', arguments: '{"content":"' } }] }, finish_reason: null }] }];
+  const pool = Array.from({ length: 64 }, (_, i) => ({
+    choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: `ab${String.fromCharCode(97 + (i % 26))}d` } }] }, finish_reason: null }],
+  }));
+  const chunks: unknown[] = [
+    {
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: 'call_big', type: 'function', function: { name: 'write_file', arguments: '{"content":"' } }] },
+          finish_reason: null,
+        },
+      ],
+    },
+  ];
   for (let i = 0; i < n - 2; i++) chunks.push(pool[i % pool.length]);
   chunks.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"}' } }] }, finish_reason: null }] });
   chunks.push({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
@@ -149,7 +170,9 @@ function main(): void {
   const mb = (bytes: number) => bytes / (1024 * 1024);
 
   const stream = buildStream();
-  console.log(`stream: ${mb(stream.bytes).toFixed(1)} MB, ${stream.lines} SSE lines, ${stream.responses.length} responses x ${CALLS_PER_RESPONSE} interleaved calls, 1-6 argument characters per chunk`);
+  console.log(
+    `stream: ${mb(stream.bytes).toFixed(1)} MB, ${stream.lines} SSE lines, ${stream.responses.length} responses x ${CALLS_PER_RESPONSE} interleaved calls, 1-6 argument characters per chunk`,
+  );
   ours(stream.responses, stream.expected); // correctness check
   // Warm-up, so both sides run optimised code when timed.
   for (let i = 0; i < 3; i++) {
@@ -170,10 +193,16 @@ function main(): void {
   const baseMs = median(baseTimes);
   const oursMs = median(oursTimes);
   const ratio = median(ratios);
-  console.log(`  baseline  JSON.parse per line           ${baseMs.toFixed(1).padStart(8)} ms CPU  ${(mb(stream.bytes) / (baseMs / 1000)).toFixed(1).padStart(7)} MB/s`);
-  console.log(`  ours      JSON.parse + accumulator      ${oursMs.toFixed(1).padStart(8)} ms CPU  ${(mb(stream.bytes) / (oursMs / 1000)).toFixed(1).padStart(7)} MB/s`);
+  console.log(
+    `  baseline  JSON.parse per line           ${baseMs.toFixed(1).padStart(8)} ms CPU  ${(mb(stream.bytes) / (baseMs / 1000)).toFixed(1).padStart(7)} MB/s`,
+  );
+  console.log(
+    `  ours      JSON.parse + accumulator      ${oursMs.toFixed(1).padStart(8)} ms CPU  ${(mb(stream.bytes) / (oursMs / 1000)).toFixed(1).padStart(7)} MB/s`,
+  );
   const throughputOk = ratio >= TARGET_RATIO;
-  console.log(`  throughput ratio ours/baseline = ${ratio.toFixed(2)} (CPU time, median of 9 paired rounds; target >= ${TARGET_RATIO}): ${throughputOk ? 'met' : 'MISSED'}`);
+  console.log(
+    `  throughput ratio ours/baseline = ${ratio.toFixed(2)} (CPU time, median of 9 paired rounds; target >= ${TARGET_RATIO}): ${throughputOk ? 'met' : 'MISSED'}`,
+  );
   if (!throughputOk) failed = true;
 
   console.log('single call, N argument fragments of 4 characters (pre-parsed chunks; push + finish, final JSON.parse included):');
@@ -200,11 +229,15 @@ function main(): void {
     );
     const ns = (ms * 1e6) / (reps * n);
     perFragment.push(ns);
-    console.log(`  N=${String(n).padStart(7)} (${String(n / sizes[0]).padStart(3)}x)  ${(ms / reps).toFixed(3).padStart(9)} ms per call  ${ns.toFixed(1).padStart(7)} ns per fragment`);
+    console.log(
+      `  N=${String(n).padStart(7)} (${String(n / sizes[0]).padStart(3)}x)  ${(ms / reps).toFixed(3).padStart(9)} ms per call  ${ns.toFixed(1).padStart(7)} ns per fragment`,
+    );
   }
   const growth = perFragment[2] / perFragment[0];
   const linearOk = growth <= MAX_LINEARITY_FACTOR;
-  console.log(`  per-fragment time at 100x / at 1x = ${growth.toFixed(2)} (target <= ${MAX_LINEARITY_FACTOR}, i.e. linear growth): ${linearOk ? 'met' : 'MISSED'}`);
+  console.log(
+    `  per-fragment time at 100x / at 1x = ${growth.toFixed(2)} (target <= ${MAX_LINEARITY_FACTOR}, i.e. linear growth): ${linearOk ? 'met' : 'MISSED'}`,
+  );
   if (!linearOk) failed = true;
 
   console.log(failed ? 'accumulator: a target was MISSED' : 'accumulator: all targets met');

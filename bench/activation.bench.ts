@@ -40,7 +40,10 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 function main(): number {
   console.log('building the production bundles dist/extension.js and dist/agentHost.js…');
-  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production', '--only=extension,agentHost'], { cwd: root, stdio: 'inherit' });
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production', '--only=extension,agentHost'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (build.status !== 0) throw new Error(`the production build failed (exit ${build.status})`);
 
   const scratch = mkdtempSync(join(tmpdir(), 'cortex-activation-bench-'));
@@ -66,8 +69,10 @@ function main(): number {
   if (!seen.serializers.includes('cortex.dag')) problems.push('activate() did not register the cortex.dag panel serializer');
   if (!seen.statusBarItems.includes('cortex.approvals')) problems.push('activate() did not create the approvals status bar entry');
   if (!seen.executed.includes('workbench.action.openWalkthrough')) problems.push('activate() did not open the walkthrough on a first start');
-  for (const sample of activation) if (sample.loaded.some((file) => file !== 'extension.js')) problems.push(`activation loaded ${sample.loaded.join(', ')}: only extension.js may load`);
-  if (!firstUse[0].loaded.includes('agentHost.js')) problems.push(`the first command did not load dist/agentHost.js (loaded: ${firstUse[0].loaded.join(', ')})`);
+  for (const sample of activation)
+    if (sample.loaded.some((file) => file !== 'extension.js')) problems.push(`activation loaded ${sample.loaded.join(', ')}: only extension.js may load`);
+  if (!firstUse[0].loaded.includes('agentHost.js'))
+    problems.push(`the first command did not load dist/agentHost.js (loaded: ${firstUse[0].loaded.join(', ')})`);
 
   const total = activation.map((s) => s.totalMs);
   console.log(`\n${ROUNDS} fresh processes each (Node ${process.versions.node}):`);
@@ -75,7 +80,9 @@ function main(): number {
   console.log(`  require dist/extension.js:          median ${ms(median(activation.map((s) => s.requireMs)))}`);
   console.log(`  activate():                         median ${ms(median(activation.map((s) => s.activateMs)))}`);
   console.log(`  activation (require + activate):    median ${ms(median(total))}, max ${ms(max(total))} (target < ${TARGET_MS} ms)`);
-  console.log(`  first command after activation (loads the agent core), ${FIRST_USE_ROUNDS} runs: median ${ms(median(firstUse.map((s) => s.commandMs ?? NaN)))}`);
+  console.log(
+    `  first command after activation (loads the agent core), ${FIRST_USE_ROUNDS} runs: median ${ms(median(firstUse.map((s) => s.commandMs ?? NaN)))}`,
+  );
   const ok = median(total) < TARGET_MS;
   if (!ok) problems.push(`activation takes ${ms(median(total))} (median), over the ${TARGET_MS} ms target`);
   for (const problem of problems) console.log(`  MISSED: ${problem}`);

@@ -89,13 +89,27 @@ async function main(): Promise<number> {
     }
     const ratio = median(helpTimes) / median(nodeTimes);
     ok = ratio <= TARGET_HELP_RATIO;
-    console.log(`cortex --help ${median(helpTimes).toFixed(1)} ms (first start, filling the cache: ${help.toFixed(1)} ms), node -e 0 ${median(nodeTimes).toFixed(1)} ms (median of ${ROUNDS}, interleaved)`);
+    console.log(
+      `cortex --help ${median(helpTimes).toFixed(1)} ms (first start, filling the cache: ${help.toFixed(1)} ms), node -e 0 ${median(nodeTimes).toFixed(1)} ms (median of ${ROUNDS}, interleaved)`,
+    );
     console.log(`  ratio ${ratio.toFixed(2)} (target <= ${TARGET_HELP_RATIO}): ${ok ? 'met' : 'MISSED'}`);
 
     const workspace = join(scratch, 'workspace');
     mkdirSync(workspace);
     writeFileSync(join(workspace, 'notes.txt'), 'hello\n');
-    const runArgs = [cli, 'run', '--workspace', workspace, '--base-url', endpoint.baseUrl, '--model', 'bench-model', '--memory', join(scratch, 'memory.json'), 'Read the notes.'];
+    const runArgs = [
+      cli,
+      'run',
+      '--workspace',
+      workspace,
+      '--base-url',
+      endpoint.baseUrl,
+      '--model',
+      'bench-model',
+      '--memory',
+      join(scratch, 'memory.json'),
+      'Read the notes.',
+    ];
     const floorArgs = [join(__dirname, 'cliWidth', 'floorRunner.mjs'), endpoint.baseUrl, workspace];
     // Warm-up, ended the way Ctrl-C ends a run: the agent's bundles and the tokenizer are compiled and cached.
     for (let i = 0; i < 2; i++) await untilFirstRequest(runArgs, env, endpoint, 'SIGINT');
@@ -105,7 +119,9 @@ async function main(): Promise<number> {
       floorTimes.push(await untilFirstRequest(floorArgs, env, endpoint));
       runTimes.push(await untilFirstRequest(runArgs, env, endpoint));
     }
-    console.log(`cortex run until its first request ${median(runTimes).toFixed(1)} ms; a plain node:http program ${median(floorTimes).toFixed(1)} ms (median of ${RUN_ROUNDS}, measured alongside)`);
+    console.log(
+      `cortex run until its first request ${median(runTimes).toFixed(1)} ms; a plain node:http program ${median(floorTimes).toFixed(1)} ms (median of ${RUN_ROUNDS}, measured alongside)`,
+    );
   } finally {
     await endpoint.close();
     rmSync(scratch, { recursive: true, force: true });

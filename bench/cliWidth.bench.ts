@@ -35,7 +35,9 @@ interface Shape {
 }
 
 function fanOut(n: number): Shape {
-  const steps = Array.from({ length: n }, (_, i) => (i === 0 ? 'Read notes.txt to start' : i === n - 1 ? 'Read notes.txt to join the parts' : `Read notes.txt for part ${i}`));
+  const steps = Array.from({ length: n }, (_, i) =>
+    i === 0 ? 'Read notes.txt to start' : i === n - 1 ? 'Read notes.txt to join the parts' : `Read notes.txt for part ${i}`,
+  );
   const dependencies: Record<string, number[]> = {};
   for (let i = 1; i < n - 1; i++) dependencies[String(i)] = [0];
   dependencies[String(n - 1)] = Array.from({ length: n - 2 }, (_, i) => i + 1);
@@ -52,7 +54,13 @@ function chains(length: number, count: number, processTarget?: number): Shape {
       if (k > 0) dependencies[String(index)] = [index - 1];
     }
   }
-  return { name: `${count} chains of ${length} steps`, plan: { title: `chains ${length}`, steps, dependencies }, depth: length, stepsTarget: 1.1, processTarget };
+  return {
+    name: `${count} chains of ${length} steps`,
+    plan: { title: `chains ${length}`, steps, dependencies },
+    depth: length,
+    stepsTarget: 1.1,
+    processTarget,
+  };
 }
 
 const SHAPES: Shape[] = [fanOut(50), chains(10, 3), chains(20, 3, 1.15), chains(33, 3, 1.15)];
@@ -82,12 +90,32 @@ async function measure(who: 'cortex' | 'floor', shape: Shape, server: TurnServer
   const args =
     who === 'floor'
       ? [floor, server.baseUrl, workspace]
-      : [cli, 'run', '--workspace', workspace, '--config', join(scratch, 'settings.json'), '--base-url', server.baseUrl, '--model', 'bench-model', '--trace', join(scratch, `trace-${run}.jsonl`), '--memory', join(scratch, 'memory.json'), '--approve', 'all', 'Read the notes in every part.'];
+      : [
+          cli,
+          'run',
+          '--workspace',
+          workspace,
+          '--config',
+          join(scratch, 'settings.json'),
+          '--base-url',
+          server.baseUrl,
+          '--model',
+          'bench-model',
+          '--trace',
+          join(scratch, `trace-${run}.jsonl`),
+          '--memory',
+          join(scratch, 'memory.json'),
+          '--approve',
+          'all',
+          'Read the notes in every part.',
+        ];
   const result = await runProcess(args, env);
   const times = server.times();
   const expectedRequests = shape.plan.steps.length * TURNS_PER_STEP;
   if (result.code !== 0 || result.stdout.trim() !== 'All steps are done.' || times.executorRequests !== expectedRequests || times.otherRequests !== 0) {
-    throw new Error(`${who} on ${shape.name}: exit ${result.code}, ${times.executorRequests} executor requests (expected ${expectedRequests}), ${times.otherRequests} others, stdout ${JSON.stringify(result.stdout.slice(0, 200))}\n${result.stderr.slice(-2000)}`);
+    throw new Error(
+      `${who} on ${shape.name}: exit ${result.code}, ${times.executorRequests} executor requests (expected ${expectedRequests}), ${times.otherRequests} others, stdout ${JSON.stringify(result.stdout.slice(0, 200))}\n${result.stderr.slice(-2000)}`,
+    );
   }
   const stepsBound = shape.depth * TURNS_PER_STEP * LATENCY_MS;
   return { steps: (times.aggregatorAt! - times.planSentAt!) / stepsBound, process: result.wallMs / (stepsBound + 2 * LATENCY_MS) };
@@ -126,7 +154,11 @@ async function main(): Promise<number> {
       if (!stepsOk || !processOk) ok = false;
       const stepsText = `${steps.toFixed(2)} (≤ ${shape.stepsTarget.toFixed(2)} ${stepsOk ? 'met' : 'MISSED'})`;
       const processText = `${processRatio.toFixed(2)}${shape.processTarget === undefined ? '' : ` (≤ ${shape.processTarget.toFixed(2)} ${processOk ? 'met' : 'MISSED'})`}`;
-      console.log(`  ${shape.name.padEnd(38)} ${stepsText.padEnd(22)} ${median(base.map((m) => m.steps)).toFixed(2).padEnd(8)} ${processText.padEnd(22)} ${median(base.map((m) => m.process)).toFixed(2)}`);
+      console.log(
+        `  ${shape.name.padEnd(38)} ${stepsText.padEnd(22)} ${median(base.map((m) => m.steps))
+          .toFixed(2)
+          .padEnd(8)} ${processText.padEnd(22)} ${median(base.map((m) => m.process)).toFixed(2)}`,
+      );
     }
   } finally {
     await server.close();

@@ -59,7 +59,8 @@ async function longStep(): Promise<boolean> {
     executor: () => (turn < TURNS ? toolCalls(call('read_file', { path: `src${turn++ % 20}.ts` })) : message('Read them all.')),
     aggregator: message('done'),
   });
-  const handler: Handler = (req) => (req.purpose === 'compact' ? message(`Read src0.ts to src19.ts (turns so far: ${turn}); they define numbered constants.`) : routed(req));
+  const handler: Handler = (req) =>
+    req.purpose === 'compact' ? message(`Read src0.ts to src19.ts (turns so far: ${turn}); they define numbered constants.`) : routed(req);
   server.setHandler(handler);
   const started = performance.now();
   try {
@@ -76,10 +77,22 @@ async function longStep(): Promise<boolean> {
     const count = (kind: string) => costs.filter((e) => (e.data.actions as Array<{ kind: string }>).some((a) => a.kind === kind)).length;
     const overflows = server.refusals.filter((r) => r.reason === 'context').length;
     console.log(`long step: ${executor.length} executor requests, ${chat.length - executor.length} others, in ${seconds.toFixed(1)} s`);
-    console.log(`  largest prompt ${largest.toLocaleString('en-US')} tokens of a ${budget.toLocaleString('en-US')}-token budget (window ${WINDOW.toLocaleString('en-US')} − ${RESERVE} reserved); refused as too long: ${overflows}`);
-    console.log(`  context_cost audits: ${costs.length} (${executorCosts.length} for ${executor.length} executor requests); pruned in ${count('prune_tool_outputs')}, compacted in ${count('compact')}`);
-    console.log(`  run ${result.status}${result.error ? `: ${result.error}` : ''}; step tokens ${result.snapshot.steps[0]?.usage?.promptTokens.toLocaleString('en-US')} prompt`);
-    const ok = result.status === 'completed' && overflows === 0 && server.rejections.length === 0 && largest <= budget && executorCosts.length === executor.length && executor.length === TURNS + 1;
+    console.log(
+      `  largest prompt ${largest.toLocaleString('en-US')} tokens of a ${budget.toLocaleString('en-US')}-token budget (window ${WINDOW.toLocaleString('en-US')} − ${RESERVE} reserved); refused as too long: ${overflows}`,
+    );
+    console.log(
+      `  context_cost audits: ${costs.length} (${executorCosts.length} for ${executor.length} executor requests); pruned in ${count('prune_tool_outputs')}, compacted in ${count('compact')}`,
+    );
+    console.log(
+      `  run ${result.status}${result.error ? `: ${result.error}` : ''}; step tokens ${result.snapshot.steps[0]?.usage?.promptTokens.toLocaleString('en-US')} prompt`,
+    );
+    const ok =
+      result.status === 'completed' &&
+      overflows === 0 &&
+      server.rejections.length === 0 &&
+      largest <= budget &&
+      executorCosts.length === executor.length &&
+      executor.length === TURNS + 1;
     console.log(`  ${ok ? 'ok' : 'MISSED'}: every request within budget, one decision per request, run completed`);
     return ok;
   } finally {
@@ -90,7 +103,11 @@ async function longStep(): Promise<boolean> {
 function turnMessages(i: number): ChatMessage[] {
   const id = `call_${i}`;
   return [
-    { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src${i}.ts` }) } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `src${i}.ts` }) } }],
+    },
     { role: 'tool', tool_call_id: id, content: sourceFile(1000 + i) },
   ];
 }
@@ -137,7 +154,9 @@ async function main(): Promise<void> {
   const fits = await overheadAt128k(10_000);
   const prunes = await overheadAt128k(-5_000);
   console.log(`budget overhead per request at a ${fits.tokens.toLocaleString('en-US')}-token prompt (new 30 KB turn counted, the rest cached):`);
-  console.log(`  fits: ${fits.medianMs.toFixed(2)} ms median · over budget, pruning: ${prunes.medianMs.toFixed(2)} ms median · one JSON.stringify of the prompt: ${fits.stringifyMs.toFixed(2)} ms (target < ${OVERHEAD_TARGET_MS} ms)`);
+  console.log(
+    `  fits: ${fits.medianMs.toFixed(2)} ms median · over budget, pruning: ${prunes.medianMs.toFixed(2)} ms median · one JSON.stringify of the prompt: ${fits.stringifyMs.toFixed(2)} ms (target < ${OVERHEAD_TARGET_MS} ms)`,
+  );
   const overheadOk = fits.medianMs < OVERHEAD_TARGET_MS && prunes.medianMs < OVERHEAD_TARGET_MS;
   if (!overheadOk) console.log('  MISSED: budget overhead target');
   process.exit(stepOk && overheadOk ? 0 : 1);

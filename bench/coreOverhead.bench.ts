@@ -140,7 +140,9 @@ function main(): number {
   const naiveMs = median(naiveCpu);
   const downstreamOk = downstreamMs < DOWNSTREAM_TARGET_MS;
   console.log(`\ngetDownstreamSteps(root) → ${fast.length} steps`);
-  console.log(`  PlanGraph.fromState + downstream: ${downstreamMs.toFixed(2)} ms CPU, median of 41 (wall ${median(fastWall).toFixed(2)} ms; the walk alone on a built graph ${median(walkCpu).toFixed(2)} ms)`);
+  console.log(
+    `  PlanGraph.fromState + downstream: ${downstreamMs.toFixed(2)} ms CPU, median of 41 (wall ${median(fastWall).toFixed(2)} ms; the walk alone on a built graph ${median(walkCpu).toFixed(2)} ms)`,
+  );
   console.log(`  baseline, naive rescanning walk (naiveDownstream): ${naiveMs.toFixed(1)} ms CPU, median of 3`);
   console.log(`  speed-up: ${(naiveMs / downstreamMs).toFixed(0)}x`);
   console.log(`  target < ${DOWNSTREAM_TARGET_MS} ms: ${downstreamOk ? 'met' : 'MISSED'}`);
@@ -152,7 +154,9 @@ function main(): number {
   const runOk = tracked.cpuUsPerStep < PER_STEP_TARGET_US;
   console.log(`\nsimulated run, ${STEPS} steps × 6 events (operations + reducer + scheduling), instant model`);
   console.log(`  ReadyQueue scheduler: ${tracked.cpuUsPerStep.toFixed(1)} µs CPU per step (${tracked.wallMs.toFixed(0)} ms wall)`);
-  console.log(`  baseline, full ready-set rescan per completion: ${rescanned.cpuUsPerStep.toFixed(1)} µs CPU per step (${rescanned.wallMs.toFixed(0)} ms wall)`);
+  console.log(
+    `  baseline, full ready-set rescan per completion: ${rescanned.cpuUsPerStep.toFixed(1)} µs CPU per step (${rescanned.wallMs.toFixed(0)} ms wall)`,
+  );
   console.log(`  ratio: ${(rescanned.cpuUsPerStep / tracked.cpuUsPerStep).toFixed(1)}x`);
   console.log(`  target < ${PER_STEP_TARGET_US} µs per step: ${runOk ? 'met' : 'MISSED'}`);
   failed ||= !runOk;

@@ -45,8 +45,21 @@ async function makespan(n: number, maxParallelSteps: number) {
   const server = await startScriptedServer(route({ planner: json(plan), executor: message('done', { delayMs: LATENCY_MS }), aggregator: message('ok') }));
   try {
     const log = new EventLog();
-    const config = parseConfig({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'bench', 'cortex.execution.maxParallelSteps': maxParallelSteps, 'cortex.llm.maxRetries': 0 });
-    const run = new AgentRun({ task: 'bench', workspaceRoot: mkdtempSync(join(tmpdir(), 'cortex-bench-')), config, log, approvals: new ApprovalBroker(), trusted: true, maxPlanSteps: n });
+    const config = parseConfig({
+      'cortex.llm.baseUrl': server.baseUrl,
+      'cortex.llm.model': 'bench',
+      'cortex.execution.maxParallelSteps': maxParallelSteps,
+      'cortex.llm.maxRetries': 0,
+    });
+    const run = new AgentRun({
+      task: 'bench',
+      workspaceRoot: mkdtempSync(join(tmpdir(), 'cortex-bench-')),
+      config,
+      log,
+      approvals: new ApprovalBroker(),
+      trusted: true,
+      maxPlanSteps: n,
+    });
     const result = await run.start();
     if (result.status !== 'completed') throw new Error(`run ${result.status}: ${result.error}`);
     const times = log.events.filter((e) => e.type === 'step_status_changed');
@@ -73,7 +86,16 @@ async function coreOverhead(n: number) {
   const plan = { title: 'overhead', steps: Array.from({ length: n }, (_, i) => `step ${i}`), dependencies };
   const log = new EventLog();
   const config = parseConfig({ 'cortex.llm.baseUrl': 'http://127.0.0.1:9/v1', 'cortex.llm.model': 'instant', 'cortex.execution.maxParallelSteps': 8 });
-  const run = new AgentRun({ task: 'overhead', workspaceRoot: tmpdir(), config, log, approvals: new ApprovalBroker(), trusted: true, llm: new InstantModel(plan), maxPlanSteps: n });
+  const run = new AgentRun({
+    task: 'overhead',
+    workspaceRoot: tmpdir(),
+    config,
+    log,
+    approvals: new ApprovalBroker(),
+    trusted: true,
+    llm: new InstantModel(plan),
+    maxPlanSteps: n,
+  });
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
   const result = await run.start();
@@ -90,19 +112,25 @@ async function main() {
     const target = n === 100 ? ' (target ≤ 1.10)' : '';
     const ok = n !== 100 || ratio <= 1.1;
     if (!ok) failures++;
-    console.log(`  ${String(n).padStart(3)} steps: critical path ${r.criticalPath} steps, bound ${r.bound} ms, wall ${r.wall} ms, ratio ${ratio.toFixed(3)}${target} ${ok ? 'ok' : 'MISSED'}`);
+    console.log(
+      `  ${String(n).padStart(3)} steps: critical path ${r.criticalPath} steps, bound ${r.bound} ms, wall ${r.wall} ms, ratio ${ratio.toFixed(3)}${target} ${ok ? 'ok' : 'MISSED'}`,
+    );
   }
   console.log('   speedup over maxParallelSteps 1 (ideal = sum / critical path):');
   for (const n of [20, 100]) {
     const parallel = await makespan(n, 64);
     const serial = await makespan(n, 1);
-    console.log(`  ${String(n).padStart(3)} steps: serial ${serial.wall} ms, parallel ${parallel.wall} ms, speedup ${(serial.wall / parallel.wall).toFixed(2)}× (ideal ${(parallel.sum / parallel.bound).toFixed(2)}×)`);
+    console.log(
+      `  ${String(n).padStart(3)} steps: serial ${serial.wall} ms, parallel ${parallel.wall} ms, speedup ${(serial.wall / parallel.wall).toFixed(2)}× (ideal ${(parallel.sum / parallel.bound).toFixed(2)}×)`,
+    );
   }
   console.log('B. core overhead: 10,000-step plan, instant model, real AgentRun');
   const o = await coreOverhead(10_000);
   const ok = o.cpuMsPerStep < 1;
   if (!ok) failures++;
-  console.log(`  CPU per step ${(o.cpuMsPerStep * 1000).toFixed(0)} µs (target < 1000 µs) ${ok ? 'ok' : 'MISSED'}; wall ${o.wallMs.toFixed(0)} ms; ${o.events} events`);
+  console.log(
+    `  CPU per step ${(o.cpuMsPerStep * 1000).toFixed(0)} µs (target < 1000 µs) ${ok ? 'ok' : 'MISSED'}; wall ${o.wallMs.toFixed(0)} ms; ${o.events} events`,
+  );
   process.exit(failures ? 1 : 0);
 }
 

@@ -139,7 +139,9 @@ async function main(): Promise<number> {
   const { port, child } = await startServer(file);
   let ok = true;
   try {
-    console.log(`recording: ${recording.events.length} events, ${(recording.body.length / 1024).toFixed(0)} KiB, ${recording.calls.length} tool calls; server on 127.0.0.1:${port} in its own process`);
+    console.log(
+      `recording: ${recording.events.length} events, ${(recording.body.length / 1024).toFixed(0)} KiB, ${recording.calls.length} tool calls; server on 127.0.0.1:${port} in its own process`,
+    );
     for (const mode of MODES) ok = (await measureMode(mode, port, recording)) && ok;
   } finally {
     child.kill();

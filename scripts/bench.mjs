@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
 const filter = process.argv[2];
-const files = readdirSync('bench').filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter))).sort();
+const files = readdirSync('bench')
+  .filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter)))
+  .sort();
 if (files.length === 0) {
   console.error('no benchmarks found in bench/');
   process.exit(1);

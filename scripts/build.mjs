@@ -17,7 +17,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const production = process.argv.includes('--production');
-const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 
 const entries = [
   {
@@ -61,7 +64,13 @@ const entries = [
   {
     name: 'webview',
     entry: 'webview/main.ts',
-    options: { platform: 'browser', format: 'iife', target: ['chrome120'], outfile: 'dist/webview.js', define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') } },
+    options: {
+      platform: 'browser',
+      format: 'iife',
+      target: ['chrome120'],
+      outfile: 'dist/webview.js',
+      define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
+    },
   },
 ];
 
@@ -101,7 +110,9 @@ for (const { name, groups = [], entry, options, executable } of entries) {
       metafile: true,
     });
     if (executable) chmodSync(outfile, 0o755);
-    const bytes = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js')).reduce((sum, [, output]) => sum + output.bytes, 0);
+    const bytes = Object.entries(result.metafile.outputs)
+      .filter(([file]) => file.endsWith('.js'))
+      .reduce((sum, [, output]) => sum + output.bytes, 0);
     console.log(`build: ${name.padEnd(16)} ${entry} -> ${options.outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
   } catch (error) {
     // esbuild already printed the located errors.

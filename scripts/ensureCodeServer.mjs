@@ -28,7 +28,8 @@ export function node24Path() {
 function nodeDirFor(nodeBin) {
   // The folder holding include/node/node.h, for building native addons against this Node's ABI.
   const dir = dirname(dirname(nodeBin));
-  if (!existsSync(join(dir, 'include', 'node', 'node.h'))) throw new Error(`no Node headers under ${dir}/include/node (needed to compile code-server's native addons)`);
+  if (!existsSync(join(dir, 'include', 'node', 'node.h')))
+    throw new Error(`no Node headers under ${dir}/include/node (needed to compile code-server's native addons)`);
   return dir;
 }
 
@@ -124,11 +125,15 @@ export async function ensureCodeServer({ log = (line) => console.error(line) } =
   }, 15000);
   const status = await new Promise((resolve) => {
     // Install scripts must run: code-server's postinstall fetches and builds its native modules.
-    const child = spawn('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--dangerously-allow-all-scripts', `code-server@${CODE_SERVER_VERSION}`], {
-      cwd: staging,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: cleanNpmEnvironment(process.env, node),
-    });
+    const child = spawn(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--dangerously-allow-all-scripts', `code-server@${CODE_SERVER_VERSION}`],
+      {
+        cwd: staging,
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env: cleanNpmEnvironment(process.env, node),
+      },
+    );
     child.on('error', (error) => resolve(error.message));
     child.on('exit', (code, signal) => resolve(code ?? signal));
   });

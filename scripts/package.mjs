@@ -66,7 +66,17 @@ const names = zipEntries(buffer).map((entry) => entry.name);
 const problems = [];
 if (buffer.length >= MAX_BYTES) problems.push(`it is ${buffer.length} bytes, over the 5 MiB limit`);
 for (const bad of ['extension/node_modules/', 'extension/src/']) if (names.some((name) => name.startsWith(bad))) problems.push(`it contains ${bad}`);
-for (const needed of ['extension/package.json', 'extension/LICENSE.txt', 'extension/dist/extension.js', 'extension/dist/agentHost.js', 'extension/dist/tokenCountWorker.js', 'extension/dist/o200k.js', 'extension/dist/webview.js', 'extension/dist/codicons/codicon.css', 'extension/dist/codicons/codicon.ttf']) {
+for (const needed of [
+  'extension/package.json',
+  'extension/LICENSE.txt',
+  'extension/dist/extension.js',
+  'extension/dist/agentHost.js',
+  'extension/dist/tokenCountWorker.js',
+  'extension/dist/o200k.js',
+  'extension/dist/webview.js',
+  'extension/dist/codicons/codicon.css',
+  'extension/dist/codicons/codicon.ttf',
+]) {
   if (!names.includes(needed)) problems.push(`it lacks ${needed}`);
 }
 // The CLI is installed from the repository (see the README), never loaded by the extension.

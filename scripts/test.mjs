@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: type-check, unit + integration tests (mocha, plain Node), then the real-VS-Code
+// `npm test`: type-check, lint, unit + integration tests (mocha, plain Node), then the real-VS-Code
 // end-to-end suite (code-server + Playwright). Stops at the first failing stage.
 //
 // Each stage's full output goes to test-artifacts/<stage>.log; the terminal gets a short summary
@@ -18,13 +18,19 @@ const verbose = process.env.CORTEX_TEST_VERBOSE === '1';
 // A stage that prints no "N passed, M failed" line of its own counts as one check.
 const stages = [
   { name: 'type-check', log: 'type-check', args: ['scripts/typecheck.mjs'] },
+  { name: 'lint', log: 'lint', args: ['scripts/lint.mjs'] },
   {
     name: 'unit + integration (mocha)',
     log: 'unit-integration',
     args: ['node_modules/mocha/bin/mocha.js', '--reporter', reporter, 'test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
   },
   // Its progress ("e2e: …", the code-server install, each scenario's result) is shown live: it takes minutes.
-  { name: 'end-to-end in code-server', log: 'e2e', args: ['test/e2e/runE2e.mjs'], live: /^(e2e:|Installing code-server|  …|  \(set CORTEX_CACHE|code-server@|\s+[✔✓] |\s+\d+\) )/ },
+  {
+    name: 'end-to-end in code-server',
+    log: 'e2e',
+    args: ['test/e2e/runE2e.mjs'],
+    live: /^(e2e:|Installing code-server|  …|  \(set CORTEX_CACHE|code-server@|\s+[✔✓] |\s+\d+\) )/,
+  },
 ];
 
 const SUMMARY = /^(?:\w+: )?(\d+) passed, (\d+) failed/;

@@ -9,7 +9,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const configs = ['tsconfig.core.json', 'tsconfig.webview.json', 'tsconfig.json'];
 let failed = 0;
 for (const config of configs) {
-  const result = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config, '--noEmit'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config, '--noEmit'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (result.status !== 0) {
     failed++;
     console.log(`typecheck: ${config} has errors (above)`);

@@ -13,7 +13,15 @@ export function approvalAnswer(store: PlanStore, approval: ApprovalRequestMessag
   if (!store.runId) return undefined;
   const replyTo = store.markAnswered(approval.requestId, decision);
   if (!replyTo) return undefined;
-  const message: AnswerMessage = { type: 'approval/answer', runId: store.runId, requestId: approval.requestId, callId: approval.callId, argsHash: approval.argsHash, decision, replyTo };
+  const message: AnswerMessage = {
+    type: 'approval/answer',
+    runId: store.runId,
+    requestId: approval.requestId,
+    callId: approval.callId,
+    argsHash: approval.argsHash,
+    decision,
+    replyTo,
+  };
   const text = feedback?.trim();
   if (decision === 'deny' && text) message.feedback = text.slice(0, MAX_FEEDBACK_CHARS);
   return message;

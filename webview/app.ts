@@ -75,7 +75,10 @@ export class PanelApp {
   ) {
     this.saved = readSavedState(vscode.getState());
     this.restorePending = this.saved.runId ? this.saved : undefined;
-    this.scheduler = createFrameScheduler(() => this.render(), (cb) => requestAnimationFrame(cb));
+    this.scheduler = createFrameScheduler(
+      () => this.render(),
+      (cb) => requestAnimationFrame(cb),
+    );
     this.header = new RunHeader({
       cancel: (b) => this.send(cancelRun(this.store), b),
       resume: (b) => this.send(resumeRun(this.store), b),
@@ -210,12 +213,29 @@ export class PanelApp {
     this.showRunNotices(changes.reset);
     if (changes.reset || changes.run) this.autoOpenFailure(state);
     if (this.selectionChanged) this.graph.setSelected(this.selected);
-    const detailsStale = changes.reset || changes.structure || changes.approvals || changes.run || this.selectionChanged || (this.selected !== undefined && changes.steps.has(this.selected));
+    const detailsStale =
+      changes.reset ||
+      changes.structure ||
+      changes.approvals ||
+      changes.run ||
+      this.selectionChanged ||
+      (this.selected !== undefined && changes.steps.has(this.selected));
     if (detailsStale) this.details.render(this.store, this.selected);
     this.selectionChanged = false;
     this.updateTimer(state);
     if (changes.events > 0 || detailsStale || this.stateDirty) this.saveState();
-    perfSink()?.push({ kind: 'render', ms: performance.now() - t0, layoutMs, nodes: this.graph.nodeCount, events: changes.events, structure: changes.structure || changes.reset, lastSeq: state.lastSeq, operators, domMs, fitMs });
+    perfSink()?.push({
+      kind: 'render',
+      ms: performance.now() - t0,
+      layoutMs,
+      nodes: this.graph.nodeCount,
+      events: changes.events,
+      structure: changes.structure || changes.reset,
+      lastSeq: state.lastSeq,
+      operators,
+      domMs,
+      fitMs,
+    });
   }
 
   /** The run's warnings and errors (failover, sandbox, MCP servers…), each shown once per load. */

@@ -60,7 +60,10 @@ function actionText(action: NonNullable<ContextCostAudit['actions']>[number]): s
 export function stepTokensTag(step: StepState): { text: string; title: string } | undefined {
   const usage = step.usage;
   if (!usage) return undefined;
-  return { text: `${usage.estimated ? '~' : ''}${formatTokenCount(usage.promptTokens + usage.completionTokens)} tok`, title: `Tokens of this step: ${usageText(usage)}` };
+  return {
+    text: `${usage.estimated ? '~' : ''}${formatTokenCount(usage.promptTokens + usage.completionTokens)} tok`,
+    title: `Tokens of this step: ${usageText(usage)}`,
+  };
 }
 
 export function stepContextView(step: StepState): StepContextView | undefined {
@@ -80,7 +83,11 @@ export function stepContextView(step: StepState): StepContextView | undefined {
   });
   const pruned = decisions.filter((d) => d.actions?.some((a) => a.kind === 'prune_tool_outputs')).length;
   const compacted = decisions.filter((d) => d.actions?.some((a) => a.kind === 'compact')).length;
-  const parts = [pruned ? `${pruned} pruned` : '', compacted ? `${compacted} compacted` : '', decisions.some((d) => d.exhausted) ? 'context exhausted' : ''].filter(Boolean);
+  const parts = [
+    pruned ? `${pruned} pruned` : '',
+    compacted ? `${compacted} compacted` : '',
+    decisions.some((d) => d.exhausted) ? 'context exhausted' : '',
+  ].filter(Boolean);
   return {
     ...(step.usage ? { tokens: usageText(step.usage) } : {}),
     summary: `${plural(decisions.length, 'request')}${parts.length ? `: ${parts.join(', ')}` : ', all within budget'}`,

@@ -6,17 +6,7 @@ import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
 import type { PlanStore } from './store';
-import {
-  blockedLabel,
-  CALL_STATUS_LABEL,
-  creatingReplan,
-  endLabel,
-  lineageReplans,
-  replacedLabel,
-  replanSummary,
-  stepView,
-  type StepView,
-} from './stepView';
+import { blockedLabel, CALL_STATUS_LABEL, creatingReplan, endLabel, lineageReplans, replacedLabel, replanSummary, stepView, type StepView } from './stepView';
 
 // The details pane of the selected step: description, status, verdict, pending approvals (with a
 // feedback field for Deny), the complete tool history, audits, the lineage's replans and the output.
@@ -37,7 +27,20 @@ export interface DetailsHandlers {
 export const DETAIL_TEXT_LIMIT = 4000;
 
 type SectionName = 'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'calls' | 'changes' | 'context' | 'audits' | 'replans' | 'output' | 'notes';
-const SECTION_ORDER: SectionName[] = ['head', 'description', 'state', 'approvals', 'verdict', 'calls', 'changes', 'output', 'context', 'audits', 'replans', 'notes'];
+const SECTION_ORDER: SectionName[] = [
+  'head',
+  'description',
+  'state',
+  'approvals',
+  'verdict',
+  'calls',
+  'changes',
+  'output',
+  'context',
+  'audits',
+  'replans',
+  'notes',
+];
 /** Audits the context section shows (one per request: too many for the generic list). */
 const CONTEXT_AUDITS = new Set(['context_cost', 'memory_injected']);
 
@@ -78,8 +81,13 @@ export class DetailsPane {
       this.currentStep = undefined;
       this.body.hidden = true;
       this.empty.hidden = false;
-      const hint = 'Select a step (click it, or focus the graph and use the arrow keys and Enter) to see its description, status, verdict, tool history, audits, replans and output.';
-      this.empty.replaceChildren(el('h2', 'details-title details-empty-title', 'Details'), el('p', 'muted', hint), ...(state.task ? [el('h3', 'details-label', 'Task'), el('p', 'details-text', state.task)] : []));
+      const hint =
+        'Select a step (click it, or focus the graph and use the arrow keys and Enter) to see its description, status, verdict, tool history, audits, replans and output.';
+      this.empty.replaceChildren(
+        el('h2', 'details-title details-empty-title', 'Details'),
+        el('p', 'muted', hint),
+        ...(state.task ? [el('h3', 'details-label', 'Task'), el('p', 'details-text', state.task)] : []),
+      );
       return;
     }
     if (this.currentStep !== step.id) {
@@ -91,12 +99,20 @@ export class DetailsPane {
     this.empty.hidden = true;
     this.body.hidden = false;
     const replaced = !live;
-    const view = stepView(state, step, replaced, { approvals: store.visibleApprovals(), answered: store.answered, retryPending: (id) => store.retryPending(id) });
+    const view = stepView(state, step, replaced, {
+      approvals: store.visibleApprovals(),
+      answered: store.answered,
+      retryPending: (id) => store.retryPending(id),
+    });
     this.update('head', `${view.status}|${view.tags.map((t) => t.text).join(',')}|${step.id}`, (s) => this.head(s, view));
     this.update('description', step.description, (s) => {
       s.append(el('p', 'details-text', step.description));
     });
-    this.update('state', JSON.stringify([step.status, step.endReason, step.blockedBy, step.replacedBy, step.startedAt, step.finishedAt, view.retry, state.replans.length]), (s) => this.stateSection(s, state, step, view));
+    this.update(
+      'state',
+      JSON.stringify([step.status, step.endReason, step.blockedBy, step.replacedBy, step.startedAt, step.finishedAt, view.retry, state.replans.length]),
+      (s) => this.stateSection(s, state, step, view),
+    );
     this.update('approvals', view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|'), (s) => this.approvalsSection(s, view));
     this.update('verdict', JSON.stringify(step.verdict ?? null), (s) => this.verdictSection(s, step));
     this.updateCalls(state, step);
@@ -156,11 +172,17 @@ export class DetailsPane {
     }
     if (step.dependsOn.length) add('Depends on', this.withStepLinks('', step.dependsOn));
     if (step.startedAt !== undefined) add('Started', formatOffset(step.startedAt, state.startedAt));
-    if (step.finishedAt !== undefined) add('Finished', `${formatOffset(step.finishedAt, state.startedAt)}${step.startedAt !== undefined ? ` (took ${formatDuration(step.finishedAt - step.startedAt)})` : ''}`);
+    if (step.finishedAt !== undefined)
+      add(
+        'Finished',
+        `${formatOffset(step.finishedAt, state.startedAt)}${step.startedAt !== undefined ? ` (took ${formatDuration(step.finishedAt - step.startedAt)})` : ''}`,
+      );
     s.append(dl);
     if (view.retry !== 'none') {
       const row = el('div', 'details-actions');
-      const retry = button(view.retry === 'sent' ? 'Retrying…' : 'Retry step', 'btn btn-primary', `Retry step ${step.id}`, (_ev, self) => this.handlers.retry(step.id, self));
+      const retry = button(view.retry === 'sent' ? 'Retrying…' : 'Retry step', 'btn btn-primary', `Retry step ${step.id}`, (_ev, self) =>
+        this.handlers.retry(step.id, self),
+      );
       retry.disabled = view.retry === 'sent';
       row.append(retry, el('span', 'muted', 'The required approval was denied. Retry asks again.'));
       s.append(row);
@@ -183,10 +205,19 @@ export class DetailsPane {
     for (const { approval: a, sent } of view.approvals) {
       const card = el('div', 'approval-card');
       const head = el('div', 'approval-head');
-      head.append(el('span', 'approval-tool', a.toolName), el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required gate' : 'optional gate'));
+      head.append(
+        el('span', 'approval-tool', a.toolName),
+        el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required gate' : 'optional gate'),
+      );
       card.append(head);
       if (a.reason) card.append(el('p', 'details-text', a.reason));
-      card.append(el('p', 'muted', `If denied: ${a.denyEffect === 'block' ? 'the step is blocked' : 'the model is told and continues'}. Arguments hash ${a.argsHash.slice(0, 12)}…`));
+      card.append(
+        el(
+          'p',
+          'muted',
+          `If denied: ${a.denyEffect === 'block' ? 'the step is blocked' : 'the model is told and continues'}. Arguments hash ${a.argsHash.slice(0, 12)}…`,
+        ),
+      );
       card.append(el('h4', 'details-sublabel', 'Exact arguments'), this.longText(prettyJson(a.argumentsJson), 'pre code'), ...approvalDiff(a.diff));
       const field = custom('vscode-textarea', 'feedback') as HTMLElement & { value: string; placeholder: string; label: string };
       field.placeholder = 'Optional feedback for the model (sent with Deny)';
@@ -197,7 +228,9 @@ export class DetailsPane {
       field.value = this.feedbackDrafts.get(a.requestId) ?? '';
       field.addEventListener('input', () => this.feedbackDrafts.set(a.requestId, field.value));
       const row = el('div', 'details-actions');
-      const approve = button(sent === 'approve' ? 'Approving…' : 'Approve', 'btn btn-primary', `Approve ${a.toolName} for step ${a.stepId}`, (_ev, self) => this.handlers.approve(a, self));
+      const approve = button(sent === 'approve' ? 'Approving…' : 'Approve', 'btn btn-primary', `Approve ${a.toolName} for step ${a.stepId}`, (_ev, self) =>
+        this.handlers.approve(a, self),
+      );
       const deny = button(sent === 'deny' ? 'Denying…' : 'Deny', 'btn btn-secondary', `Deny ${a.toolName} for step ${a.stepId}`, (_ev, self) => {
         const feedback = field.value.trim();
         this.handlers.deny(a, feedback || undefined, self);
@@ -272,31 +305,47 @@ export class DetailsPane {
     const add = (term: string, value: string): void => {
       dl.append(el('dt', '', term), el('dd', '', value));
     };
-    add('Tool', call.requestedName && call.requestedName !== call.name ? `${call.name} (requested “${call.requestedName}”, resolved by ${call.nameResolution})` : `${call.name} (${call.nameResolution})`);
+    add(
+      'Tool',
+      call.requestedName && call.requestedName !== call.name
+        ? `${call.name} (requested “${call.requestedName}”, resolved by ${call.nameResolution})`
+        : `${call.name} (${call.nameResolution})`,
+    );
     if (mcp) {
       add('MCP server', mcp.server);
       add('MCP tool', mcp.tool);
       add('Annotations', `${mcpAnnotationText(mcp.annotations)} (the server's own hints)`);
     }
     add('Status', `${CALL_STATUS_LABEL[call.status]}${call.reason ? ` — ${call.reason}` : ''}`);
-    add('Call', `id ${call.id} · turn ${call.turn} · index ${call.index}${call.finishReason ? ` · finish ${call.finishReason}` : ''}${call.isComplete ? '' : ' · incomplete arguments'}`);
+    add(
+      'Call',
+      `id ${call.id} · turn ${call.turn} · index ${call.index}${call.finishReason ? ` · finish ${call.finishReason}` : ''}${call.isComplete ? '' : ' · incomplete arguments'}`,
+    );
     const timing = [`requested ${formatOffset(call.requestedAt, state.startedAt)}`];
     if (call.completedAt !== undefined) timing.push(`completed ${formatOffset(call.completedAt, state.startedAt)}`);
     if (call.durationMs !== undefined) timing.push(`took ${formatDuration(call.durationMs)}`);
     add('Timing', timing.join(' · '));
     if (call.approval) {
       const a = call.approval;
-      add('Approval', `${a.required ? 'required' : 'optional'} gate, deny ${a.denyEffect === 'block' ? 'blocks the step' : 'lets the model continue'}${a.reason ? ` — ${a.reason}` : ''}${a.feedback ? ` · feedback: ${a.feedback}` : ''}`);
+      add(
+        'Approval',
+        `${a.required ? 'required' : 'optional'} gate, deny ${a.denyEffect === 'block' ? 'blocks the step' : 'lets the model continue'}${a.reason ? ` — ${a.reason}` : ''}${a.feedback ? ` · feedback: ${a.feedback}` : ''}`,
+      );
     }
     body.append(dl, el('h4', 'details-sublabel', 'Arguments'), this.longText(prettyJson(call.arguments), 'pre code'));
-    if (call.rawArguments && call.rawArguments !== call.arguments) body.append(el('h4', 'details-sublabel', 'Raw arguments (as streamed)'), this.longText(call.rawArguments, 'pre code'));
+    if (call.rawArguments && call.rawArguments !== call.arguments)
+      body.append(el('h4', 'details-sublabel', 'Raw arguments (as streamed)'), this.longText(call.rawArguments, 'pre code'));
     if (call.result !== undefined) {
       const isError = call.status === 'error' || call.error === true;
-      body.append(el('h4', 'details-sublabel', isError ? 'Error' : call.status === 'rejected' ? 'Rejection' : 'Result'), this.longText(call.result, `pre ${isError ? 'pre-error' : ''}`));
+      body.append(
+        el('h4', 'details-sublabel', isError ? 'Error' : call.status === 'rejected' ? 'Rejection' : 'Result'),
+        this.longText(call.result, `pre ${isError ? 'pre-error' : ''}`),
+      );
     }
     const raw = mcp ? mcpRawResult(step.audits, call.id) : undefined;
     if (raw !== undefined) body.append(el('h4', 'details-sublabel', 'Raw MCP result'), this.longText(prettyJson(raw), 'pre code mcp-raw'));
-    if (call.audit && Object.keys(call.audit).length) body.append(el('h4', 'details-sublabel', 'Repair audit'), this.longText(prettyValue(call.audit), 'pre code'));
+    if (call.audit && Object.keys(call.audit).length)
+      body.append(el('h4', 'details-sublabel', 'Repair audit'), this.longText(prettyValue(call.audit), 'pre code'));
     c.append(body);
     return c;
   }

@@ -36,7 +36,16 @@ export class EdgeLayer {
   constructor() {
     this.root = svg('svg', { class: 'edges', 'aria-hidden': 'true' });
     const defs = svg('defs');
-    const marker = svg('marker', { id: 'cx-arrow-replacement', class: 'arrow arrow-replacement', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' });
+    const marker = svg('marker', {
+      id: 'cx-arrow-replacement',
+      class: 'arrow arrow-replacement',
+      viewBox: '0 0 10 10',
+      refX: '9',
+      refY: '5',
+      markerWidth: '7',
+      markerHeight: '7',
+      orient: 'auto-start-reverse',
+    });
     marker.append(svg('path', { d: 'M0,0 L10,5 L0,10 z' }));
     defs.append(marker);
     this.dependencyLayer = svg('g');

@@ -69,7 +69,9 @@ export class RunHeader {
     this.resume.title = 'Continue the run from its trace: completed steps are kept, steps that were running start again';
     this.resume.hidden = true;
     const trace = button('Open trace', 'btn btn-secondary', 'Open the run trace file', () => this.handlers.openTrace());
-    this.reviewChanges = button('Review changes', 'btn btn-secondary', 'Review every file the run changed in a diff editor', () => this.handlers.reviewChanges());
+    this.reviewChanges = button('Review changes', 'btn btn-secondary', 'Review every file the run changed in a diff editor', () =>
+      this.handlers.reviewChanges(),
+    );
     this.revertRun = button('Revert run', 'btn btn-secondary', 'Revert every change of the run (asks first)', () => this.handlers.revertRun());
     this.reviewChanges.hidden = this.revertRun.hidden = true;
     const actions = el('div', 'run-actions');
@@ -106,7 +108,10 @@ export class RunHeader {
     const total = s.usage.promptTokens + s.usage.completionTokens;
     // "~" and "estimated": the endpoint reported no usage for some requests (counted by the tokenizer).
     const approx = s.usage.estimated ? '~' : '';
-    setText(this.tokens, total > 0 ? `${approx}${formatTokens(total)} tokens${s.usage.cost !== undefined ? ` · ${approx}${formatCost(s.usage.cost)}` : ''}` : '');
+    setText(
+      this.tokens,
+      total > 0 ? `${approx}${formatTokens(total)} tokens${s.usage.cost !== undefined ? ` · ${approx}${formatCost(s.usage.cost)}` : ''}` : '',
+    );
     this.tokens.hidden = total === 0;
     setAttr(this.tokens, 'title', total > 0 ? `Tokens of the run: ${usageText(s.usage)}` : undefined);
     const running = s.status === 'running' && store.live && !!store.runId;
@@ -150,7 +155,12 @@ export class RunHeader {
         const li = el('li', 'approvals-item');
         const args = el('code', 'approvals-args', oneLine(a.argumentsJson, 140));
         args.title = a.argumentsJson;
-        li.append(el('span', 'approvals-step', a.stepId), el('span', 'approvals-tool', a.toolName), args, el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required' : 'optional'));
+        li.append(
+          el('span', 'approvals-step', a.stepId),
+          el('span', 'approvals-tool', a.toolName),
+          args,
+          el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required' : 'optional'),
+        );
         return li;
       }),
     );

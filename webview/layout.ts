@@ -213,7 +213,12 @@ function qualityLayout(input: readonly LayoutNodeInput[], edges: readonly Edge[]
     g.link(handles.get(edge.source)!, handles.get(edge.target)!, edge.kind);
     byLink.set(`${edge.source}->${edge.target}`, edge);
   }
-  const layout = sugiyama().nodeSize([NODE_WIDTH, NODE_HEIGHT] as const).gap(NODE_GAP).layering(layeringSimplex()).decross(decrossTwoLayer()).coord(coordSimplex());
+  const layout = sugiyama()
+    .nodeSize([NODE_WIDTH, NODE_HEIGHT] as const)
+    .gap(NODE_GAP)
+    .layering(layeringSimplex())
+    .decross(decrossTwoLayer())
+    .coord(coordSimplex());
   const { width, height } = layout(g);
   const layerOf = new Map<number, number>();
   const ys = [...new Set([...g.nodes()].map((n) => n.y))].sort((a, b) => a - b);

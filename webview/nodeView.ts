@@ -161,8 +161,15 @@ export class NodeView {
     const first = view.approvals[0];
     if (first) {
       const a = first.approval;
-      const approve = button(first.sent === 'approve' ? 'Approving…' : 'Approve', 'btn btn-primary btn-small', `Approve ${a.toolName} for step ${view.id}`, (_ev, self) => this.handlers.approve(a, self));
-      const deny = button(first.sent === 'deny' ? 'Denying…' : 'Deny', 'btn btn-secondary btn-small', `Deny ${a.toolName} for step ${view.id}`, (_ev, self) => this.handlers.deny(a, self));
+      const approve = button(
+        first.sent === 'approve' ? 'Approving…' : 'Approve',
+        'btn btn-primary btn-small',
+        `Approve ${a.toolName} for step ${view.id}`,
+        (_ev, self) => this.handlers.approve(a, self),
+      );
+      const deny = button(first.sent === 'deny' ? 'Denying…' : 'Deny', 'btn btn-secondary btn-small', `Deny ${a.toolName} for step ${view.id}`, (_ev, self) =>
+        this.handlers.deny(a, self),
+      );
       approve.disabled = deny.disabled = first.sent !== undefined;
       const label = el('span', 'action-label', a.toolName);
       label.title = a.reason || a.toolName;
@@ -170,7 +177,9 @@ export class NodeView {
       if (view.approvals.length > 1) items.push(el('span', 'action-more', `+${view.approvals.length - 1} more`));
     }
     if (view.retry !== 'none') {
-      const retry = button(view.retry === 'sent' ? 'Retrying…' : 'Retry', 'btn btn-secondary btn-small', `Retry step ${view.id}`, (_ev, self) => this.handlers.retry(view.id, self));
+      const retry = button(view.retry === 'sent' ? 'Retrying…' : 'Retry', 'btn btn-secondary btn-small', `Retry step ${view.id}`, (_ev, self) =>
+        this.handlers.retry(view.id, self),
+      );
       retry.disabled = view.retry === 'sent';
       const label = el('span', 'action-label', 'required approval denied');
       items.push(label, retry);

@@ -29,7 +29,10 @@ export class ResultArea {
     }
     if (state.error) {
       this.root.setAttribute('role', 'alert');
-      this.root.append(el('h2', 'result-title result-error-title', state.status === 'cancelled' ? 'Run cancelled' : 'Run failed'), el('pre', 'result-text result-error', state.error));
+      this.root.append(
+        el('h2', 'result-title result-error-title', state.status === 'cancelled' ? 'Run cancelled' : 'Run failed'),
+        el('pre', 'result-text result-error', state.error),
+      );
     } else if (state.status === 'cancelled') {
       this.root.append(el('h2', 'result-title', 'Run cancelled'));
     } else if (state.status === 'failed' && !state.answer) {

@@ -74,13 +74,20 @@ export function chipView(call: ToolCallRecord): ChipView {
   const mcp = mcpOrigin(call);
   const via = mcp ? ` — tool “${mcp.tool}” of MCP server “${mcp.server}”` : '';
   const title = `${call.name}${renamed ? ` (requested as “${call.requestedName}”, ${call.nameResolution})` : ''}${via}: ${CALL_STATUS_LABEL[call.status]}`;
-  return { callId: call.id, status: call.status, icon: CALL_STATUS_ICON[call.status], label: mcp ? mcpLabel(mcp) : call.name || call.requestedName || '(unnamed)', title };
+  return {
+    callId: call.id,
+    status: call.status,
+    icon: CALL_STATUS_ICON[call.status],
+    label: mcp ? mcpLabel(mcp) : call.name || call.requestedName || '(unnamed)',
+    title,
+  };
 }
 
 /** At most `max` chips: calls awaiting approval, errors and pending calls first, then the most recent; shown in call order. */
 export function pickChips(calls: readonly ToolCallRecord[], max = MAX_NODE_CHIPS): { chips: ChipView[]; more: number } {
   if (calls.length <= max) return { chips: calls.map(chipView), more: 0 };
-  const rank = (c: ToolCallRecord): number => (c.status === 'awaiting_approval' ? 0 : c.status === 'error' || c.status === 'rejected' ? 1 : c.status === 'pending' ? 2 : 3);
+  const rank = (c: ToolCallRecord): number =>
+    c.status === 'awaiting_approval' ? 0 : c.status === 'error' || c.status === 'rejected' ? 1 : c.status === 'pending' ? 2 : 3;
   const order = calls.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || b.i - a.i);
   const keep = new Set(order.slice(0, max).map((x) => x.i));
   return { chips: calls.filter((_, i) => keep.has(i)).map(chipView), more: calls.length - max };

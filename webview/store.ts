@@ -243,7 +243,15 @@ export class PlanStore {
       c.run = true;
     }
     if (RUN_EVENTS.has(event.type)) c.run = true;
-    if (event.type === 'step_status_changed' || event.type === 'tool_call_completed' || event.type === 'tool_call_awaiting_approval' || event.type === 'approval_answered' || event.type === 'approval_withdrawn' || event.type === 'run_finished') c.approvals = true;
+    if (
+      event.type === 'step_status_changed' ||
+      event.type === 'tool_call_completed' ||
+      event.type === 'tool_call_awaiting_approval' ||
+      event.type === 'approval_answered' ||
+      event.type === 'approval_withdrawn' ||
+      event.type === 'run_finished'
+    )
+      c.approvals = true;
     // A settled request needs no disabled buttons any more.
     if (event.type === 'approval_answered' || event.type === 'approval_withdrawn') this.answered.delete(event.requestId);
     // A blocker's end reason shows on the steps it blocked.

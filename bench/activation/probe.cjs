@@ -35,9 +35,16 @@ async function main() {
   // Let fire-and-forget work started by activate() settle before reporting what was loaded.
   await new Promise((resolve) => setTimeout(resolve, 20));
   const folder = path.dirname(target);
-  const loaded = Object.keys(require.cache).filter((file) => file.startsWith(folder + path.sep)).map((file) => path.relative(folder, file));
+  const loaded = Object.keys(require.cache)
+    .filter((file) => file.startsWith(folder + path.sep))
+    .map((file) => path.relative(folder, file));
   const { recorded } = stub;
-  const summary = { commands: recorded.commands, serializers: recorded.serializers, statusBarItems: recorded.statusBarItems.map((item) => item.id), executed: recorded.executed.map((args) => args[0]) };
+  const summary = {
+    commands: recorded.commands,
+    serializers: recorded.serializers,
+    statusBarItems: recorded.statusBarItems.map((item) => item.id),
+    executed: recorded.executed.map((args) => args[0]),
+  };
   summary.messages = recorded.messages;
   process.stdout.write(`${JSON.stringify({ requireMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, commandMs, loaded, recorded: summary })}\n`);
   if (context) for (const disposable of context.subscriptions) disposable.dispose();

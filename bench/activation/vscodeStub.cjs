@@ -46,7 +46,24 @@ class Memento {
 const logChannel = () => {
   const lines = [];
   const log = (level) => (message) => lines.push(`${level} ${message}`);
-  return { name: 'Cortex', lines, trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error'), append() {}, appendLine() {}, show() {}, hide() {}, clear() {}, replace() {}, dispose() {}, logLevel: 2, onDidChangeLogLevel: event() };
+  return {
+    name: 'Cortex',
+    lines,
+    trace: log('trace'),
+    debug: log('debug'),
+    info: log('info'),
+    warn: log('warn'),
+    error: log('error'),
+    append() {},
+    appendLine() {},
+    show() {},
+    hide() {},
+    clear() {},
+    replace() {},
+    dispose() {},
+    logLevel: 2,
+    onDidChangeLogLevel: event(),
+  };
 };
 
 const configuration = () => ({ get: (_key, fallback) => fallback, has: () => false, inspect: () => undefined, update: () => Promise.resolve() });
@@ -78,7 +95,20 @@ module.exports = {
   window: {
     createOutputChannel: () => logChannel(),
     createStatusBarItem: (id) => {
-      const item = { id, text: '', tooltip: undefined, command: undefined, visible: false, show() { this.visible = true; }, hide() { this.visible = false; }, dispose() {} };
+      const item = {
+        id,
+        text: '',
+        tooltip: undefined,
+        command: undefined,
+        visible: false,
+        show() {
+          this.visible = true;
+        },
+        hide() {
+          this.visible = false;
+        },
+        dispose() {},
+      };
       recorded.statusBarItems.push(item);
       return item;
     },

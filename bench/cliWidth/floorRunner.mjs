@@ -10,18 +10,27 @@ import { join } from 'node:path';
 const [baseUrl, workspace] = process.argv.slice(2);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 const url = new URL(`${baseUrl}/chat/completions`);
-const TOOLS = [{ type: 'function', function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } }];
+const TOOLS = [
+  {
+    type: 'function',
+    function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  },
+];
 
 function post(purpose, body) {
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-cortex-purpose': purpose } }, (res) => {
-      res.setEncoding('utf8');
-      let all = '';
-      res.on('data', (part) => (all += part));
-      res.on('end', () => resolve(all));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-cortex-purpose': purpose } },
+      (res) => {
+        res.setEncoding('utf8');
+        let all = '';
+        res.on('data', (part) => (all += part));
+        res.on('end', () => resolve(all));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -53,13 +62,19 @@ async function runStep(description) {
   const first = await turn(messages);
   const args = JSON.parse(first.call.arguments);
   const text = await readFile(join(workspace, args.path), 'utf8');
-  messages.push({ role: 'assistant', content: null, tool_calls: [{ id: first.call.id, type: 'function', function: { name: first.call.name, arguments: first.call.arguments } }] });
+  messages.push({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: first.call.id, type: 'function', function: { name: first.call.name, arguments: first.call.arguments } }],
+  });
   messages.push({ role: 'tool', tool_call_id: first.call.id, content: text });
   return (await turn(messages)).content;
 }
 
 async function main() {
-  const planned = JSON.parse(await post('planner', { model: 'bench-model', messages: [{ role: 'user', content: 'Plan the task.' }], response_format: { type: 'json_object' } }));
+  const planned = JSON.parse(
+    await post('planner', { model: 'bench-model', messages: [{ role: 'user', content: 'Plan the task.' }], response_format: { type: 'json_object' } }),
+  );
   const plan = JSON.parse(planned.choices[0].message.content);
   const count = plan.steps.length;
   const waitingOn = plan.steps.map((_, i) => new Set(plan.dependencies[String(i)] ?? []));

@@ -33,7 +33,14 @@ function chunk(delta: Record<string, unknown>, finishReason: string | null = nul
 }
 
 const USAGE = `data: ${JSON.stringify({ id: 'chatcmpl-width', object: 'chat.completion.chunk', created: 1_760_000_000, model: MODEL, choices: [], usage: { prompt_tokens: 900, completion_tokens: 20, total_tokens: 920 } })}\n\n`;
-const ANSWER = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Read it: ' }), chunk({ content: 'the notes say hello.' }), chunk({}, 'stop'), USAGE, 'data: [DONE]\n\n'].join('');
+const ANSWER = [
+  chunk({ role: 'assistant', content: '' }),
+  chunk({ content: 'Read it: ' }),
+  chunk({ content: 'the notes say hello.' }),
+  chunk({}, 'stop'),
+  USAGE,
+  'data: [DONE]\n\n',
+].join('');
 
 function toolCallTurn(id: string): string {
   const args = JSON.stringify({ path: 'notes.txt' });
@@ -49,7 +56,14 @@ function toolCallTurn(id: string): string {
 }
 
 function completion(content: string): string {
-  return JSON.stringify({ id: 'chatcmpl-width', object: 'chat.completion', created: 1_760_000_000, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 500, completion_tokens: 50, total_tokens: 550 } });
+  return JSON.stringify({
+    id: 'chatcmpl-width',
+    object: 'chat.completion',
+    created: 1_760_000_000,
+    model: MODEL,
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 500, completion_tokens: 50, total_tokens: 550 },
+  });
 }
 
 export async function startTurnServer(latencyMs: number): Promise<TurnServer> {

@@ -21,10 +21,30 @@ export type Contender = (baseUrl: string) => Promise<Assembled>;
 
 const PROMPT = 'Read src/config/settings.ts and src/io/loader.ts, then write src/io/loaders.ts.';
 const TOOLS: ToolSpec[] = [
-  { type: 'function', function: { name: 'read_file', description: 'Read a text file of the workspace.', parameters: { type: 'object', properties: { path: { type: 'string' }, maxBytes: { type: 'integer' } }, required: ['path'] } } },
-  { type: 'function', function: { name: 'write_file', description: 'Write a text file of the workspace.', parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Read a text file of the workspace.',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, maxBytes: { type: 'integer' } }, required: ['path'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'write_file',
+      description: 'Write a text file of the workspace.',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+    },
+  },
 ];
-const REQUEST_BODY = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: PROMPT }], tools: TOOLS, stream: true, stream_options: { include_usage: true } });
+const REQUEST_BODY = JSON.stringify({
+  model: 'bench',
+  messages: [{ role: 'user', content: PROMPT }],
+  tools: TOOLS,
+  stream: true,
+  stream_options: { include_usage: true },
+});
 
 /**
  * The floor: node:http, the bytes decoded, split into lines, one JSON.parse per `data:` line. It
@@ -35,24 +55,28 @@ export function floorClient(): Contender {
   return (baseUrl) =>
     new Promise((resolve, reject) => {
       const url = new URL(`${baseUrl}/chat/completions`);
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REQUEST_BODY) } }, (res) => {
-        const decoder = new TextDecoder();
-        let tail = '';
-        let reads = 0;
-        let events = 0;
-        res.on('data', (bytes: Buffer) => {
-          reads++;
-          const lines = (tail + decoder.decode(bytes, { stream: true })).split('\n');
-          tail = lines.pop() ?? '';
-          for (const line of lines) {
-            if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-            const chunk = JSON.parse(line.slice(6)) as { choices: unknown[] };
-            events += chunk.choices.length >= 0 ? 1 : 0;
-          }
-        });
-        res.on('end', () => resolve({ content: '', calls: [], reads, events }));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REQUEST_BODY) } },
+        (res) => {
+          const decoder = new TextDecoder();
+          let tail = '';
+          let reads = 0;
+          let events = 0;
+          res.on('data', (bytes: Buffer) => {
+            reads++;
+            const lines = (tail + decoder.decode(bytes, { stream: true })).split('\n');
+            tail = lines.pop() ?? '';
+            for (const line of lines) {
+              if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+              const chunk = JSON.parse(line.slice(6)) as { choices: unknown[] };
+              events += chunk.choices.length >= 0 ? 1 : 0;
+            }
+          });
+          res.on('end', () => resolve({ content: '', calls: [], reads, events }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(REQUEST_BODY);
     });
@@ -68,7 +92,14 @@ export function cortexClient(): Contender {
       client = createOpenAiClient({ baseUrl, model: 'bench', requestTimeoutMs: 30_000, streamIdleTimeoutMs: 30_000, maxRetries: 0 });
       clients.set(baseUrl, client);
     }
-    const response = await client.chat({ purpose: 'executor', stepId: 'bench', messages: [{ role: 'user', content: PROMPT }], tools: TOOLS, stream: true, batch: batch++ });
+    const response = await client.chat({
+      purpose: 'executor',
+      stepId: 'bench',
+      messages: [{ role: 'user', content: PROMPT }],
+      tools: TOOLS,
+      stream: true,
+      batch: batch++,
+    });
     return { content: response.content, calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.rawArguments })) };
   };
 }
@@ -82,12 +113,19 @@ export function openAiStreamClient(): Contender {
       client = new OpenAI({ apiKey: 'not-needed', baseURL: baseUrl, maxRetries: 0 });
       clients.set(baseUrl, client);
     }
-    const stream = client.chat.completions.stream({ model: 'bench', messages: [{ role: 'user', content: PROMPT }], tools: TOOLS, stream_options: { include_usage: true } });
+    const stream = client.chat.completions.stream({
+      model: 'bench',
+      messages: [{ role: 'user', content: PROMPT }],
+      tools: TOOLS,
+      stream_options: { include_usage: true },
+    });
     const completion = await stream.finalChatCompletion();
     const message = completion.choices[0].message;
     return {
       content: message.content ?? '',
-      calls: (message.tool_calls ?? []).map((c) => (c.type === 'function' ? { id: c.id, name: c.function.name, arguments: c.function.arguments } : { id: c.id, name: '', arguments: '' })),
+      calls: (message.tool_calls ?? []).map((c) =>
+        c.type === 'function' ? { id: c.id, name: c.function.name, arguments: c.function.arguments } : { id: c.id, name: '', arguments: '' },
+      ),
     };
   };
 }
@@ -103,7 +141,12 @@ export function aiSdkClient(): Contender {
     }
     const { stream } = await model.doStream({
       prompt: [{ role: 'user', content: [{ type: 'text', text: PROMPT }] }],
-      tools: TOOLS.map((t) => ({ type: 'function' as const, name: t.function.name, description: t.function.description, inputSchema: t.function.parameters as never })),
+      tools: TOOLS.map((t) => ({
+        type: 'function' as const,
+        name: t.function.name,
+        description: t.function.description,
+        inputSchema: t.function.parameters as never,
+      })),
     });
     let content = '';
     const calls: RecordedCall[] = [];

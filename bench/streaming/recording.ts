@@ -31,7 +31,7 @@ function pieceSizes(seed: number): () => number {
 
 function split(text: string, next: () => number): string[] {
   const parts: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const n = next();
     parts.push(text.slice(i, i + n));
     i += n;
@@ -42,7 +42,13 @@ function split(text: string, next: () => number): string[] {
 function sourceFile(): string {
   const lines: string[] = ['import { readFile } from "node:fs/promises";', ''];
   for (let i = 0; lines.join('\n').length < 2000; i++) {
-    lines.push(`export async function load${i}(path: string): Promise<string> {`, `  const text = await readFile(path, "utf8"); // part ${i} \u2014 caf\u00e9`, '  return text.trim();', '}', '');
+    lines.push(
+      `export async function load${i}(path: string): Promise<string> {`,
+      `  const text = await readFile(path, "utf8"); // part ${i} \u2014 caf\u00e9`,
+      '  return text.trim();',
+      '}',
+      '',
+    );
   }
   return lines.join('\n');
 }
@@ -77,7 +83,9 @@ export function buildRecording(): Recording {
     for (const piece of split(call.arguments, next)) emit({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
   emit({}, 'tool_calls');
-  events.push(`data: ${JSON.stringify({ id: 'chatcmpl-CdRecordedStream0001', object: 'chat.completion.chunk', created: CREATED, model: 'gpt-4.1-2025-04-14', service_tier: 'default', system_fingerprint: 'fp_b3f1157249', choices: [], usage: { prompt_tokens: 1841, completion_tokens: 702, total_tokens: 2543, prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } }, obfuscation: 'q' })}\n\n`);
+  events.push(
+    `data: ${JSON.stringify({ id: 'chatcmpl-CdRecordedStream0001', object: 'chat.completion.chunk', created: CREATED, model: 'gpt-4.1-2025-04-14', service_tier: 'default', system_fingerprint: 'fp_b3f1157249', choices: [], usage: { prompt_tokens: 1841, completion_tokens: 702, total_tokens: 2543, prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } }, obfuscation: 'q' })}\n\n`,
+  );
   events.push('data: [DONE]\n\n');
   return { body: events.join(''), events, content, calls };
 }

@@ -8,7 +8,11 @@ import { terminalSafe } from '../core/text/terminalSafe';
  * silently). The prompt shows the exact command with every terminal control made visible, so a
  * command cannot hide part of itself (a carriage return, an erase-line or a concealed-text sequence).
  */
-export function attachCliApprovals(broker: ApprovalBroker, mode: 'all' | 'none' | undefined, io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream }): () => void {
+export function attachCliApprovals(
+  broker: ApprovalBroker,
+  mode: 'all' | 'none' | undefined,
+  io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream },
+): () => void {
   const seen = new Set<string>();
   let queue: Promise<void> = Promise.resolve();
   const answer = (request: ApprovalRequest, decision: 'approve' | 'deny', feedback?: string, source = 'cli') =>

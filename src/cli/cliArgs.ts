@@ -74,7 +74,9 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K] extends { type: 'string' } ? string : boolean };
+type Values = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K] extends { type: 'string' } ? string : boolean;
+};
 
 /** Parses `cortex run …`; every mistake is a UsageError with one clear line in Cortex's words. */
 export function parseCliArgs(argv: string[], cwd: string): CliArgs {
@@ -85,7 +87,8 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
   const v = values as Values;
   if (v.help) return { task: '', workspace: cwd, fallbackModels: [], help: true };
   const [command, ...rest] = positionals;
-  if (command !== 'run') throw new UsageError(command ? `unknown command "${command}" (expected "run", "resume", "diff" or "revert")` : 'missing command: cortex run "TASK"');
+  if (command !== 'run')
+    throw new UsageError(command ? `unknown command "${command}" (expected "run", "resume", "diff" or "revert")` : 'missing command: cortex run "TASK"');
   if (rest.length !== 1 || !rest[0].trim()) throw new UsageError(rest.length > 1 ? 'give the task as one quoted argument' : 'missing task: cortex run "TASK"');
   if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${v.approve}"`);
   return {
@@ -115,7 +118,8 @@ function checkOptionTokens(tokens: OptionTokens, options: Record<string, { type:
     if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
     if (spec.type === 'string') {
       if (token.value === undefined || token.value === '') throw new UsageError(`${token.rawName} needs a value`);
-      if (!token.inlineValue && token.value.startsWith('-')) throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
+      if (!token.inlineValue && token.value.startsWith('-'))
+        throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
     }
   }
 }
@@ -164,7 +168,8 @@ export function parseReviewArgs(argv: readonly string[]): ReviewArgs {
   if (args.help) return args;
   if (positionals.length > 1) throw new UsageError(`cortex ${command} takes no other words ("${positionals[1]}")`);
   if (!v.trace) throw new UsageError(`missing --trace FILE: the trace of the run to ${command === 'diff' ? 'show' : 'revert'}`);
-  if (command === 'diff' && (args.force || args.undo)) throw new UsageError(`${args.force ? '--force' : '--undo'} is an option of cortex revert, not of cortex diff`);
+  if (command === 'diff' && (args.force || args.undo))
+    throw new UsageError(`${args.force ? '--force' : '--undo'} is an option of cortex revert, not of cortex diff`);
   if (command === 'diff' && args.steps.length > 1) throw new UsageError('cortex diff shows one step at a time: give --step once');
   if (args.undo && args.steps.length > 0) throw new UsageError('--undo undoes the last revert as a whole: give no --step with it');
   return args;

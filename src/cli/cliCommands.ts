@@ -62,7 +62,21 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     trace: loaded.trace ? { file: loaded.trace, append: false } : undefined,
     lock,
     makeRun: (log, approvals) => {
-      const agent = new AgentRun({ task, workspaceRoot: workspace, config, llm, log, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir, checkpointsExclude });
+      const agent = new AgentRun({
+        task,
+        workspaceRoot: workspace,
+        config,
+        llm,
+        log,
+        approvals,
+        trusted: true,
+        holdDeniedGates: false,
+        memoryFile,
+        mcpServers,
+        processEnv: io.env,
+        checkpointsDir,
+        checkpointsExclude,
+      });
       return Promise.resolve({ agent, run: () => agent.start() });
     },
   });

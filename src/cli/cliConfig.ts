@@ -82,7 +82,8 @@ function checkTraceDirectory(trace: string): void {
       return;
     } catch (error) {
       if (error instanceof UsageError) throw error;
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw new UsageError(describeFsError(error, 'trace directory', dir), false);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir)
+        throw new UsageError(describeFsError(error, 'trace directory', dir), false);
       dir = dirname(dir);
     }
   }

@@ -44,7 +44,11 @@ function readGroup(file: string): ServerGroup {
 
 /** Asks for one input on the terminal; a password is not echoed. */
 async function askOnTerminal(input: McpInput, io: CliMcpIo): Promise<string | undefined> {
-  if (!io.input.isTTY) throw new UsageError(`an MCP server needs \${input:${input.id}} (${input.description ?? 'no description'}), but there is no terminal to ask; put the value in \${env:NAME} instead`, false);
+  if (!io.input.isTTY)
+    throw new UsageError(
+      `an MCP server needs \${input:${input.id}} (${input.description ?? 'no description'}), but there is no terminal to ask; put the value in \${env:NAME} instead`,
+      false,
+    );
   let muted = false;
   const output = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -55,11 +59,14 @@ async function askOnTerminal(input: McpInput, io: CliMcpIo): Promise<string | un
   const rl = createInterface({ input: io.input, output, terminal: true });
   try {
     const choices = input.type === 'pickString' ? ` [${input.options.join(' | ')}]` : '';
-    const question = rl.question(`[cortex] ${terminalSafe(input.description ?? input.id)}${choices}${input.default ? ` (default ${terminalSafe(input.default)})` : ''}: `);
+    const question = rl.question(
+      `[cortex] ${terminalSafe(input.description ?? input.id)}${choices}${input.default ? ` (default ${terminalSafe(input.default)})` : ''}: `,
+    );
     muted = input.type === 'promptString' && input.password === true;
     const answer = (await question).trim() || input.default || '';
     if (muted) io.output.write('\n');
-    if (input.type === 'pickString' && !input.options.includes(answer)) throw new UsageError(`\${input:${input.id}} must be one of ${input.options.join(', ')}`, false);
+    if (input.type === 'pickString' && !input.options.includes(answer))
+      throw new UsageError(`\${input:${input.id}} must be one of ${input.options.join(', ')}`, false);
     return answer;
   } finally {
     rl.close();
@@ -67,7 +74,13 @@ async function askOnTerminal(input: McpInput, io: CliMcpIo): Promise<string | un
 }
 
 /** The MCP servers of a CLI run, variables substituted; every mistake is a UsageError. */
-export async function loadCliMcpServers(mcpConfig: string | undefined, config: FlatConfig, workspace: string, cwd: string, io: CliMcpIo): Promise<McpServerDefinition[]> {
+export async function loadCliMcpServers(
+  mcpConfig: string | undefined,
+  config: FlatConfig,
+  workspace: string,
+  cwd: string,
+  io: CliMcpIo,
+): Promise<McpServerDefinition[]> {
   const groups: ServerGroup[] = [];
   const fromSettings = Object.entries(config['cortex.mcp.servers']).map(([name, entry]) => ({ name, entry }));
   if (fromSettings.length > 0) groups.push({ source: { kind: 'user' }, servers: fromSettings, inputs: [] });

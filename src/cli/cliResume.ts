@@ -74,7 +74,8 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
     if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
     if (spec.type === 'string') {
       if (token.value === undefined || token.value === '') throw new UsageError(`${token.rawName} needs a value`);
-      if (!token.inlineValue && token.value.startsWith('-')) throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
+      if (!token.inlineValue && token.value.startsWith('-'))
+        throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
     }
   }
   const v = values as Record<string, string | string[] | boolean | undefined>;
@@ -82,7 +83,8 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
   if (positionals[0] !== 'resume') throw new UsageError('expected the command "resume"');
   if (positionals.length > 1) throw new UsageError(`cortex resume takes no task ("${positionals[1]}"): the task is the run's own`);
   if (v.trace === undefined) throw new UsageError('missing --trace FILE: the trace of the run to resume');
-  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${String(v.approve)}"`);
+  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none')
+    throw new UsageError(`--approve must be "all" or "none", not "${String(v.approve)}"`);
   return {
     trace: v.trace as string,
     workspace: v.workspace as string | undefined,
@@ -121,7 +123,8 @@ function recordedWorkspace(trace: string): string {
     first = undefined;
   }
   const parsed = RunEventSchema.safeParse(first);
-  if (!parsed.success || parsed.data.type !== 'run_started') throw new UsageError(`trace file ${trace} does not start with a run_started event: it is not the trace of a Cortex run`, false);
+  if (!parsed.success || parsed.data.type !== 'run_started')
+    throw new UsageError(`trace file ${trace} does not start with a run_started event: it is not the trace of a Cortex run`, false);
   return parsed.data.workspace;
 }
 
@@ -158,6 +161,18 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     lock: opened.lock,
     history: opened.events,
     // The resumed part's changes go to the same checkpoint folder as the run's (docs/design.md §22).
-    makeRun: (log, approvals) => prepareResumedRun(opened, log, { config, llm, approvals, trusted: true, holdDeniedGates: false, memoryFile, mcpServers, processEnv: io.env, checkpointsDir: loaded.checkpoints, checkpointsExclude: [opened.traceFile, `${opened.traceFile}.lock`] }),
+    makeRun: (log, approvals) =>
+      prepareResumedRun(opened, log, {
+        config,
+        llm,
+        approvals,
+        trusted: true,
+        holdDeniedGates: false,
+        memoryFile,
+        mcpServers,
+        processEnv: io.env,
+        checkpointsDir: loaded.checkpoints,
+        checkpointsExclude: [opened.traceFile, `${opened.traceFile}.lock`],
+      }),
   });
 }

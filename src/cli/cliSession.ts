@@ -57,7 +57,10 @@ export async function driveCliRun(session: CliSession): Promise<number> {
   }
   // The run's progress goes out one burst at a time (released before the session returns).
   const stderrBatch = batchWritesPerTurn(io.stderr);
-  const log = new EventLog({ history: session.history, onListenerError: (error) => printLine(io.stderr, `cortex: output failed: ${(error as Error).message}`) });
+  const log = new EventLog({
+    history: session.history,
+    onListenerError: (error) => printLine(io.stderr, `cortex: output failed: ${(error as Error).message}`),
+  });
   const stopTrace = trace ? log.subscribe(trace.listener) : () => undefined;
   log.subscribe((event, state) => {
     const line = formatEvent(event, state);

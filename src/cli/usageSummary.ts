@@ -9,6 +9,9 @@ import { formatTokenCount, usageText } from '../core/usage/formatUsage';
 export function usageSummaryLine(snapshot: PlanSnapshot): string {
   const steps = [...snapshot.steps, ...snapshot.replacedSteps]
     .filter((step) => step.usage)
-    .map((step) => `${step.id}${step.replacedBy ? ' (replaced)' : ''} ${step.usage!.estimated ? '~' : ''}${formatTokenCount(step.usage!.promptTokens + step.usage!.completionTokens)}`);
+    .map(
+      (step) =>
+        `${step.id}${step.replacedBy ? ' (replaced)' : ''} ${step.usage!.estimated ? '~' : ''}${formatTokenCount(step.usage!.promptTokens + step.usage!.completionTokens)}`,
+    );
   return `usage: ${usageText(snapshot.usage)}${steps.length > 0 ? ` — ${steps.join(', ')}` : ''}`;
 }

@@ -70,7 +70,9 @@ export function activate(context: vscode.ExtensionContext): void {
     openWalkthrough: (id) => vscode.commands.executeCommand('workbench.action.openWalkthrough', id, false),
     logger,
   });
-  logger.info(`Cortex activated (VS Code ${vscode.version}, Node ${process.versions.node}, ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'} workspace).`);
+  logger.info(
+    `Cortex activated (VS Code ${vscode.version}, Node ${process.versions.node}, ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'} workspace).`,
+  );
 }
 
 export function deactivate(): void {
@@ -83,7 +85,8 @@ async function setApiKey(keys: ApiKeyStore): Promise<void> {
     prompt: 'API key for the OpenAI-compatible endpoint (stored in VS Code secret storage, never in settings)',
     password: true,
     ignoreFocusOut: true,
-    validateInput: (value) => (value.trim() === '' ? 'Enter a key, or press Escape to cancel.' : /\s/.test(value.trim()) ? 'An API key has no spaces.' : undefined),
+    validateInput: (value) =>
+      value.trim() === '' ? 'Enter a key, or press Escape to cancel.' : /\s/.test(value.trim()) ? 'An API key has no spaces.' : undefined,
   });
   if (key === undefined) return;
   await keys.set(key);

@@ -55,8 +55,17 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     await openTraceDocument(source.traceFile);
   };
   const resumer: Resumer = { resume: (target) => controller.resume(target) };
-  const changes: PanelChangeActions = { open: (...args) => checkpoints.open(...args), review: (...args) => checkpoints.review(...args), revert: (...args) => checkpoints.revert(...args) };
-  const panels = new PanelManager(context.extensionUri, logger, { openTrace: openTraceOf, ...panelResumeActions(resumer, logger), changes }, context.workspaceState);
+  const changes: PanelChangeActions = {
+    open: (...args) => checkpoints.open(...args),
+    review: (...args) => checkpoints.review(...args),
+    revert: (...args) => checkpoints.revert(...args),
+  };
+  const panels = new PanelManager(
+    context.extensionUri,
+    logger,
+    { openTrace: openTraceOf, ...panelResumeActions(resumer, logger), changes },
+    context.workspaceState,
+  );
   // The saved contents of runs' changes, for the diff editor (docs/design.md §22).
   const checkpoints = new CheckpointActions(registry, panels, logger);
   const contentProvider = vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider(runsDir));
@@ -72,7 +81,14 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
   );
   const mcp = new McpHostServers(context, logger);
   const controller = new RunController(settings, keys, registry, index, panels, attention, logger, mcp, context.globalStorageUri.fsPath);
-  const serializer = new DagPanelSerializer(context.extensionUri, logger, panels.actions, (runId) => Promise.resolve().then(() => registry.source(runId)), (panel) => panels.adopt(panel), () => panels.unclaimedRunId());
+  const serializer = new DagPanelSerializer(
+    context.extensionUri,
+    logger,
+    panels.actions,
+    (runId) => Promise.resolve().then(() => registry.source(runId)),
+    (panel) => panels.adopt(panel),
+    () => panels.unclaimedRunId(),
+  );
 
   return {
     runTask: (task) => controller.runTask(task),

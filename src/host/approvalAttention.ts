@@ -93,7 +93,9 @@ export class ApprovalAttention {
         if (result.accepted) return;
         // A notification cannot be closed: one clicked after the panel answered (or the run ended) is expected, not an error.
         if (result.reason === 'already_answered' || result.reason === 'withdrawn' || result.reason === 'run_over') {
-          this.logger.info(`run ${runId}: notification answer for ${request.callId} ignored (${result.reason === 'already_answered' ? 'already answered' : result.message})`);
+          this.logger.info(
+            `run ${runId}: notification answer for ${request.callId} ignored (${result.reason === 'already_answered' ? 'already answered' : result.message})`,
+          );
           return;
         }
         this.surface.warn(`That approval was not applied: ${result.message}`);

@@ -26,7 +26,12 @@ export function summarizeCall(request: Pick<ApprovalRequestMessage, 'toolName' |
 /** The notification for one request. */
 export async function showApprovalNotification(request: ApprovalRequestMessage): Promise<ApprovalChoice> {
   const gate = request.required ? ' (required)' : '';
-  const choice = await vscode.window.showWarningMessage(`Cortex wants to run \`${summarizeCall(request)}\`${gate} — ${request.reason}`, 'Approve', 'Deny', 'Show panel');
+  const choice = await vscode.window.showWarningMessage(
+    `Cortex wants to run \`${summarizeCall(request)}\`${gate} — ${request.reason}`,
+    'Approve',
+    'Deny',
+    'Show panel',
+  );
   return choice === 'Approve' ? 'approve' : choice === 'Deny' ? 'deny' : choice === 'Show panel' ? 'showPanel' : undefined;
 }
 

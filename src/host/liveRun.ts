@@ -26,7 +26,8 @@ export function brokerApprovals(broker: ApprovalBroker): RunApprovals {
   return {
     pending: () => broker.pending(),
     onDidChange: (listener) => broker.onDidChange(() => listener()),
-    answer: (request, decision) => answerApproval(broker, { requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision }, 'notification'),
+    answer: (request, decision) =>
+      answerApproval(broker, { requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision }, 'notification'),
   };
 }
 

@@ -14,7 +14,10 @@ export async function askServerConsent(name: string, file: string, entry: McpSer
   const what = entry.type === 'stdio' ? `It runs: ${describeServerCommand(entry)}` : `It connects to: ${describeServerCommand(entry)}`;
   const choice = await vscode.window.showWarningMessage(
     `Allow the MCP server "${name}" from this workspace's ${file} to start?`,
-    { modal: true, detail: `${what}\n\nA repository can name any program here. Allow it only if you trust this workspace's ${file}.${changed} Your answer is remembered for this exact definition.` },
+    {
+      modal: true,
+      detail: `${what}\n\nA repository can name any program here. Allow it only if you trust this workspace's ${file}.${changed} Your answer is remembered for this exact definition.`,
+    },
     'Allow',
     "Don't allow",
   );

@@ -22,7 +22,13 @@ export function secretInputAsker(secrets: vscode.SecretStorage, folder: string):
     const value =
       input.type === 'pickString'
         ? await vscode.window.showQuickPick(input.options, { title, placeHolder: input.description, ignoreFocusOut: true })
-        : await vscode.window.showInputBox({ title, prompt: `${input.description ?? input.id} (kept in VS Code's secret storage)`, value: input.default, password: input.password === true, ignoreFocusOut: true });
+        : await vscode.window.showInputBox({
+            title,
+            prompt: `${input.description ?? input.id} (kept in VS Code's secret storage)`,
+            value: input.default,
+            password: input.password === true,
+            ignoreFocusOut: true,
+          });
     if (value === undefined) return undefined;
     await secrets.store(key, value);
     return value;

@@ -38,7 +38,11 @@ export class McpHostServers {
 
   /** Every configured server of `folder`, and what could not be read. A name defined twice keeps its first definition. */
   configured(folder: string, config: FlatConfig): { servers: ConfiguredServer[]; problems: string[] } {
-    const user: ServerGroup = { source: { kind: 'user' }, servers: Object.entries(config['cortex.mcp.servers']).map(([name, entry]) => ({ name, entry })), inputs: [] };
+    const user: ServerGroup = {
+      source: { kind: 'user' },
+      servers: Object.entries(config['cortex.mcp.servers']).map(([name, entry]) => ({ name, entry })),
+      inputs: [],
+    };
     const workspace = readWorkspaceMcpFiles(folder);
     const groups = [user, ...workspace.groups];
     const problems = [...workspace.problems, ...duplicateServerNames(groups)];
@@ -66,7 +70,9 @@ export class McpHostServers {
     if (source.kind !== 'workspace') return 'allowed';
     const answer = await askServerConsent(server.name, source.file, server.entry, this.consentOf(server));
     if (answer !== 'skip') await this.consent.record(source.file, server.name, server.entry, answer);
-    this.logger.info(`MCP server "${server.name}" from ${source.file}: ${answer === 'allow' ? 'allowed' : answer === 'deny' ? 'not allowed' : 'skipped for now'}`);
+    this.logger.info(
+      `MCP server "${server.name}" from ${source.file}: ${answer === 'allow' ? 'allowed' : answer === 'deny' ? 'not allowed' : 'skipped for now'}`,
+    );
     return answer === 'allow' ? 'allowed' : answer === 'deny' ? 'denied' : 'ask';
   }
 
@@ -95,7 +101,10 @@ export class McpHostServers {
       let status = this.consentOf(server);
       if (status === 'ask' || status === 'changed') status = await this.ask(server);
       if (status === 'allowed') allowed.push(server);
-      else notices.push(`MCP server "${server.name}" from ${describeSource(server.group.source)} was not started: ${status === 'denied' ? 'you did not allow it for this workspace (Cortex: MCP servers can change that)' : 'it was not allowed for this run'}`);
+      else
+        notices.push(
+          `MCP server "${server.name}" from ${describeSource(server.group.source)} was not started: ${status === 'denied' ? 'you did not allow it for this workspace (Cortex: MCP servers can change that)' : 'it was not allowed for this run'}`,
+        );
     }
     const resolved = await this.resolve(folder, allowed);
     notices.push(...resolved.problems.map((problem) => `${problem}; the server was not started`));

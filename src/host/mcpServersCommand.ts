@@ -22,7 +22,9 @@ export async function showMcpServers(host: McpHostServers, folder: vscode.Worksp
   const { servers, problems } = host.configured(folder.uri.fsPath, config);
   for (const problem of problems) void vscode.window.showWarningMessage(`Cortex MCP configuration: ${problem}`);
   if (servers.length === 0) {
-    void vscode.window.showInformationMessage('No MCP servers are configured: add them to the cortex.mcp.servers setting or to the workspace\'s .vscode/mcp.json.');
+    void vscode.window.showInformationMessage(
+      "No MCP servers are configured: add them to the cortex.mcp.servers setting or to the workspace's .vscode/mcp.json.",
+    );
     return;
   }
   const pick = vscode.window.createQuickPick<ServerItem>();
@@ -74,10 +76,26 @@ export async function showMcpServers(host: McpHostServers, folder: vscode.Worksp
   await probeAll();
 }
 
-async function probe(host: McpHostServers, folder: string, server: ConfiguredServer, config: FlatConfig, show: (server: ConfiguredServer, state: keyof typeof STATE_ICON, note: string, tools?: ServerItem['tools']) => void, logger: Logger): Promise<void> {
+async function probe(
+  host: McpHostServers,
+  folder: string,
+  server: ConfiguredServer,
+  config: FlatConfig,
+  show: (server: ConfiguredServer, state: keyof typeof STATE_ICON, note: string, tools?: ServerItem['tools']) => void,
+  logger: Logger,
+): Promise<void> {
   if (!vscode.workspace.isTrusted) return show(server, 'blocked', 'not started in Restricted Mode');
   const consent = host.consentOf(server);
-  if (consent !== 'allowed') return show(server, 'blocked', consent === 'denied' ? 'not allowed for this workspace (pick to change)' : consent === 'changed' ? 'definition changed: pick to allow again' : 'not allowed yet: pick to allow');
+  if (consent !== 'allowed')
+    return show(
+      server,
+      'blocked',
+      consent === 'denied'
+        ? 'not allowed for this workspace (pick to change)'
+        : consent === 'changed'
+          ? 'definition changed: pick to allow again'
+          : 'not allowed yet: pick to allow',
+    );
   const { definitions, problems } = await host.resolve(folder, [server]);
   if (definitions.length === 0) return show(server, 'failed', problems[0] ?? 'could not be prepared');
   const connection = new McpServerConnection(definitions[0], {
@@ -90,7 +108,13 @@ async function probe(host: McpHostServers, folder: string, server: ConfiguredSer
   try {
     const started = await connection.start();
     logger.info(`Cortex: MCP servers: "${server.name}" ${started ? `started with ${connection.tools.length} tool(s)` : `failed: ${connection.error ?? ''}`}`);
-    if (started) show(server, 'running', `${connection.via} · ${connection.tools.length} tool(s)`, connection.tools.map((t) => ({ name: t.name, description: t.description })));
+    if (started)
+      show(
+        server,
+        'running',
+        `${connection.via} · ${connection.tools.length} tool(s)`,
+        connection.tools.map((t) => ({ name: t.name, description: t.description })),
+      );
     else show(server, 'failed', `could not start: ${connection.error ?? 'unknown error'}`);
   } finally {
     await connection.stop();

@@ -17,11 +17,19 @@ export async function openRunTrace(index: RunIndex, registry: RunRegistry, panel
     runId: run.runId,
   }));
   items.push({ label: '$(folder-opened) Open a trace file (.jsonl)…', browse: true, alwaysShow: true });
-  const picked = await vscode.window.showQuickPick(items, { title: 'Cortex: Open run trace', placeHolder: items.length > 1 ? 'Recent runs' : 'No recent runs: open a trace file', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Cortex: Open run trace',
+    placeHolder: items.length > 1 ? 'Recent runs' : 'No recent runs: open a trace file',
+    matchOnDetail: true,
+  });
   if (!picked) return;
   let source: RunSource | undefined;
   if (picked.browse) {
-    const files = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Open trace', filters: { 'Cortex trace': ['jsonl'], 'All files': ['*'] } });
+    const files = await vscode.window.showOpenDialog({
+      canSelectMany: false,
+      openLabel: 'Open trace',
+      filters: { 'Cortex trace': ['jsonl'], 'All files': ['*'] },
+    });
     if (!files?.[0]) return;
     source = registry.fromTraceFile(files[0].fsPath, basename(files[0].fsPath, '.jsonl'));
   } else if (picked.runId) {

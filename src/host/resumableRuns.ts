@@ -48,6 +48,12 @@ export function panelResumability(source: RunSource, folders: readonly string[])
   if (source.events().some((event) => event.type === 'run_finished')) return { resumable: false, reason: 'the run finished' };
   const workspace = runWorkspace(source);
   if (!workspace) return { resumable: false, reason: 'its trace does not say which folder it worked in' };
-  if (!matchingFolder(workspace, folders.map((path) => ({ path })))) return { resumable: false, reason: `the run worked in ${workspace}, which is not open in this window` };
+  if (
+    !matchingFolder(
+      workspace,
+      folders.map((path) => ({ path })),
+    )
+  )
+    return { resumable: false, reason: `the run worked in ${workspace}, which is not open in this window` };
   return traceResumability(source.traceFile);
 }

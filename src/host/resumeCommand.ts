@@ -18,7 +18,9 @@ function openFolders(): string[] {
 export async function resumeRunCommand(index: RunIndex, isLiveHere: (runId: string) => boolean, resumer: Resumer, logger: Logger): Promise<void> {
   const runs = interruptedRuns(index.list(), openFolders(), isLiveHere);
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage('No interrupted Cortex run of this workspace to resume. A run can be resumed when it stopped without finishing (the window was reloaded or closed, the process died).');
+    void vscode.window.showInformationMessage(
+      'No interrupted Cortex run of this workspace to resume. A run can be resumed when it stopped without finishing (the window was reloaded or closed, the process died).',
+    );
     return;
   }
   type Item = vscode.QuickPickItem & { traceFile: string; workspace: string };
@@ -29,7 +31,11 @@ export async function resumeRunCommand(index: RunIndex, isLiveHere: (runId: stri
     traceFile: run.traceFile,
     workspace: run.workspace!,
   }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Cortex: Resume run', placeHolder: 'Interrupted runs of this workspace', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Cortex: Resume run',
+    placeHolder: 'Interrupted runs of this workspace',
+    matchOnDetail: true,
+  });
   if (!picked) return;
   logger.info(`Resuming the run in ${picked.traceFile}`);
   await resumer.resume({ traceFile: picked.traceFile, workspace: picked.workspace });
@@ -40,7 +46,8 @@ export function panelResumeActions(resumer: Resumer, logger: Logger): { canResum
   return {
     canResume: (source) => {
       const verdict = panelResumability(source, openFolders());
-      if (!verdict.resumable && !source.isLive() && !source.events().some((event) => event.type === 'run_finished')) logger.info(`Run ${source.runId} stopped without finishing and cannot be resumed here: ${verdict.reason}`);
+      if (!verdict.resumable && !source.isLive() && !source.events().some((event) => event.type === 'run_finished'))
+        logger.info(`Run ${source.runId} stopped without finishing and cannot be resumed here: ${verdict.reason}`);
       return verdict.resumable;
     },
     resume: async (source) => {

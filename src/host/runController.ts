@@ -103,7 +103,8 @@ export class RunController implements vscode.Disposable {
         prompt: `What should the agent do in ${folder.name}?${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: read-only)'}`,
         placeHolder: 'e.g. Add a unit test for the date parser and make it pass',
         ignoreFocusOut: true,
-        validateInput: (value) => (value.trim() === '' ? 'Describe the task for the agent.' : value.length > 20_000 ? 'The task is too long (over 20,000 characters).' : undefined),
+        validateInput: (value) =>
+          value.trim() === '' ? 'Describe the task for the agent.' : value.length > 20_000 ? 'The task is too long (over 20,000 characters).' : undefined,
       }));
     if (task === undefined || task.trim() === '') return;
     await this.start(task.trim(), folder, config, key.key, key.source);
@@ -141,7 +142,9 @@ export class RunController implements vscode.Disposable {
     const log = new EventLog({ onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
     const broker = new ApprovalBroker({ logger: this.logger });
     // MCP servers: the user's, and the workspace's once allowed (docs/design.md §21).
-    const mcp = (await this.mcp?.forRun(folder.uri.fsPath, config, trusted).catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
+    const mcp = (await this.mcp
+      ?.forRun(folder.uri.fsPath, config, trusted)
+      .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
     let agent: AgentRun;
     try {
       agent = new AgentRun({ ...this.runOptions(folder, config, apiKey, broker, trusted, mcp, traceFile), task, workspaceRoot: folder.uri.fsPath, log, runId });
@@ -167,9 +170,14 @@ export class RunController implements vscode.Disposable {
    */
   async resume(target: { traceFile: string; workspace: string }): Promise<void> {
     const folders = vscode.workspace.workspaceFolders ?? [];
-    const folder = matchingFolder(target.workspace, folders.map((f) => ({ path: f.uri.fsPath, f })))?.f;
+    const folder = matchingFolder(
+      target.workspace,
+      folders.map((f) => ({ path: f.uri.fsPath, f })),
+    )?.f;
     if (!folder) {
-      void vscode.window.showErrorMessage(`Cortex cannot resume this run here: it worked in ${target.workspace}, which is not a folder of this window. Open that folder to resume it.`);
+      void vscode.window.showErrorMessage(
+        `Cortex cannot resume this run here: it worked in ${target.workspace}, which is not a folder of this window. Open that folder to resume it.`,
+      );
       return;
     }
     const live = this.registry.running().find((run) => run.traceFile === target.traceFile);
@@ -190,9 +198,14 @@ export class RunController implements vscode.Disposable {
     }
     const { started } = opened.point;
     const trusted = vscode.workspace.isTrusted;
-    const log = new EventLog({ history: opened.events, onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
+    const log = new EventLog({
+      history: opened.events,
+      onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`),
+    });
     const broker = new ApprovalBroker({ logger: this.logger });
-    const mcp = (await this.mcp?.forRun(folder.uri.fsPath, config, trusted).catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
+    const mcp = (await this.mcp
+      ?.forRun(folder.uri.fsPath, config, trusted)
+      .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
     // The trace's writer is subscribed before the resume records anything (its notices, run_resumed).
     const writer = createTraceWriter(opened.traceFile, { append: true });
     const stopTrace = log.subscribe(writer.listener);
@@ -208,13 +221,48 @@ export class RunController implements vscode.Disposable {
       return;
     }
     const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
-    await this.drive({ runId: started.runId, task: started.task, folder, log, broker, agent: resumed.agent, traceFile: opened.traceFile, lock: opened.lock, appendTrace: true, trusted, startLine, go: () => resumed.run() }, { writer, stopTrace });
+    await this.drive(
+      {
+        runId: started.runId,
+        task: started.task,
+        folder,
+        log,
+        broker,
+        agent: resumed.agent,
+        traceFile: opened.traceFile,
+        lock: opened.lock,
+        appendTrace: true,
+        trusted,
+        startLine,
+        go: () => resumed.run(),
+      },
+      { writer, stopTrace },
+    );
   }
 
   /** What a new and a resumed run of this window are given alike. */
-  private runOptions(folder: vscode.WorkspaceFolder, config: FlatConfig, apiKey: string | undefined, broker: ApprovalBroker, trusted: boolean, mcp: { servers: McpServerDefinition[]; notices: string[] }, traceFile: string): ResumedRunOptions {
+  private runOptions(
+    folder: vscode.WorkspaceFolder,
+    config: FlatConfig,
+    apiKey: string | undefined,
+    broker: ApprovalBroker,
+    trusted: boolean,
+    mcp: { servers: McpServerDefinition[]; notices: string[] },
+    traceFile: string,
+  ): ResumedRunOptions {
     // Every file change is recorded beside the trace, in the extension's storage (docs/design.md §22).
-    return { config, apiKey, approvals: broker, trusted, logger: this.logger, holdDeniedGates: true, mcpServers: mcp.servers, mcpNotices: mcp.notices, memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined, checkpointsDir: defaultCheckpointsDir(traceFile) };
+    return {
+      config,
+      apiKey,
+      approvals: broker,
+      trusted,
+      logger: this.logger,
+      holdDeniedGates: true,
+      mcpServers: mcp.servers,
+      mcpNotices: mcp.notices,
+      memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined,
+      checkpointsDir: defaultCheckpointsDir(traceFile),
+    };
   }
 
   /** Drives a run to its end: trace, log channel, index, panel, progress with Cancel, and the result. */
@@ -232,7 +280,8 @@ export class RunController implements vscode.Disposable {
     this.registry.add(run);
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: 'running', traceFile, workspace: folder.uri.fsPath });
     this.logger.info(request.startLine);
-    if (!request.trusted) void vscode.window.showInformationMessage('Cortex runs read-only in Restricted Mode: it can read and search files but not write files or run commands.');
+    if (!request.trusted)
+      void vscode.window.showInformationMessage('Cortex runs read-only in Restricted Mode: it can read and search files but not write files or run commands.');
 
     // A resumed run's panel (read from its trace until now) follows the live run.
     const panel = this.panels.get(runId);
@@ -291,8 +340,10 @@ export class RunController implements vscode.Disposable {
     const buttons = ['Show panel', 'Open trace'];
     const short = (text: string) => clip(text, 300, { markerWithin: true });
     let choice: string | undefined;
-    if (result.status === 'completed') choice = await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...buttons);
-    else if (result.status === 'cancelled') choice = await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...buttons);
+    if (result.status === 'completed')
+      choice = await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...buttons);
+    else if (result.status === 'cancelled')
+      choice = await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...buttons);
     else choice = await vscode.window.showErrorMessage(`Cortex run failed: ${short(result.error ?? 'see the panel')}`, ...buttons);
     if (choice === 'Show panel') this.showPanel(run.runId);
     if (choice === 'Open trace') await openTraceDocument(run.traceFile);
@@ -314,7 +365,9 @@ export class RunController implements vscode.Disposable {
   showPanel(runId?: string): void {
     const run = runId ? this.registry.get(runId) : this.registry.latest();
     if (!run) {
-      void vscode.window.showInformationMessage('No Cortex run in this window yet. Run "Cortex: Run agent task", or "Cortex: Open run trace…" for an earlier run.');
+      void vscode.window.showInformationMessage(
+        'No Cortex run in this window yet. Run "Cortex: Run agent task", or "Cortex: Open run trace…" for an earlier run.',
+      );
       return;
     }
     this.panels.open(liveRunSource(run), { preserveFocus: false });
@@ -329,7 +382,12 @@ export class RunController implements vscode.Disposable {
     const target =
       running.length === 1
         ? running[0]
-        : (await vscode.window.showQuickPick(running.map((run) => ({ label: run.task, description: run.runId, run })), { placeHolder: 'Run to cancel' }))?.run;
+        : (
+            await vscode.window.showQuickPick(
+              running.map((run) => ({ label: run.task, description: run.runId, run })),
+              { placeHolder: 'Run to cancel' },
+            )
+          )?.run;
     target?.agent.cancel('cancelled by the user');
   }
 

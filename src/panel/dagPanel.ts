@@ -52,8 +52,20 @@ export class DagPanel implements vscode.Disposable {
   private readonly disposeListeners: Array<() => void> = [];
 
   /** Opens a new panel for `source`. */
-  static create(extensionUri: vscode.Uri, source: RunSource, logger: Logger, actions: PanelActions, column = vscode.ViewColumn.Beside, preserveFocus = true): DagPanel {
-    const panel = vscode.window.createWebviewPanel(DagPanel.viewType, DagPanel.titleFor(source), { viewColumn: column, preserveFocus }, DagPanel.webviewOptions(extensionUri));
+  static create(
+    extensionUri: vscode.Uri,
+    source: RunSource,
+    logger: Logger,
+    actions: PanelActions,
+    column = vscode.ViewColumn.Beside,
+    preserveFocus = true,
+  ): DagPanel {
+    const panel = vscode.window.createWebviewPanel(
+      DagPanel.viewType,
+      DagPanel.titleFor(source),
+      { viewColumn: column, preserveFocus },
+      DagPanel.webviewOptions(extensionUri),
+    );
     return new DagPanel(panel, extensionUri, source, logger, actions);
   }
 
@@ -187,19 +199,33 @@ export class DagPanel implements vscode.Disposable {
       case 'webview/resync': {
         this.batcher.flush();
         const missing = this.source.events().filter((event) => event.seq >= message.fromSeq && event.seq < this.nextSeq);
-        if (missing.length > 0 && missing[0].seq === message.fromSeq) this.post({ type: 'host/events', runId: this.source.runId, fromSeq: message.fromSeq, events: missing });
+        if (missing.length > 0 && missing[0].seq === message.fromSeq)
+          this.post({ type: 'host/events', runId: this.source.runId, fromSeq: message.fromSeq, events: missing });
         else this.sendReset();
         return;
       }
       case 'approval/answer': {
-        const result = this.source.answer({ requestId: message.requestId, callId: message.callId, argsHash: message.argsHash, decision: message.decision, feedback: message.feedback });
+        const result = this.source.answer({
+          requestId: message.requestId,
+          callId: message.callId,
+          argsHash: message.argsHash,
+          decision: message.decision,
+          feedback: message.feedback,
+        });
         if (result.accepted) this.logger.info(`panel ${this.runId}: ${message.decision} ${message.callId} (request ${message.requestId})`);
         // The events the answer caused go out first, so the reply never overtakes them.
         this.batcher.flush();
         this.post(
           result.accepted
             ? { type: 'host/approvalAnswer', runId: this.source.runId, replyTo: message.replyTo, outcome: 'accepted' }
-            : { type: 'host/approvalAnswer', runId: this.source.runId, replyTo: message.replyTo, outcome: 'refused', reason: result.reason, message: result.message },
+            : {
+                type: 'host/approvalAnswer',
+                runId: this.source.runId,
+                replyTo: message.replyTo,
+                outcome: 'refused',
+                reason: result.reason,
+                message: result.message,
+              },
         );
         return;
       }
@@ -247,7 +273,11 @@ export class DagPanel implements vscode.Disposable {
       return;
     }
     const action =
-      message.type === 'changes/open' ? changes.open(this.source, message.stepId, message.path) : message.type === 'changes/review' ? changes.review(this.source, message.stepId) : changes.revert(this.source, message.stepId);
+      message.type === 'changes/open'
+        ? changes.open(this.source, message.stepId, message.path)
+        : message.type === 'changes/review'
+          ? changes.review(this.source, message.stepId)
+          : changes.revert(this.source, message.stepId);
     void action.catch((error: unknown) => this.notice('error', `Cortex could not do that: ${(error as Error).message}`));
   }
 

@@ -37,7 +37,11 @@ export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
 
 const Id = z.string().min(1).max(200);
 /** A workspace-relative path of a recorded change. */
-const ChangedPath = z.string().min(1).max(4096).refine((path) => !path.includes('\0'), 'must not contain NUL');
+const ChangedPath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((path) => !path.includes('\0'), 'must not contain NUL');
 export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('webview/ready'), runId: Id.optional(), lastSeq: z.number().int().min(-1).optional() }).strict(),
   z.object({ type: z.literal('webview/resync'), runId: Id, fromSeq: z.number().int().nonnegative() }).strict(),
@@ -98,6 +102,13 @@ export function parseWebviewMessage(raw: unknown): ParsedMessage<WebviewToHost> 
 /** Validates a message from the host inside the webview. Never throws. */
 export function parseHostMessage(raw: unknown): ParsedMessage<HostToWebview> {
   const result = HostToWebviewSchema.safeParse(raw);
-  if (!result.success) return { ok: false, error: result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  if (!result.success)
+    return {
+      ok: false,
+      error: result.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; '),
+    };
   return { ok: true, message: result.data };
 }

@@ -32,14 +32,21 @@ describe('e2e: API key in secret storage', function () {
     await waitForNotification(page, /Cortex API key saved in secret storage/);
 
     // A loopback server that insists on that key (it would answer 401 otherwise).
-    const keyed = await startScriptedServer(route({ planner: json({ title: 'K', steps: ['Say hello'], dependencies: {} }), executor: message('hello'), aggregator: message('Said hello.') }), { apiKey: 'sk-e2e-secret' });
+    const keyed = await startScriptedServer(
+      route({ planner: json({ title: 'K', steps: ['Say hello'], dependencies: {} }), executor: message('hello'), aggregator: message('Said hello.') }),
+      { apiKey: 'sk-e2e-secret' },
+    );
     try {
       // Same window (code-server keeps secrets in the browser's storage): point the setting at the
       // keyed server and wait until the extension has seen the change.
       const changesBefore = settingsChanges(env);
       mkdirSync(join(workspace, '.vscode'), { recursive: true });
       writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'cortex.llm.baseUrl': keyed.baseUrl }));
-      await eventually(page, () => settingsChanges(env) > changesBefore, () => 'the extension did not see the settings change');
+      await eventually(
+        page,
+        () => settingsChanges(env) > changesBefore,
+        () => 'the extension did not see the settings change',
+      );
       await startTask(page, 'Say hello');
       const panel = await cortexPanel(page);
       await panel.waitForStatus('Say hello', 'completed');
@@ -52,7 +59,10 @@ describe('e2e: API key in secret storage', function () {
       await waitForNotification(page, /Cortex API key removed/);
       await startTask(page, 'Say hello');
       await waitForNotification(page, /Cortex run failed/, 60_000);
-      assert.ok(keyed.refusals.some((r) => r.status === 401), 'the request without a key was refused');
+      assert.ok(
+        keyed.refusals.some((r) => r.status === 401),
+        'the request without a key was refused',
+      );
     } finally {
       await keyed.close();
     }

@@ -7,7 +7,16 @@ import type { ScriptedRequest } from '../support/scriptedServer';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment, type PanelHandle } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
-import { clickNotificationButton, editorTab, isActiveTab, isWebviewFocused, notificationTexts, runCommand, statusBarEntry, waitForNotification } from './support/workbench';
+import {
+  clickNotificationButton,
+  editorTab,
+  isActiveTab,
+  isWebviewFocused,
+  notificationTexts,
+  runCommand,
+  statusBarEntry,
+  waitForNotification,
+} from './support/workbench';
 
 // Where waiting approvals show up besides the panel: the status bar counts them ("$(bell) 2
 // approvals waiting"; a click reveals and focuses the panel) and a notification is offered only
@@ -31,7 +40,11 @@ async function hidePanel(page: Page, tab: ReturnType<Page['locator']>): Promise<
   const box = await tabBar.boundingBox();
   if (!box) throw new Error('the panel tab has no tab bar');
   await tabBar.dblclick({ position: { x: box.width - 8, y: box.height / 2 } });
-  await eventually(page, async () => (await tab.getAttribute('aria-selected')) === 'false', async () => `the panel tab is still selected: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
+  await eventually(
+    page,
+    async () => (await tab.getAttribute('aria-selected')) === 'false',
+    async () => `the panel tab is still selected: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`,
+  );
 }
 
 describe('e2e: approvals waiting in the status bar', function () {
@@ -56,10 +69,19 @@ describe('e2e: approvals waiting in the status bar', function () {
     await startTask(page, 'Write the two markers');
     await cortexPanel(page);
     const entry = statusBarEntry(page, /approvals? waiting/);
-    await eventually(page, async () => /2 approvals waiting/.test((await entry.innerText().catch(() => '')) ?? ''), async () => `status bar: ${JSON.stringify(await page.locator('.part.statusbar .statusbar-item').allInnerTexts())}`, 60_000);
+    await eventually(
+      page,
+      async () => /2 approvals waiting/.test((await entry.innerText().catch(() => '')) ?? ''),
+      async () => `status bar: ${JSON.stringify(await page.locator('.part.statusbar .statusbar-item').allInnerTexts())}`,
+      60_000,
+    );
     // The panel is visible and shows the buttons: no notification next to it.
     await page.waitForTimeout(1_000);
-    assert.deepEqual((await notificationTexts(page)).filter((text) => ASKS_APPROVAL.test(text)), [], 'no approval notification while the panel is visible');
+    assert.deepEqual(
+      (await notificationTexts(page)).filter((text) => ASKS_APPROVAL.test(text)),
+      [],
+      'no approval notification while the panel is visible',
+    );
     await screenshot(page, 'e2e-approvals-status');
 
     const tab = editorTab(page, /^Cortex: Write the two markers/);
@@ -67,13 +89,25 @@ describe('e2e: approvals waiting in the status bar', function () {
     assert.equal(await isActiveTab(tab), false);
     assert.equal(await isWebviewFocused(page), false, 'the untitled editor has the focus');
     await entry.click();
-    await eventually(page, () => isActiveTab(tab), async () => `the panel was not revealed; tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
-    await eventually(page, () => isWebviewFocused(page), async () => `the panel does not have the focus (active element: ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 200))})`);
+    await eventually(
+      page,
+      () => isActiveTab(tab),
+      async () => `the panel was not revealed; tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`,
+    );
+    await eventually(
+      page,
+      () => isWebviewFocused(page),
+      async () => `the panel does not have the focus (active element: ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 200))})`,
+    );
 
     // A hidden webview is torn down and rebuilt when shown again: find its new frame.
     const revealed = await cortexPanel(page);
     await approveOnNode(revealed, 'Write the alpha marker');
-    await eventually(page, async () => /1 approval waiting/.test(await entry.innerText().catch(() => '')), async () => `status bar: ${JSON.stringify(await page.locator('.part.statusbar .statusbar-item').allInnerTexts())}`);
+    await eventually(
+      page,
+      async () => /1 approval waiting/.test(await entry.innerText().catch(() => '')),
+      async () => `status bar: ${JSON.stringify(await page.locator('.part.statusbar .statusbar-item').allInnerTexts())}`,
+    );
     await approveOnNode(revealed, 'Write the beta marker');
     await entry.waitFor({ state: 'detached', timeout: 30_000 }).catch(async () => {
       throw new Error(`the approvals entry is still shown: ${JSON.stringify(await entry.allInnerTexts())}`);
@@ -111,6 +145,13 @@ describe('e2e: approvals waiting in the status bar', function () {
     await runCommand(page, 'Cortex: Show plan panel');
     const panel = await cortexPanel(page);
     await panel.waitForStatus('Create the dist folder', 'completed');
-    assert.equal(await panel.node('Create the dist folder').getByRole('button', { name: /^Approve/ }).count(), 0, 'the node still offers Approve');
+    assert.equal(
+      await panel
+        .node('Create the dist folder')
+        .getByRole('button', { name: /^Approve/ })
+        .count(),
+      0,
+      'the node still offers Approve',
+    );
   });
 });

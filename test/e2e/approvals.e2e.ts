@@ -16,7 +16,11 @@ import { waitForNotification } from './support/workbench';
 // stale answer refused at once with its reason, and a cancel withdrawing a pending approval.
 
 /** A write whose arguments are cut off by the token limit: the call stays pending, so the step fails verification. */
-const cutOffReport = { kind: 'message' as const, toolCalls: [{ name: 'write_file', arguments: '{"path":"report.md","content":"# Build report\\n\\nThe build produ' }], finishReason: 'length' };
+const cutOffReport = {
+  kind: 'message' as const,
+  toolCalls: [{ name: 'write_file', arguments: '{"path":"report.md","content":"# Build report\\n\\nThe build produ' }],
+  finishReason: 'length',
+};
 const answered = (req: ScriptedRequest) => toolMessages(req).length > 0;
 
 /** The run's events as its trace file has them so far (complete lines only), found by the run's task. */
@@ -44,7 +48,12 @@ async function resetPanel(page: Page, panel: PanelHandle, runId: string, events:
   const post = (reset: unknown) => panel.frame.evaluate((message) => window.postMessage(message, '*'), reset);
   await post({ type: 'host/reset', runId, live: true, events: events.filter((e) => e.type !== 'tool_call_awaiting_approval') });
   const buttons = panel.frame.locator('.node-actions button');
-  await eventually(page, async () => (await buttons.count()) === 0, async () => `${await buttons.count()} action button(s) left`, 5_000);
+  await eventually(
+    page,
+    async () => (await buttons.count()) === 0,
+    async () => `${await buttons.count()} action button(s) left`,
+    5_000,
+  );
   await post({ type: 'host/reset', runId, live: true, events });
 }
 
@@ -64,17 +73,26 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     let replans = 0;
     env.server.setHandler(
       route({
-        planner: json({ title: 'Build and report', steps: ['Run the build command', 'Write the build report', 'Publish the build report'], dependencies: { '1': [0], '2': [1] } }),
+        planner: json({
+          title: 'Build and report',
+          steps: ['Run the build command', 'Write the build report', 'Publish the build report'],
+          dependencies: { '1': [0], '2': [1] },
+        }),
         executor: (req) => {
           const step = stepOf(req);
-          if (step === 'Run the build command') return answered(req) ? message('The build ran and wrote build.txt.') : toolCalls(call('run_command', { command: 'echo built > build.txt' }));
+          if (step === 'Run the build command')
+            return answered(req) ? message('The build ran and wrote build.txt.') : toolCalls(call('run_command', { command: 'echo built > build.txt' }));
           if (step.startsWith('Write the build report')) return { ...cutOffReport, delayMs: 300 };
           if (step.startsWith('Publish')) return message('published');
           throw new Error(`unexpected step ${step}`);
         },
         replanner: () => {
           replans++;
-          return json({ action: 'redesign', new_steps: [`Write the build report (attempt ${replans})`, `Publish the build report (attempt ${replans})`], new_dependencies: { '1': [0] } });
+          return json({
+            action: 'redesign',
+            new_steps: [`Write the build report (attempt ${replans})`, `Publish the build report (attempt ${replans})`],
+            new_dependencies: { '1': [0] },
+          });
         },
         aggregator: message('The build ran; the report could not be written.'),
       }),
@@ -96,7 +114,12 @@ describe('e2e: approvals, replanning and blocked steps', function () {
 
     // The cut-off write fails verification; the step and its downstream are replaced (and stay visible).
     const original = panel.node(/^Write the build report$/);
-    await eventually(page, async () => /\breplaced\b/.test((await original.getAttribute('class').catch(() => '')) ?? ''), async () => `the original report step was not shown as replaced: ${await original.getAttribute('class').catch(() => '(missing)')}`, 60_000);
+    await eventually(
+      page,
+      async () => /\breplaced\b/.test((await original.getAttribute('class').catch(() => '')) ?? ''),
+      async () => `the original report step was not shown as replaced: ${await original.getAttribute('class').catch(() => '(missing)')}`,
+      60_000,
+    );
     await panel.waitForStatus('Write the build report (attempt 2)', 'blocked', 90_000);
     await panel.waitForStatus('Publish the build report (attempt 2)', 'blocked');
     await waitForNotification(page, /Cortex run failed/, 60_000);
@@ -152,7 +175,8 @@ describe('e2e: approvals, replanning and blocked steps', function () {
         planner: json({ title: 'Deploy', steps: ['Deploy the site', 'Report the deployment'], dependencies: { '1': [0] } }),
         executor: (req) => {
           const step = stepOf(req);
-          if (step === 'Deploy the site') return answered(req) ? message('Deployed.') : toolCalls(call('run_command', { command: 'echo deployed > deploy.txt' }));
+          if (step === 'Deploy the site')
+            return answered(req) ? message('Deployed.') : toolCalls(call('run_command', { command: 'echo deployed > deploy.txt' }));
           return message('Reported the deployment.');
         },
         aggregator: message('Deployed after a retry.'),
@@ -197,7 +221,11 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     // The panel is handed the run with an outdated hash for the request, as if the arguments it
     // showed were not the ones waiting: its answer must be refused, not applied.
     let events: RunEvent[] = [];
-    await eventually(page, () => (events = traceEvents(env, task)).some((e) => e.type === 'tool_call_awaiting_approval'), () => 'the request is not in the trace yet');
+    await eventually(
+      page,
+      () => (events = traceEvents(env, task)).some((e) => e.type === 'tool_call_awaiting_approval'),
+      () => 'the request is not in the trace yet',
+    );
     const runId = (events[0] as Extract<RunEvent, { type: 'run_started' }>).runId;
     const outdated = events.map((e) => (e.type === 'tool_call_awaiting_approval' ? { ...e, approval: { ...e.approval, argsHash: 'f'.repeat(64) } } : e));
     await resetPanel(page, panel, runId, outdated);
@@ -207,12 +235,21 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     const notice = panel.frame.locator('.notice-warning .notice-text', { hasText: 'That approval was not applied' });
     await notice.waitFor({ state: 'visible', timeout: 5_000 });
     assert.equal(await notice.innerText(), 'That approval was not applied: stale answer: the arguments differ from the ones awaiting approval');
-    await eventually(page, async () => (await approve.isEnabled()) && (await approve.innerText()) === 'Approve', async () => `the Approve button is still "${await approve.innerText()}" (enabled: ${await approve.isEnabled()})`, 5_000);
+    await eventually(
+      page,
+      async () => (await approve.isEnabled()) && (await approve.innerText()) === 'Approve',
+      async () => `the Approve button is still "${await approve.innerText()}" (enabled: ${await approve.isEnabled()})`,
+      5_000,
+    );
     assert.ok(Date.now() - clickedAt < 10_000, 'the refusal is shown at once, not after a timeout');
     assert.equal(existsSync(join(workspace, 'gamma.txt')), false, 'a refused answer runs nothing');
     await screenshot(page, 'e2e-approval-stale-refused');
     let refusal: Extract<RunEvent, { type: 'approval_refused' }> | undefined;
-    await eventually(page, () => (refusal = traceEvents(env, task).find((e): e is Extract<RunEvent, { type: 'approval_refused' }> => e.type === 'approval_refused')) !== undefined, () => 'no approval_refused in the trace');
+    await eventually(
+      page,
+      () => (refusal = traceEvents(env, task).find((e): e is Extract<RunEvent, { type: 'approval_refused' }> => e.type === 'approval_refused')) !== undefined,
+      () => 'no approval_refused in the trace',
+    );
     assert.equal(refusal!.reason, 'stale_hash');
     assert.equal(refusal!.source, 'panel');
     assert.equal(refusal!.message, 'stale answer: the arguments differ from the ones awaiting approval');
@@ -224,7 +261,10 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     assert.equal(readFileSync(join(workspace, 'gamma.txt'), 'utf8').trim(), 'gamma');
     await waitForNotification(page, /Cortex finished: gamma written\./, 60_000);
     const answeredEvents = traceEvents(env, task).filter((e) => e.type === 'approval_answered');
-    assert.deepEqual(answeredEvents.map((e) => e.type === 'approval_answered' && [e.decision, e.source]), [['approve', 'panel']]);
+    assert.deepEqual(
+      answeredEvents.map((e) => e.type === 'approval_answered' && [e.decision, e.source]),
+      [['approve', 'panel']],
+    );
   });
 
   it('cancelling the run withdraws its pending approval: the buttons go and the trace says withdrawn', async () => {
@@ -244,13 +284,20 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     await panel.frame.getByRole('button', { name: 'Cancel the run' }).click();
     await waitForNotification(page, /Cortex run cancelled/, 20_000);
     const buttons = panel.node('Write the delta marker').getByRole('button', { name: /^(Approve|Deny) run_command/ });
-    await eventually(page, async () => (await buttons.count()) === 0, async () => `the node still offers ${await buttons.count()} approval button(s)`);
+    await eventually(
+      page,
+      async () => (await buttons.count()) === 0,
+      async () => `the node still offers ${await buttons.count()} approval button(s)`,
+    );
     assert.equal(existsSync(join(workspace, 'delta.txt')), false);
     await screenshot(page, 'e2e-approval-withdrawn');
 
     const events = traceEvents(env, task);
     const withdrawn = events.filter((e): e is Extract<RunEvent, { type: 'approval_withdrawn' }> => e.type === 'approval_withdrawn');
-    assert.deepEqual(withdrawn.map((e) => [e.reason, e.message]), [['run_cancelled', 'cancelled from the panel']]);
+    assert.deepEqual(
+      withdrawn.map((e) => [e.reason, e.message]),
+      [['run_cancelled', 'cancelled from the panel']],
+    );
     const finished = events.at(-1);
     assert.equal(finished?.type, 'run_finished');
     const callRecord = finished.type === 'run_finished' ? finished.plan.steps[0].toolCalls[0] : undefined;

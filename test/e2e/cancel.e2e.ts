@@ -31,13 +31,21 @@ describe('e2e: cancel a run', function () {
       await startTask(page, 'Think for a very long time');
       const panel = await cortexPanel(page);
       await panel.waitForStatus('Think for a very long time', 'in_progress');
-      await eventually(page, () => executorCalls === 1, () => `executor called ${executorCalls} times`);
+      await eventually(
+        page,
+        () => executorCalls === 1,
+        () => `executor called ${executorCalls} times`,
+      );
       const cancelledAt = Date.now();
       if (via === 'the panel') await panel.frame.getByRole('button', { name: 'Cancel the run' }).click();
       else await clickNotificationButton(page, /Cortex: Think for a very long time/, 'Cancel');
       await waitForNotification(page, /Cortex run cancelled/, 20_000);
       assert.ok(Date.now() - cancelledAt < 15_000, 'the run ended promptly');
-      await eventually(page, async () => /Cancelled/.test(await panel.frame.locator('body').innerText()), () => 'the panel does not say Cancelled');
+      await eventually(
+        page,
+        async () => /Cancelled/.test(await panel.frame.locator('body').innerText()),
+        () => 'the panel does not say Cancelled',
+      );
       assert.equal(executorCalls, 1, 'nothing was retried after the cancel');
       await screenshot(page, `e2e-cancelled-from-${via === 'the panel' ? 'panel' : 'notification'}`);
     });

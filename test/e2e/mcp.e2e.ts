@@ -79,7 +79,10 @@ describe('e2e: MCP servers', function () {
     // The server got its input and none of the editor's own environment (only the allowlist).
     const serverEnv = JSON.parse(envMessage) as Record<string, string>;
     assert.equal(serverEnv.MCP_TOKEN, 'tok-123');
-    assert.deepEqual(Object.keys(serverEnv).filter((key) => /^VSCODE_|^ELECTRON_|TOKEN$|KEY$/.test(key) && key !== 'MCP_TOKEN'), []);
+    assert.deepEqual(
+      Object.keys(serverEnv).filter((key) => /^VSCODE_|^ELECTRON_|TOKEN$|KEY$/.test(key) && key !== 'MCP_TOKEN'),
+      [],
+    );
     assert.ok(offered.includes('everything_get-sum') && offered.includes('read_file'), offered.join(', '));
 
     // The chip names server and tool; the details show the server, the annotations and the raw result.
@@ -89,7 +92,11 @@ describe('e2e: MCP servers', function () {
     const details = panel.frame.locator('aside.details');
     const callEntry = details.locator('.call-success').nth(1);
     await callEntry.waitFor({ state: 'attached' });
-    await eventually(page, async () => /MCP server\s*everything/.test((await callEntry.textContent()) ?? ''), async () => `details: ${(await callEntry.textContent()) ?? ''}`);
+    await eventually(
+      page,
+      async () => /MCP server\s*everything/.test((await callEntry.textContent()) ?? ''),
+      async () => `details: ${(await callEntry.textContent()) ?? ''}`,
+    );
     const callText = (await callEntry.textContent()) ?? '';
     assert.match(callText, /MCP tool\s*get-sum/);
     assert.match(callText, /read-only, not destructive, idempotent, closed world/);
@@ -99,16 +106,31 @@ describe('e2e: MCP servers', function () {
 
     // The trace records the server of the call, and the server was stopped with the run.
     const runsDir = join(env.codeServer.userDataDir, 'User', 'globalStorage', 'cortex-dev.cortex-agent', 'runs');
-    const trace = readdirSync(runsDir).filter((file) => file.endsWith('.jsonl')).map((file) => join(runsDir, file)).find((file) => readFileSync(file, 'utf8').includes(STEP));
+    const trace = readdirSync(runsDir)
+      .filter((file) => file.endsWith('.jsonl'))
+      .map((file) => join(runsDir, file))
+      .find((file) => readFileSync(file, 'utf8').includes(STEP));
     assert.ok(trace, `no trace for the run in ${runsDir}`);
-    const events = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; message?: string; call?: { audit?: { mcp?: unknown } } });
-    assert.deepEqual(events.filter((e) => e.type === 'tool_call_requested')[1]?.call?.audit?.mcp, { server: 'everything', tool: 'get-sum', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+    const events = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; message?: string; call?: { audit?: { mcp?: unknown } } });
+    assert.deepEqual(events.filter((e) => e.type === 'tool_call_requested')[1]?.call?.audit?.mcp, {
+      server: 'everything',
+      tool: 'get-sum',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    });
     assert.ok(events.some((e) => e.type === 'log' && e.message === 'Stopped MCP server(s): everything'));
 
     // "Cortex: MCP servers" lists the allowed server with its state and tools: no second question, no second input.
     await runCommand(page, 'Cortex: MCP servers');
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'everything' }).first();
-    await eventually(page, async () => /stdio · \d+ tool\(s\)/.test((await row.innerText().catch(() => '')) ?? ''), async () => `quick pick row: ${await row.innerText().catch(() => '(none)')}`, 45_000);
+    await eventually(
+      page,
+      async () => /stdio · \d+ tool\(s\)/.test((await row.innerText().catch(() => '')) ?? ''),
+      async () => `quick pick row: ${await row.innerText().catch(() => '(none)')}`,
+      45_000,
+    );
     assert.match(await row.innerText(), /get-sum/);
     assert.equal(await page.locator('.monaco-dialog-box').isVisible(), false);
     assert.doesNotMatch(await page.locator('.quick-input-widget .quick-input-title').innerText(), /MCP input/);

@@ -37,7 +37,10 @@ describe('e2e: Restricted Mode (untrusted workspace)', function () {
     const before = env.server.chatRequests().length;
     // The workspace tries to send the task (and the key) to another endpoint.
     const workspace = newWorkspace(env, 'restricted', { '.vscode/settings.json': JSON.stringify({ 'cortex.llm.baseUrl': 'http://127.0.0.1:9/v1' }) });
-    const page = (currentPage.page = await openWorkspace(env, workspace, { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'always' }));
+    const page = (currentPage.page = await openWorkspace(env, workspace, {
+      'security.workspace.trust.enabled': true,
+      'security.workspace.trust.startupPrompt': 'always',
+    }));
     await page.getByRole('button', { name: /No, I don.t trust the authors/i }).click({ timeout: 60_000 });
     await page.locator('.statusbar, .part.statusbar').first().waitFor({ state: 'visible' });
 

@@ -45,7 +45,12 @@ function traceOf(env: E2eEnvironment, task: string): string {
 }
 
 async function headerStatus(panel: PanelHandle): Promise<string> {
-  return (await panel.frame.locator('.run-status-text').innerText().catch(() => '?')).trim();
+  return (
+    await panel.frame
+      .locator('.run-status-text')
+      .innerText()
+      .catch(() => '?')
+  ).trim();
 }
 
 /** Starts the task and waits until step 1 completed and step 2's request hangs. */
@@ -55,7 +60,15 @@ async function runUntilHanging(env: E2eEnvironment, page: Page, task: string): P
   const panel = await cortexPanel(page);
   await panel.waitForStatus(STEPS[0], 'completed');
   await panel.waitForStatus(STEPS[1], 'in_progress');
-  await eventually(page, () => env.server.chatRequests().slice(before).some((r) => r.purpose === 'executor' && r.stepId === 's2'), () => 'step 2 never asked the model');
+  await eventually(
+    page,
+    () =>
+      env.server
+        .chatRequests()
+        .slice(before)
+        .some((r) => r.purpose === 'executor' && r.stepId === 's2'),
+    () => 'step 2 never asked the model',
+  );
   return panel;
 }
 
@@ -71,7 +84,10 @@ async function assertResumed(env: E2eEnvironment, page: Page, server: ScriptedSe
   const after = server.chatRequests().slice(mark);
   assert.equal(after.filter((r) => r.stepId === 's1').length, 0, 'the completed step made no new request');
   assert.equal(after.filter((r) => r.purpose === 'planner').length, 0, 'the plan was not made again');
-  assert.ok(after.some((r) => r.stepId === 's2'), 'step 2 ran again');
+  assert.ok(
+    after.some((r) => r.stepId === 's2'),
+    'step 2 ran again',
+  );
   assert.equal(readFileSync(join(workspace, 'first.txt'), 'utf8'), 'first\n');
   assert.equal(readFileSync(join(workspace, 'second.txt'), 'utf8'), 'second\n');
   const trace = traceOf(env, task);
@@ -106,7 +122,12 @@ describe('e2e: resume an interrupted run', function () {
     await reload(page);
     const restored = await cortexPanel(page);
     await restored.waitForStatus(STEPS[0], 'completed');
-    await eventually(page, async () => (await headerStatus(restored)) === 'Interrupted', async () => `the header says "${await headerStatus(restored)}"`, 60_000);
+    await eventually(
+      page,
+      async () => (await headerStatus(restored)) === 'Interrupted',
+      async () => `the header says "${await headerStatus(restored)}"`,
+      60_000,
+    );
     const resume = restored.frame.getByRole('button', { name: 'Resume the interrupted run' });
     await resume.waitFor({ state: 'visible', timeout: 30_000 });
     await screenshot(page, 'e2e-resume-interrupted');
@@ -116,7 +137,12 @@ describe('e2e: resume an interrupted run', function () {
     await resume.click();
     const live = await cortexPanel(page);
     await live.waitForStatus(STEPS[1], 'completed');
-    await eventually(page, async () => (await headerStatus(live)) === 'Completed', async () => `the header says "${await headerStatus(live)}"`, 60_000);
+    await eventually(
+      page,
+      async () => (await headerStatus(live)) === 'Completed',
+      async () => `the header says "${await headerStatus(live)}"`,
+      60_000,
+    );
     await screenshot(page, 'e2e-resume-completed');
     await assertResumed(env, page, env.server, workspace, task, mark);
     env.server.assertNoRejections();

@@ -46,7 +46,11 @@ try {
 step = Date.now();
 const dev = process.env.CORTEX_E2E_DEV === '1';
 const vsix = join(root, 'cortex.vsix');
-const packaged = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), ...(dev ? ['--dev'] : [])], { cwd: root, stdio: 'inherit', env: { ...process.env, CORTEX_VSIX: 'cortex.vsix' } });
+const packaged = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), ...(dev ? ['--dev'] : [])], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, CORTEX_VSIX: 'cortex.vsix' },
+});
 if (packaged.status !== 0) fail(`packaging the extension failed (exit ${packaged.status ?? packaged.signal}); see above.`);
 console.log(`e2e: packaged ${vsix}${dev ? ' (development build)' : ''} in ${seconds(step)}`);
 
@@ -55,12 +59,18 @@ step = Date.now();
 const mochaArgs = [
   join(root, 'node_modules', 'mocha', 'bin', 'mocha.js'),
   '--no-config',
-  '--node-option', 'import=tsx',
-  '--extension', 'ts',
-  '--require', join(root, 'test', 'e2e', 'support', 'hooks.ts'),
-  '--reporter', join(root, 'test', 'support', 'summaryReporter.cjs'),
-  '--timeout', '240000',
-  '--slow', '30000',
+  '--node-option',
+  'import=tsx',
+  '--extension',
+  'ts',
+  '--require',
+  join(root, 'test', 'e2e', 'support', 'hooks.ts'),
+  '--reporter',
+  join(root, 'test', 'support', 'summaryReporter.cjs'),
+  '--timeout',
+  '240000',
+  '--slow',
+  '30000',
   ...(process.env.CORTEX_E2E_GREP ? ['--grep', process.env.CORTEX_E2E_GREP] : []),
   'test/e2e/**/*.e2e.ts',
 ];

@@ -22,7 +22,14 @@ describe('e2e: run a task from the command palette', function () {
   it('lists every Cortex command in the palette', async () => {
     const workspace = newWorkspace(env, 'palette');
     const page = (currentPage.page = await openWorkspace(env, workspace));
-    for (const title of ['Cortex: Run agent task', 'Cortex: Set API key', 'Cortex: Clear API key', 'Cortex: Open run trace…', 'Cortex: Show plan panel', 'Cortex: Cancel run']) {
+    for (const title of [
+      'Cortex: Run agent task',
+      'Cortex: Set API key',
+      'Cortex: Clear API key',
+      'Cortex: Open run trace…',
+      'Cortex: Show plan panel',
+      'Cortex: Cancel run',
+    ]) {
       await findInPalette(page, title);
     }
     await page.keyboard.press('Escape');
@@ -35,8 +42,12 @@ describe('e2e: run a task from the command palette', function () {
         executor: (req) => {
           const step = stepOf(req);
           const done = JSON.stringify(req.body.messages).includes('"role":"tool"');
-          if (step === STEPS[0]) return done ? message('hello.txt written') : toolCalls(call('write_file', { path: 'hello.txt', content: 'hello from cortex\n' }));
-          if (step === STEPS[1]) return done ? message('bye.txt written') : { ...toolCalls(call('write_file', { path: 'bye.txt', content: 'bye (see hello.txt)\n' })), delayMs: 800 };
+          if (step === STEPS[0])
+            return done ? message('hello.txt written') : toolCalls(call('write_file', { path: 'hello.txt', content: 'hello from cortex\n' }));
+          if (step === STEPS[1])
+            return done
+              ? message('bye.txt written')
+              : { ...toolCalls(call('write_file', { path: 'bye.txt', content: 'bye (see hello.txt)\n' })), delayMs: 800 };
           throw new Error(`unexpected step ${step}`);
         },
         aggregator: message('Wrote hello.txt and bye.txt.'),
@@ -62,7 +73,10 @@ describe('e2e: run a task from the command palette', function () {
 
     assert.equal(readFileSync(join(workspace, 'hello.txt'), 'utf8'), 'hello from cortex\n');
     assert.equal(readFileSync(join(workspace, 'bye.txt'), 'utf8'), 'bye (see hello.txt)\n');
-    const planner = env.server.chatRequests().slice(before).find((r) => r.purpose === 'planner');
+    const planner = env.server
+      .chatRequests()
+      .slice(before)
+      .find((r) => r.purpose === 'planner');
     assert.ok(planner, 'the planner was asked');
     assert.match(firstUserMessage(planner), new RegExp(TASK));
     env.server.assertNoRejections();
@@ -105,8 +119,18 @@ describe('e2e: run a task from the command palette', function () {
     await answerInput(page, '   ', 'Cortex: Run agent task');
     await eventually(
       page,
-      async () => /Describe the task for the agent/.test(await page.locator('.quick-input-widget').innerText().catch(() => '')),
-      async () => `no validation message; quick input says ${await page.locator('.quick-input-widget').innerText().catch(() => '?')}`,
+      async () =>
+        /Describe the task for the agent/.test(
+          await page
+            .locator('.quick-input-widget')
+            .innerText()
+            .catch(() => ''),
+        ),
+      async () =>
+        `no validation message; quick input says ${await page
+          .locator('.quick-input-widget')
+          .innerText()
+          .catch(() => '?')}`,
     );
     await page.keyboard.press('Escape');
     assert.equal(existsSync(join(workspace, 'hello.txt')), false);

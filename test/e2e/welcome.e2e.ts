@@ -43,9 +43,13 @@ describe('e2e: first start', function () {
     const before = cortexLogFile(env);
     const workspace = newWorkspace(env, 'welcome');
     const page = (currentPage.page = await openWorkspace(env, workspace, { 'workbench.welcomePage.walkthroughs.openOnInstall': true }));
-    await walkthrough(page).waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
-      throw new Error(`no Cortex walkthrough after the first load; editor tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
-    });
+    await walkthrough(page)
+      .waitFor({ state: 'visible', timeout: 60_000 })
+      .catch(async () => {
+        throw new Error(
+          `no Cortex walkthrough after the first load; editor tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`,
+        );
+      });
     for (const step of STEPS) await walkthrough(page).locator('.getting-started-step', { hasText: step }).first().waitFor({ state: 'visible' });
     const firstLog = await waitForActivation(page, env, before);
     assert.match(readFileSync(firstLog, 'utf8'), /First start in this profile: opened the walkthrough cortex-dev\.cortex-agent#cortex\.gettingStarted/);

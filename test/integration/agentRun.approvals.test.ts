@@ -59,7 +59,9 @@ describe('agent run: policy and approvals', () => {
   });
 
   it('cancelling the run withdraws the pending approval: recorded, and the call never gets a result', async () => {
-    server().setHandler(route({ planner: commandPlan, executor: toolCalls(call('run_command', { command: 'echo never > never.txt' })), aggregator: message('unused') }));
+    server().setHandler(
+      route({ planner: commandPlan, executor: toolCalls(call('run_command', { command: 'echo never > never.txt' })), aggregator: message('unused') }),
+    );
     const { result, events, workspace, log } = await runAgainst(server(), {
       onApproval: (_request, _broker, run) => setTimeout(() => run.cancel('cancelled by the user'), 20),
     });
@@ -86,7 +88,14 @@ describe('agent run: policy and approvals', () => {
     });
     server().setHandler(route({ planner: json({ title: 'x', steps: ['Clean the build'], dependencies: {} }), executor, aggregator: message('done') }));
     const { result } = await runAgainst(server(), {
-      onApproval: (request, broker) => broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'deny', feedback: 'use git clean instead' }),
+      onApproval: (request, broker) =>
+        broker.answer({
+          requestId: request.requestId,
+          callId: request.callId,
+          argsHash: request.argsHash,
+          decision: 'deny',
+          feedback: 'use git clean instead',
+        }),
     });
     server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
@@ -117,7 +126,11 @@ describe('agent run: policy and approvals', () => {
       route({
         planner: commandPlan,
         executor: (req) =>
-          JSON.stringify(req.body.messages).includes('Report the result') ? message('reported') : toolMessages(req).length ? message('deployed') : toolCalls(call('run_command', { command: 'echo deployed > deploy.txt' })),
+          JSON.stringify(req.body.messages).includes('Report the result')
+            ? message('reported')
+            : toolMessages(req).length
+              ? message('deployed')
+              : toolCalls(call('run_command', { command: 'echo deployed > deploy.txt' })),
         aggregator: message('done'),
       }),
     );
@@ -136,7 +149,11 @@ describe('agent run: policy and approvals', () => {
     assert.equal(result.status, 'completed', result.error);
     assert.equal(existsSync(join(workspace, 'deploy.txt')), true);
     const gate = result.snapshot.steps[0].toolCalls[0];
-    assert.deepEqual([...(gate.earlierApprovals ?? []), gate.approval].map((a) => a?.state), ['denied', 'approved'], 'both requests of the retried gate are kept');
+    assert.deepEqual(
+      [...(gate.earlierApprovals ?? []), gate.approval].map((a) => a?.state),
+      ['denied', 'approved'],
+      'both requests of the retried gate are kept',
+    );
   });
 
   it('replaying the trace file reproduces every approval state of the run exactly', async () => {
@@ -196,7 +213,14 @@ describe('agent run: policy and approvals', () => {
       assert.match(toolMessages(req)[0].content, /denied by policy|not available|untrusted/i);
       return message('could not write');
     });
-    server().setHandler(route({ planner: json({ title: 'x', steps: ['Write x.txt'], dependencies: {} }), executor, 'tool-name-repair': json({ repairs: [{ tool_call_id: 'none', name: 'write_file' }] }), aggregator: message('done') }));
+    server().setHandler(
+      route({
+        planner: json({ title: 'x', steps: ['Write x.txt'], dependencies: {} }),
+        executor,
+        'tool-name-repair': json({ repairs: [{ tool_call_id: 'none', name: 'write_file' }] }),
+        aggregator: message('done'),
+      }),
+    );
     const { workspace } = await runAgainst(server(), { trusted: false });
     server().assertNoRejections();
     assert.equal(existsSync(join(workspace, 'x.txt')), false);

@@ -16,7 +16,11 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
         planner: json({ title: 'Greeting files', steps: ['Write hello.txt containing hi', 'Copy hello.txt to copy.txt'], dependencies: { '1': [0] } }),
         executor: byStep({
           'Write hello.txt': [toolCalls(call('write_file', { path: 'hello.txt', content: 'hi' })), message('wrote hello.txt')],
-          'Copy hello.txt to copy.txt': [toolCalls(call('read_file', { path: 'hello.txt' })), toolCalls(call('write_file', { path: 'copy.txt', content: 'hi' })), message('copied')],
+          'Copy hello.txt to copy.txt': [
+            toolCalls(call('read_file', { path: 'hello.txt' })),
+            toolCalls(call('write_file', { path: 'copy.txt', content: 'hi' })),
+            message('copied'),
+          ],
         }),
         aggregator: message('Both files exist.'),
       }),
@@ -61,7 +65,10 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     assert.equal(last.type, 'run_finished');
     assert.equal(last.type === 'run_finished' && last.status, 'completed');
     assert.equal(last.type === 'run_finished' && last.plan.steps.length, 2);
-    assert.deepEqual(traced.map((e) => e.seq), traced.map((_, i) => i));
+    assert.deepEqual(
+      traced.map((e) => e.seq),
+      traced.map((_, i) => i),
+    );
   });
 
   it('runs the two branches of a diamond at the same time', async () => {
@@ -76,7 +83,11 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     };
     server().setHandler(
       route({
-        planner: json({ title: 'Diamond', steps: ['Top step', 'Left branch', 'Right branch', 'Bottom join'], dependencies: { '1': [0], '2': [0], '3': [1, 2] } }),
+        planner: json({
+          title: 'Diamond',
+          steps: ['Top step', 'Left branch', 'Right branch', 'Bottom join'],
+          dependencies: { '1': [0], '2': [0], '3': [1, 2] },
+        }),
         executor: byStep({ 'Top step': slow('top'), 'Left branch': slow('left'), 'Right branch': slow('right'), 'Bottom join': slow('bottom') }),
         aggregator: message('ok'),
       }),
@@ -84,7 +95,9 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     const { result, events } = await runAgainst(server());
     assert.equal(result.status, 'completed', result.error);
     assert.equal(maxConcurrent, 2, 'left and right must overlap, and nothing else');
-    const starts = eventsOf(events, 'step_status_changed').filter((e) => e.status === 'in_progress').map((e) => e.stepId);
+    const starts = eventsOf(events, 'step_status_changed')
+      .filter((e) => e.status === 'in_progress')
+      .map((e) => e.stepId);
     const [top, left, right, bottom] = result.snapshot.steps.map((s) => s.id);
     assert.equal(starts[0], top);
     assert.deepEqual(new Set(starts.slice(1, 3)), new Set([left, right]));

@@ -33,7 +33,10 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
     server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
     const calls = result.snapshot.steps[0].toolCalls;
-    assert.deepEqual(calls.map((c) => c.status), ['error', 'success']);
+    assert.deepEqual(
+      calls.map((c) => c.status),
+      ['error', 'success'],
+    );
   });
 
   it('keeps the first 20 of 25 calls, trims the replayed message, and records the limit', async () => {
@@ -96,7 +99,10 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
     writeFileSync(join(workspace, 'a.txt'), 'A');
     const executor = sequence(toolCalls(call('read_file', { path: 'a.txt' }, 'call_a'), call('read_file', { path: 'a.txt' }, 'call_b')), (req) => {
       const replies = toolMessages(req);
-      assert.deepEqual(replies.map((r) => r.tool_call_id), ['call_a', 'call_b']);
+      assert.deepEqual(
+        replies.map((r) => r.tool_call_id),
+        ['call_a', 'call_b'],
+      );
       assert.match(replies[1].content, /Duplicate of call call_a/);
       return message('read twice');
     });
@@ -117,24 +123,34 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
     server().setHandler(route({ planner: onePlan('Make folders'), executor, aggregator: message('done') }));
     const { result } = await runAgainst(server(), { settings: { 'cortex.execution.parallelToolCalls': false } });
     server().assertNoRejections();
-    assert.deepEqual(result.snapshot.steps[0].toolCalls.map((c) => c.arguments), ['{"path":"one"}']);
+    assert.deepEqual(
+      result.snapshot.steps[0].toolCalls.map((c) => c.arguments),
+      ['{"path":"one"}'],
+    );
   });
 
   it('isolates a failing call from its siblings and ends the step when every call of a batch fails', async () => {
-    const executor = sequence(
-      toolCalls(call('read_file', { path: 'missing.txt' }), call('create_directory', { path: 'ok' })),
-      (req) => {
-        const [failed, ok] = toolMessages(req);
-        assert.match(failed.content, /^Error:/);
-        assert.doesNotMatch(ok.content, /^Error:/);
-        return toolCalls(call('read_file', { path: 'nope1.txt' }), call('read_file', { path: 'nope2.txt' }));
-      },
+    const executor = sequence(toolCalls(call('read_file', { path: 'missing.txt' }), call('create_directory', { path: 'ok' })), (req) => {
+      const [failed, ok] = toolMessages(req);
+      assert.match(failed.content, /^Error:/);
+      assert.doesNotMatch(ok.content, /^Error:/);
+      return toolCalls(call('read_file', { path: 'nope1.txt' }), call('read_file', { path: 'nope2.txt' }));
+    });
+    server().setHandler(
+      route({
+        planner: onePlan('Read things'),
+        executor,
+        replanner: json({ action: 'give_up', new_steps: [], new_dependencies: {} }),
+        aggregator: message('done'),
+      }),
     );
-    server().setHandler(route({ planner: onePlan('Read things'), executor, replanner: json({ action: 'give_up', new_steps: [], new_dependencies: {} }), aggregator: message('done') }));
     const { result } = await runAgainst(server());
     const step = result.snapshot.steps[0];
     assert.equal(step.output, 'All tool calls failed. Please check the error messages and try again.');
     assert.match(step.verdict?.reason ?? '', /all_tool_calls_failed|All tool calls failed/i);
-    assert.deepEqual(step.toolCalls.map((c) => c.status), ['error', 'success', 'error', 'error']);
+    assert.deepEqual(
+      step.toolCalls.map((c) => c.status),
+      ['error', 'success', 'error', 'error'],
+    );
   });
 });

@@ -7,7 +7,11 @@ import { type ScriptedRequest } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
 
 /** A write whose arguments are cut off mid-JSON by the token limit (finish_reason "length"). */
-const cutOffWrite = { kind: 'message' as const, toolCalls: [{ name: 'write_file', arguments: '{"path":"api.py","content":"def handler():\\n  ret' }], finishReason: 'length' };
+const cutOffWrite = {
+  kind: 'message' as const,
+  toolCalls: [{ name: 'write_file', arguments: '{"path":"api.py","content":"def handler():\\n  ret' }],
+  finishReason: 'length',
+};
 
 describe('agent run: verification and subgraph replanning (docs/design.md §14, §15)', () => {
   const server = useScriptedServer();
@@ -88,7 +92,10 @@ describe('agent run: verification and subgraph replanning (docs/design.md §14, 
     const user = live.find((s) => s.description === 'Use doomed file 2')!;
     assert.equal(user.status, 'blocked');
     assert.equal(user.blockedBy, writer.id);
-    assert.deepEqual(result.snapshot.replans.map((r) => r.attempt), [1, 2]);
+    assert.deepEqual(
+      result.snapshot.replans.map((r) => r.attempt),
+      [1, 2],
+    );
   });
 
   it('give_up blocks the failed step and its downstream', async () => {

@@ -82,7 +82,7 @@ describe('attack corpus: hostile run_command calls through the real CLI', functi
   });
   after(async () => server?.close());
 
-  it('shell syntax is never auto-approved: dash/bash divergence, $\'…\', ${x:-…}, U+2028, chains, redirections, a user allow-all rule', async () => {
+  it("shell syntax is never auto-approved: dash/bash divergence, $'…', ${x:-…}, U+2028, chains, redirections, a user allow-all rule", async () => {
     const ws = workspace();
     scriptAttack(server, [
       // bash reads one echo; dash (/bin/sh on Debian) reads `echo …; touch m`.
@@ -101,7 +101,19 @@ describe('attack corpus: hostile run_command calls through the real CLI', functi
     ]);
     const run = await runAttack(server, ws, { settings: { 'cortex.policy.commands': { allow: ['.*'], deny: [] } } });
     assertEnded(run);
-    for (const id of ['divergence', 'ansi-c', 'param-default', 'param-quote', 'u2028', 'u2028-word', 'chain', 'redirect', 'backticks', 'newline', 'allow-all-rule']) {
+    for (const id of [
+      'divergence',
+      'ansi-c',
+      'param-default',
+      'param-quote',
+      'u2028',
+      'u2028-word',
+      'chain',
+      'redirect',
+      'backticks',
+      'newline',
+      'allow-all-rule',
+    ]) {
       assertAskedAndRefused(run, id, /not made of literal words|could not parse/);
     }
     assert.match(resultOf(run, 'control'), /notes\.txt/);
@@ -136,7 +148,24 @@ describe('attack corpus: hostile run_command calls through the real CLI', functi
     ]);
     const run = await runAttack(server, ws);
     assertEnded(run);
-    for (const id of ['blame-output', 'log-output', 'shortlog-output', 'stash-output', 'git-c', 'git-C', 'git-exec-path', 'git-grep-O', 'git-ext-diff', 'find-exec', 'find-delete', 'find-fprint', 'sort-o', 'sort-o-abbrev', 'rg-pre', 'tree-o']) {
+    for (const id of [
+      'blame-output',
+      'log-output',
+      'shortlog-output',
+      'stash-output',
+      'git-c',
+      'git-C',
+      'git-exec-path',
+      'git-grep-O',
+      'git-ext-diff',
+      'find-exec',
+      'find-delete',
+      'find-fprint',
+      'sort-o',
+      'sort-o-abbrev',
+      'rg-pre',
+      'tree-o',
+    ]) {
       assertAskedAndRefused(run, id, /no allow rule covers it/);
     }
     assert.match(resultOf(run, 'control'), /one/);
@@ -235,7 +264,11 @@ describe('attack corpus: hostile run_command calls through the real CLI', functi
 
   it('approved commands (--approve all) see no secret environment variable', async () => {
     const ws = workspace();
-    scriptAttack(server, [cmd('echo', 'echo "x$OPENAI_API_KEY y$CORTEX_ATTACK_TOKEN"'), cmd('env', 'env'), cmd('environ', 'cat /proc/self/environ /proc/1/environ | tr "\\0" "\\n"')]);
+    scriptAttack(server, [
+      cmd('echo', 'echo "x$OPENAI_API_KEY y$CORTEX_ATTACK_TOKEN"'),
+      cmd('env', 'env'),
+      cmd('environ', 'cat /proc/self/environ /proc/1/environ | tr "\\0" "\\n"'),
+    ]);
     process.env.CORTEX_ATTACK_TOKEN = ENV_SECRET;
     let run: AttackResult;
     try {

@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,7 +146,7 @@ describe('attack corpus: hostile file-tool calls through the real CLI', function
     }
   });
 
-  it('a .git file in a folder without a repository (it would point git at a gitdir of the model\'s choosing) asks', async () => {
+  it("a .git file in a folder without a repository (it would point git at a gitdir of the model's choosing) asks", async () => {
     const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cortex-attack-norepo-')));
     scriptAttack(server, [w('gitfile', '.git', 'gitdir: /tmp/evil-gitdir\n'), w('sub-gitfile', 'vendor/lib/.git', 'gitdir: /tmp/evil-gitdir\n')]);
     const run = await runAttack(server, ws);
@@ -280,7 +292,10 @@ describe('attack corpus: hostile file-tool calls through the real CLI', function
       { id: 'list', name: 'list_directory', args: {} },
     ]);
     // Read-only calls run concurrently here: all five FIFO opens would be in flight at once.
-    const run = await runAttack(server, ws, { settings: { 'cortex.execution.toolTimeoutSeconds': 2, 'cortex.execution.toolExecution': 'parallel', 'cortex.execution.maxToolConcurrency': 8 }, killAfterMs: 45_000 });
+    const run = await runAttack(server, ws, {
+      settings: { 'cortex.execution.toolTimeoutSeconds': 2, 'cortex.execution.toolExecution': 'parallel', 'cortex.execution.maxToolConcurrency': 8 },
+      killAfterMs: 45_000,
+    });
     assertEnded(run);
     for (const name of fifos) assertFailedWithoutAsking(run, `search-${name}`, /not a regular file/);
     assert.equal(run.outcomes.get('search-folder')?.result, 'code.txt:1: needle here', describeRun(run));
@@ -303,7 +318,8 @@ describe('attack corpus: hostile file-tool calls through the real CLI', function
     const run = await runAttack(server, ws);
     assertEnded(run);
     // Reading it whole would take the process past 1.5 GB.
-    if (process.platform === 'linux') assert.ok(run.peakRssBytes !== undefined && run.peakRssBytes < 600_000_000, `peak RSS ${run.peakRssBytes && Math.round(run.peakRssBytes / 1e6)} MB`);
+    if (process.platform === 'linux')
+      assert.ok(run.peakRssBytes !== undefined && run.peakRssBytes < 600_000_000, `peak RSS ${run.peakRssBytes && Math.round(run.peakRssBytes / 1e6)} MB`);
     const searched = run.outcomes.get('search')!;
     assert.equal(searched.status, 'success', describeRun(run));
     assert.match(searched.result!, /small\.txt:1: a needle/);

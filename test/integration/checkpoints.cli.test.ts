@@ -25,7 +25,7 @@ async function cli(argv: string[]) {
   const stdout = collect();
   const stderr = collect();
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream as any, stderr: stderr.stream as any, stdin: stdin as any, cwd: process.cwd(), env: process.env });
+  const code = await main(argv, { stdout: stdout.stream, stderr: stderr.stream, stdin: stdin, cwd: process.cwd(), env: process.env });
   const result = { code, stdout: stdout.text(), stderr: stderr.text() };
   assert.doesNotMatch(result.stderr, /\n\s+at /, `stack trace in:\n${result.stderr}`);
   return result;

@@ -32,7 +32,7 @@ async function cli(argv: string[], env: Record<string, string> = {}) {
   const stdout = collect();
   const stderr = collect();
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream as any, stderr: stderr.stream as any, stdin: stdin as any, cwd: process.cwd(), env });
+  const code = await main(argv, { stdout: stdout.stream, stderr: stderr.stream, stdin: stdin, cwd: process.cwd(), env });
   const result = { code, stdout: stdout.text(), stderr: stderr.text() };
   for (const text of [result.stdout, result.stderr]) {
     assert.doesNotMatch(text, RAW_CONTROL, `raw terminal control in:\n${text}`);
@@ -47,7 +47,12 @@ const count = (text: string, part: string) => text.split(part).length - 1;
 const commandScript = () =>
   route({
     planner: json({ title: 'cmd', steps: ['Run echo', 'Summarise'], dependencies: { '1': [0] } }),
-    executor: (req) => (JSON.stringify(req.body.messages).includes('Summarise') ? message('summary') : toolMessages(req).length ? message('ran') : toolCalls(call('run_command', { command: 'echo hi > hi.txt' }))),
+    executor: (req) =>
+      JSON.stringify(req.body.messages).includes('Summarise')
+        ? message('summary')
+        : toolMessages(req).length
+          ? message('ran')
+          : toolCalls(call('run_command', { command: 'echo hi > hi.txt' })),
     aggregator: message('All done.'),
   });
 
@@ -81,7 +86,10 @@ describe('cortex CLI', function () {
     server().setHandler(commandScript());
     const ws = tempWorkspace();
     const config = join(ws, '..', `${Date.now()}-cfg.json`);
-    writeFileSync(config, JSON.stringify({ 'cortex.llm.baseUrl': server().baseUrl, 'cortex.llm.model': 'm', 'cortex.policy.tools': { run_command: 'confirm-required' } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ 'cortex.llm.baseUrl': server().baseUrl, 'cortex.llm.model': 'm', 'cortex.policy.tools': { run_command: 'confirm-required' } }),
+    );
     const denied = await cli(['run', '--workspace', ws, '--config', config, '--approve', 'none', 'say hi']);
     assert.equal(denied.code, 1);
     assert.equal(existsSync(join(ws, 'hi.txt')), false);
@@ -141,10 +149,20 @@ describe('cortex CLI', function () {
     it('an unreachable endpoint (closed port), as a real process, said once', async () => {
       const ws = tempWorkspace();
       const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
-      const child = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '--workspace', ws, '--base-url', baseUrl, '--model', 'm', 'x'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, OPENAI_API_KEY: '' } });
+      const child = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '--workspace', ws, '--base-url', baseUrl, '--model', 'm', 'x'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, OPENAI_API_KEY: '' },
+      });
       assert.equal(child.status, 3, child.stderr);
       assert.equal(count(child.stderr, 'Cannot reach'), 1, child.stderr);
-      assert.match(child.stderr, new RegExp(`^run failed: Cannot reach the LLM endpoint ${baseUrl.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\)\\. Check --base-url and that the server is running\\.$`, 'm'));
+      assert.match(
+        child.stderr,
+        new RegExp(
+          `^run failed: Cannot reach the LLM endpoint ${baseUrl.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\)\\. Check --base-url and that the server is running\\.$`,
+          'm',
+        ),
+      );
       assert.doesNotMatch(child.stderr, /request failed/);
       assert.doesNotMatch(child.stderr, /\n\s+at /);
     });
@@ -184,14 +202,37 @@ describe('cortex CLI', function () {
     await server.restart(commandScript(), { models: ['good'] });
     const ws = tempWorkspace();
     const trace = join(ws, '..', `${Date.now()}-failover.jsonl`);
-    const result = await cli(['run', '--workspace', ws, '--base-url', server().baseUrl, '--model', 'missing', '--fallback-model', 'good', '--trace', trace, '--approve', 'all', 'say hi']);
+    const result = await cli([
+      'run',
+      '--workspace',
+      ws,
+      '--base-url',
+      server().baseUrl,
+      '--model',
+      'missing',
+      '--fallback-model',
+      'good',
+      '--trace',
+      trace,
+      '--approve',
+      'all',
+      'say hi',
+    ]);
     assert.equal(result.code, 0, result.stderr);
-    const models = server().chatRequests().map((r) => r.body.model);
+    const models = server()
+      .chatRequests()
+      .map((r) => r.body.model);
     assert.ok(models.length >= 5, `a multi-step run: ${models.join(', ')}`);
     assert.equal(models.filter((m) => m === 'missing').length, 1, models.join(', '));
     assert.equal(count(result.stderr, `model missing not found at ${server().baseUrl} — using good`), 1, result.stderr);
     const requests = readTrace(trace).events.filter((e) => e.type === 'llm_request');
-    assert.deepEqual(requests[0].attempts.map((a) => [a.model, a.ok, a.status]), [['missing', false, 404], ['good', true, undefined]]);
+    assert.deepEqual(
+      requests[0].attempts.map((a) => [a.model, a.ok, a.status]),
+      [
+        ['missing', false, 404],
+        ['good', true, undefined],
+      ],
+    );
     assert.ok(requests.slice(1).every((e) => e.attempts.length === 1 && e.attempts[0].model === 'good'));
   });
 
@@ -217,6 +258,6 @@ describe('cortex CLI', function () {
     assert.match(result.stderr, /Read\\r\\x1b\[2K the \\u202efile/);
     assert.match(result.stderr, /read_file\(\{"path": "\\x1b\[8m\)/);
     assert.match(result.stderr, /request failed: The endpoint rejected the request \(400\): bad request \\x1b\[31mred\./);
-    assert.equal(result.stdout, "answer \\x1b[2J\\x85 done\\u2028end\n");
+    assert.equal(result.stdout, 'answer \\x1b[2J\\x85 done\\u2028end\n');
   });
 });

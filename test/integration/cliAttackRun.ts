@@ -77,7 +77,21 @@ export async function runAttack(server: ScriptedServer, workspace: string, optio
   const trace = join(dir, 'trace.jsonl');
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'scripted-model', ...options.settings }));
-  const args = ['--import', 'tsx', CLI, 'run', '--workspace', workspace, '--config', config, '--trace', trace, '--approve', options.approve ?? 'none', 'Tidy up the workspace'];
+  const args = [
+    '--import',
+    'tsx',
+    CLI,
+    'run',
+    '--workspace',
+    workspace,
+    '--config',
+    config,
+    '--trace',
+    trace,
+    '--approve',
+    options.approve ?? 'none',
+    'Tidy up the workspace',
+  ];
   const started = Date.now();
   const child = spawn(process.execPath, args, { cwd: REPO, env: { ...process.env, OPENAI_API_KEY: 'sk-test' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -110,6 +124,9 @@ export async function runAttack(server: ScriptedServer, workspace: string, optio
 
 /** A short account of a run for assertion messages. */
 export function describeRun(result: AttackResult): string {
-  const calls = [...result.outcomes].map(([id, o]) => `${id}: ${o.status ?? 'no result'}${o.approvalReason ? ` (asked: ${o.approvalReason})` : ''} ${JSON.stringify((o.result ?? '').slice(0, 160))}`);
+  const calls = [...result.outcomes].map(
+    ([id, o]) =>
+      `${id}: ${o.status ?? 'no result'}${o.approvalReason ? ` (asked: ${o.approvalReason})` : ''} ${JSON.stringify((o.result ?? '').slice(0, 160))}`,
+  );
   return [`exit ${result.code}${result.killed ? ' (killed)' : ''} after ${result.elapsedMs} ms`, ...calls, `stderr: ${result.stderr.slice(-1500)}`].join('\n');
 }

@@ -25,7 +25,8 @@ describe('agent run: command execution settings', () => {
       server().setHandler(oneCommand('printenv', (text) => (output = text)));
       const { result } = await runAgainst(server(), {
         settings: { 'cortex.execution.envPassthrough': ['CORTEX_TEST_PASSED'], 'cortex.policy.tools': { run_command: 'allow' } },
-        onApproval: (request, broker) => broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve' }),
+        onApproval: (request, broker) =>
+          broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve' }),
       });
       assert.equal(result.status, 'completed', result.error);
       assert.match(output, /CORTEX_TEST_PASSED=visible-value/);
@@ -47,6 +48,11 @@ describe('agent run: command execution settings', () => {
   it('says nothing about the sandbox when bubblewrap sandboxes the commands', async () => {
     server().setHandler(route({ planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }), executor: message('hi'), aggregator: message('done') }));
     const { events } = await runAgainst(server(), { settings: { 'cortex.sandbox.mode': 'required' } });
-    assert.deepEqual(eventsOf(events, 'log').filter((e) => /sandbox/.test(e.message)).map((e) => e.message), []);
+    assert.deepEqual(
+      eventsOf(events, 'log')
+        .filter((e) => /sandbox/.test(e.message))
+        .map((e) => e.message),
+      [],
+    );
   });
 });

@@ -16,7 +16,8 @@ import { startScriptedServer, type Handler, type Reply, type ScriptedRequest, ty
 /** About `tokens` tokens of file-like text, different per seed. */
 function fileText(tokens: number, seed: number): string {
   const lines: string[] = [];
-  for (let i = 0; lines.join('\n').length < tokens * 4; i++) lines.push(`line ${i} of file ${seed}: value_${(i * 31 + seed) % 1000} = compute(${i}, "${seed}")`);
+  for (let i = 0; lines.join('\n').length < tokens * 4; i++)
+    lines.push(`line ${i} of file ${seed}: value_${(i * 31 + seed) % 1000} = compute(${i}, "${seed}")`);
   return lines.join('\n');
 }
 
@@ -29,7 +30,18 @@ function withCompact(routes: Parameters<typeof route>[0], compact: Handler | Rep
 function contextCosts(events: RunEvent[], stepId = 's1') {
   return eventsOf(events, 'step_audit')
     .filter((e) => e.kind === 'context_cost' && e.stepId === stepId)
-    .map((e) => e.data as { purpose: string; budget: number; tokensBefore: number; tokensAfter: number; actions: Array<{ kind: string; count: number; tokensSaved: number }>; afterOverflow?: boolean; exhausted?: boolean });
+    .map(
+      (e) =>
+        e.data as {
+          purpose: string;
+          budget: number;
+          tokensBefore: number;
+          tokensAfter: number;
+          actions: Array<{ kind: string; count: number; tokensSaved: number }>;
+          afterOverflow?: boolean;
+          exhausted?: boolean;
+        },
+    );
 }
 
 const messagesOf = (req: ScriptedRequest): any[] => req.body.messages;
@@ -53,7 +65,14 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
       withCompact(
         {
           planner: json({ title: 'read', steps: ['Read every file and report'], dependencies: {} }),
-          executor: () => (n < turns ? { kind: 'message', content: `Reading the next file now. ${fileText(200, 100 + n)}`, toolCalls: [call('read_file', { path: `f${n++ % 10}.txt` })] } : message('Read all files.')),
+          executor: () =>
+            n < turns
+              ? {
+                  kind: 'message',
+                  content: `Reading the next file now. ${fileText(200, 100 + n)}`,
+                  toolCalls: [call('read_file', { path: `f${n++ % 10}.txt` })],
+                }
+              : message('Read all files.'),
           aggregator: message('done'),
         },
         (req) => {
@@ -64,9 +83,16 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
         },
       ),
     );
-    const { result, events } = await runAgainst(server, { workspace, settings: { 'cortex.context.windowTokens': window, 'cortex.context.reserveOutputTokens': reserve, 'cortex.limits.maxStepsPerTurn': 30 } });
+    const { result, events } = await runAgainst(server, {
+      workspace,
+      settings: { 'cortex.context.windowTokens': window, 'cortex.context.reserveOutputTokens': reserve, 'cortex.limits.maxStepsPerTurn': 30 },
+    });
     server.assertNoRejections();
-    assert.deepEqual(server.refusals.map((r) => r.message), [], 'no request over the window');
+    assert.deepEqual(
+      server.refusals.map((r) => r.message),
+      [],
+      'no request over the window',
+    );
     assert.equal(result.status, 'completed', result.error);
 
     const executor = server.chatRequests().filter((r) => r.purpose === 'executor');
@@ -80,7 +106,10 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
     const firstCompact = kinds.findIndex((k) => k.includes('compact'));
     assert.ok(firstPrune >= 0, `pruned: ${JSON.stringify(costs.map((c) => [c.tokensBefore, c.tokensAfter, c.actions]))}`);
     assert.ok(firstCompact > firstPrune, `compacted later (prune at ${firstPrune}, compact at ${firstCompact})`);
-    assert.deepEqual(kinds[firstCompact], ['prune_tool_outputs', 'shrink_turns', 'compact'].filter((k) => kinds[firstCompact].includes(k)));
+    assert.deepEqual(
+      kinds[firstCompact],
+      ['prune_tool_outputs', 'shrink_turns', 'compact'].filter((k) => kinds[firstCompact].includes(k)),
+    );
     for (const c of costs) assert.ok(c.tokensAfter <= c.budget, JSON.stringify(c));
 
     const compactions = server.chatRequests().filter((r) => r.purpose === 'compact');
@@ -91,12 +120,19 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
     assert.equal(summary, 2, 'after the system prompt and the step');
     assert.match(contentText(messagesOf(after)[summary].content), /Files f0 to f9 were read/);
     // Pruned outputs are stubs that name the tool and the size.
-    assert.ok(executor.some((r) => messagesOf(r).some((m) => m.role === 'tool' && /^\[output of read_file pruned: \d+(\.\d)? KB — call again if needed\]$/.test(m.content))));
+    assert.ok(
+      executor.some((r) =>
+        messagesOf(r).some((m) => m.role === 'tool' && /^\[output of read_file pruned: \d+(\.\d)? KB — call again if needed\]$/.test(m.content)),
+      ),
+    );
 
     // Every request's usage is filed under the step, compactions included.
     const step = result.snapshot.steps[0];
     const requests = eventsOf(events, 'llm_request').filter((e) => e.stepId === 's1' && e.ok);
-    assert.equal(step.usage!.promptTokens, requests.reduce((sum, e) => sum + e.usage!.promptTokens, 0));
+    assert.equal(
+      step.usage!.promptTokens,
+      requests.reduce((sum, e) => sum + e.usage!.promptTokens, 0),
+    );
     assert.ok(requests.some((e) => e.purpose === 'compact'));
     assert.equal(step.usage!.estimated, undefined, 'the endpoint reported every usage');
   });
@@ -118,13 +154,22 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
       ),
     );
     // Cortex believes the window is 32,000 tokens; the endpoint's is 6,000.
-    const { result, events } = await runAgainst(server, { workspace, settings: { 'cortex.context.windowTokens': 32_000, 'cortex.context.reserveOutputTokens': 1000, 'cortex.llm.fallbackModels': ['backup-model'] } });
+    const { result, events } = await runAgainst(server, {
+      workspace,
+      settings: { 'cortex.context.windowTokens': 32_000, 'cortex.context.reserveOutputTokens': 1000, 'cortex.llm.fallbackModels': ['backup-model'] },
+    });
     server.assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
     const overflows = server.refusals.filter((r) => r.reason === 'context');
     assert.equal(overflows.length, 1, 'refused once; the window it named was learned');
-    assert.ok(server.chatRequests().every((r) => r.body.model === 'test-model'), 'no failover to backup-model');
-    const sequence = server.chatRequests().slice(overflows[0].request.index + 1, overflows[0].request.index + 3).map((r) => r.purpose);
+    assert.ok(
+      server.chatRequests().every((r) => r.body.model === 'test-model'),
+      'no failover to backup-model',
+    );
+    const sequence = server
+      .chatRequests()
+      .slice(overflows[0].request.index + 1, overflows[0].request.index + 3)
+      .map((r) => r.purpose);
     assert.deepEqual(sequence, ['compact', 'executor'], 'one compaction, then the retry');
     const failed = eventsOf(events, 'llm_request').filter((e) => !e.ok);
     assert.equal(failed.length, 1);
@@ -153,7 +198,9 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
         aggregator: message('done'),
       }),
     );
-    const { result, events } = await runAgainst(server, { settings: { 'cortex.context.windowTokens': budget + 500, 'cortex.context.reserveOutputTokens': 500 } });
+    const { result, events } = await runAgainst(server, {
+      settings: { 'cortex.context.windowTokens': budget + 500, 'cortex.context.reserveOutputTokens': 500 },
+    });
     server.assertNoRejections();
     assert.equal(server.refusals.length, 0, 'the over-long request was never sent');
     const failed = result.snapshot.replacedSteps.find((s) => s.id === 's1')!;
@@ -165,7 +212,12 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
     assert.ok(contextCosts(events).some((c) => c.exhausted));
     assert.match(replannerSaw, /It ran out of context window: .*Split it into several smaller steps/);
     assert.equal(result.status, 'completed', result.error);
-    assert.ok(server.chatRequests().filter((r) => r.purpose === 'executor').every((r) => r.stepId !== 's1'));
+    assert.ok(
+      server
+        .chatRequests()
+        .filter((r) => r.purpose === 'executor')
+        .every((r) => r.stepId !== 's1'),
+    );
   });
 });
 
@@ -183,7 +235,10 @@ describe('tokens, cost and caps through the scripted endpoint (docs/design.md §
     server.setHandler(
       route({
         planner: json({ title: 't', steps: ['one', 'two'], dependencies: { 1: [0] } }, { usage: { prompt_tokens: 100, completion_tokens: 10 } }),
-        executor: () => (n++ % 2 === 0 ? { kind: 'message', toolCalls: [call('list_directory', {})], usage: { prompt_tokens: 300, completion_tokens: 20 } } : message('ok', { usage: { prompt_tokens: 400, completion_tokens: 30 } })),
+        executor: () =>
+          n++ % 2 === 0
+            ? { kind: 'message', toolCalls: [call('list_directory', {})], usage: { prompt_tokens: 300, completion_tokens: 20 } }
+            : message('ok', { usage: { prompt_tokens: 400, completion_tokens: 30 } }),
         aggregator: message('done', { usage: { prompt_tokens: 50, completion_tokens: 5 } }),
       }),
     );
@@ -207,7 +262,13 @@ describe('tokens, cost and caps through the scripted endpoint (docs/design.md §
       route({
         planner: json({ title: 't', steps: ['one'], dependencies: {} }),
         // A stream without the usage chunk (an endpoint that ignores stream_options).
-        executor: { kind: 'chunks', chunks: [{ choices: [{ index: 0, delta: { role: 'assistant', content: reply }, finish_reason: null }] }, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }] },
+        executor: {
+          kind: 'chunks',
+          chunks: [
+            { choices: [{ index: 0, delta: { role: 'assistant', content: reply }, finish_reason: null }] },
+            { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+          ],
+        },
         aggregator: message('done'),
       }),
     );
@@ -243,7 +304,11 @@ describe('tokens, cost and caps through the scripted endpoint (docs/design.md §
     const [first, second] = result.snapshot.steps;
     assert.equal(first.status, 'failed');
     assert.equal(first.endReason, 'budget_exceeded');
-    assert.deepEqual(first.toolCalls.map((c) => c.status), ['success', 'success'], 'its current turn ran to the end');
+    assert.deepEqual(
+      first.toolCalls.map((c) => c.status),
+      ['success', 'success'],
+      'its current turn ran to the end',
+    );
     assert.equal(second.status, 'blocked');
     assert.equal(second.endReason, 'budget_exceeded');
     assert.equal(second.startedAt, undefined, 'never started');

@@ -13,7 +13,10 @@ import { assertMatchesShape } from '../unit/llm/shapeAssertions';
 // ingestion of every provider shape, failover, retries, broken and hanging streams, cancellation.
 
 const tools: ToolSpec[] = [
-  { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
+  {
+    type: 'function',
+    function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  },
 ];
 const base: Omit<ChatRequest, 'purpose'> = { messages: [{ role: 'user', content: 'do it' }], tools };
 
@@ -80,7 +83,10 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       );
       assert.deepEqual(response.usage, { promptTokens: 10, completionTokens: 5 });
       assert.equal(response.finishReason, 'tool_calls');
-      assert.deepEqual(response.attempts.map((a) => [a.model, a.ok]), [['scripted-model', true]]);
+      assert.deepEqual(
+        response.attempts.map((a) => [a.model, a.ok]),
+        [['scripted-model', true]],
+      );
     });
 
     it('leaves out x-cortex-step without a step and sends the configured temperature and key', async () => {
@@ -115,13 +121,26 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
           object: 'chat.completion',
           created: 1,
           model: 'scripted-model',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: { path: 'x' } } }] }, finish_reason: 'tool_calls' }],
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: 'ok',
+                tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: { path: 'x' } } }],
+              },
+              finish_reason: 'tool_calls',
+            },
+          ],
           usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
         }),
       }));
       const response = await clientFor(server).chat({ ...base, purpose: 'tool-call-repair', stream: false });
       assert.equal(response.content, 'ok');
-      assert.deepEqual(response.toolCalls.map((c) => [c.id, c.arguments, c.rawArguments]), [['c1', { path: 'x' }, '{"path":"x"}']]);
+      assert.deepEqual(
+        response.toolCalls.map((c) => [c.id, c.arguments, c.rawArguments]),
+        [['c1', { path: 'x' }, '{"path":"x"}']],
+      );
       assert.deepEqual(response.usage, { promptTokens: 1, completionTokens: 2 });
     });
 
@@ -133,15 +152,26 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       const requests = server.chatRequests();
       assert.deepEqual(requests[0].body.response_format, { type: 'json_object' });
       assert.equal(requests[1].body.response_format, undefined);
-      assert.deepEqual(first.attempts.map((a) => [a.ok, a.status]), [[false, 400], [true, undefined]]);
-      assert.ok(first.notes.some((n) => n.includes('response_format')), first.notes.join('\n'));
+      assert.deepEqual(
+        first.attempts.map((a) => [a.ok, a.status]),
+        [
+          [false, 400],
+          [true, undefined],
+        ],
+      );
+      assert.ok(
+        first.notes.some((n) => n.includes('response_format')),
+        first.notes.join('\n'),
+      );
       await client.chat({ messages: base.messages, purpose: 'planner', stream: false, jsonResponse: true });
       assert.equal(server.chatRequests().length, 3);
       assert.equal(server.chatRequests()[2].body.response_format, undefined);
     });
 
     it('retries once without stream_options when the endpoint rejects them', async () => {
-      server = await startScriptedServer((req) => (req.body.stream_options ? error(400, "Unrecognized request argument supplied: stream_options") : message('fine')));
+      server = await startScriptedServer((req) =>
+        req.body.stream_options ? error(400, 'Unrecognized request argument supplied: stream_options') : message('fine'),
+      );
       const response = await clientFor(server).chat({ ...base, purpose: 'executor' });
       assert.equal(response.content, 'fine');
       const requests = server.chatRequests();
@@ -158,8 +188,17 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       assert.equal(response.content, 'from fallback');
       assert.equal(response.requestedModel, 'missing-model');
       assert.equal(response.usedModel, 'fallback-a');
-      assert.deepEqual(response.attempts.map((a) => [a.model, a.ok, a.status]), [['missing-model', false, 404], ['fallback-a', true, undefined]]);
-      assert.deepEqual(server.chatRequests().map((r) => r.body.model), ['missing-model', 'fallback-a']);
+      assert.deepEqual(
+        response.attempts.map((a) => [a.model, a.ok, a.status]),
+        [
+          ['missing-model', false, 404],
+          ['fallback-a', true, undefined],
+        ],
+      );
+      assert.deepEqual(
+        server.chatRequests().map((r) => r.body.model),
+        ['missing-model', 'fallback-a'],
+      );
     });
 
     it('keeps the model that answered: later requests do not ask the missing one again', async () => {
@@ -168,11 +207,17 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       const first = await client.chat({ ...base, purpose: 'planner', stream: false });
       const second = await client.chat({ ...base, purpose: 'executor' });
       const third = await client.chat({ ...base, purpose: 'aggregator', stream: false });
-      assert.deepEqual(server.chatRequests().map((r) => r.body.model), ['missing-model', 'fallback-a', 'fallback-a', 'fallback-a']);
+      assert.deepEqual(
+        server.chatRequests().map((r) => r.body.model),
+        ['missing-model', 'fallback-a', 'fallback-a', 'fallback-a'],
+      );
       assert.equal(first.requestedModel, 'missing-model');
       for (const later of [second, third]) {
         assert.equal(later.requestedModel, 'fallback-a', 'a later request starts with the model that worked');
-        assert.deepEqual(later.attempts.map((a) => a.model), ['fallback-a']);
+        assert.deepEqual(
+          later.attempts.map((a) => a.model),
+          ['fallback-a'],
+        );
       }
       assert.ok(!first.notes.some((n) => /fail/i.test(n)), 'the failover is said by the run, once, not as a note per request');
     });
@@ -180,7 +225,10 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
     it('records the error kind of every failed attempt', async () => {
       server = await startScriptedServer(() => message('ok'), { models: ['b'] });
       const response = await clientFor(server, { model: 'a', fallbackModels: ['b'] }).chat({ ...base, purpose: 'executor' });
-      assert.deepEqual(response.attempts.map((a) => (a as { errorKind?: string }).errorKind), ['not_found', undefined]);
+      assert.deepEqual(
+        response.attempts.map((a) => (a as { errorKind?: string }).errorKind),
+        ['not_found', undefined],
+      );
     });
 
     it('fails over on a 400 about tools and on a 422 about the schema', async () => {
@@ -191,7 +239,14 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       });
       const response = await clientFor(server, { model: 'no-tools', fallbackModels: ['strict', 'works'] }).chat({ ...base, purpose: 'executor' });
       assert.equal(response.usedModel, 'works');
-      assert.deepEqual(response.attempts.map((a) => [a.model, a.status]), [['no-tools', 400], ['strict', 422], ['works', undefined]]);
+      assert.deepEqual(
+        response.attempts.map((a) => [a.model, a.status]),
+        [
+          ['no-tools', 400],
+          ['strict', 422],
+          ['works', undefined],
+        ],
+      );
     });
 
     it('reports every model tried when all fallbacks are unknown', async () => {
@@ -219,7 +274,10 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
     });
 
     it('never fails over on 403 or on a 400 that is not about tools', async () => {
-      for (const reply of [error(403, 'Project does not have access to this model'), error(400, "Invalid 'messages[1].tool_calls': tool call ids must be unique")]) {
+      for (const reply of [
+        error(403, 'Project does not have access to this model'),
+        error(400, "Invalid 'messages[1].tool_calls': tool call ids must be unique"),
+      ]) {
         server = await startScriptedServer(sequence(reply, message('never')));
         const err = await rejection(clientFor(server, { fallbackModels: ['other'] }).chat({ ...base, purpose: 'executor' }));
         assert.ok(err.kind === 'auth' || err.kind === 'bad_request', err.kind);
@@ -229,11 +287,20 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
     });
 
     it('does not switch model after the stream started: a break mid-stream retries the same model', async () => {
-      const partial = [chunk({ role: 'assistant', content: null }), chunk({ tool_calls: [{ index: 0, id: 'half', type: 'function', function: { name: 'read_file', arguments: '{"pa' } }] })];
+      const partial = [
+        chunk({ role: 'assistant', content: null }),
+        chunk({ tool_calls: [{ index: 0, id: 'half', type: 'function', function: { name: 'read_file', arguments: '{"pa' } }] }),
+      ];
       server = await startScriptedServer(sequence({ kind: 'reset', afterChunks: partial }, toolCalls(call('read_file', { path: 'ok' }, 'whole'))));
       const response = await clientFor(server, { fallbackModels: ['other'] }).chat({ ...base, purpose: 'executor' });
-      assert.deepEqual(server.chatRequests().map((r) => r.body.model), ['scripted-model', 'scripted-model']);
-      assert.deepEqual(response.toolCalls.map((c) => [c.id, c.arguments]), [['whole', { path: 'ok' }]]);
+      assert.deepEqual(
+        server.chatRequests().map((r) => r.body.model),
+        ['scripted-model', 'scripted-model'],
+      );
+      assert.deepEqual(
+        response.toolCalls.map((c) => [c.id, c.arguments]),
+        [['whole', { path: 'ok' }]],
+      );
       assert.equal(response.attempts[0].ok, false);
       assert.equal(response.attempts[1].retry, 1);
     });
@@ -241,11 +308,20 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
 
   describe('retries and broken streams', () => {
     it('retries 429 (honouring retry-after-ms) and 5xx, then succeeds', async () => {
-      server = await startScriptedServer(sequence(error(429, 'Rate limit reached', { headers: { 'retry-after-ms': '20' } }), error(503, 'overloaded'), message('finally')));
+      server = await startScriptedServer(
+        sequence(error(429, 'Rate limit reached', { headers: { 'retry-after-ms': '20' } }), error(503, 'overloaded'), message('finally')),
+      );
       const started = Date.now();
       const response = await clientFor(server).chat({ ...base, purpose: 'executor' });
       assert.equal(response.content, 'finally');
-      assert.deepEqual(response.attempts.map((a) => [a.status, a.retry]), [[429, undefined], [503, 1], [undefined, 2]]);
+      assert.deepEqual(
+        response.attempts.map((a) => [a.status, a.retry]),
+        [
+          [429, undefined],
+          [503, 1],
+          [undefined, 2],
+        ],
+      );
       assert.ok(Date.now() - started >= 20, 'waited for retry-after-ms');
     });
 
@@ -275,10 +351,17 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
     });
 
     it('treats a stream that ends without [DONE] and without finish_reason as broken, and retries', async () => {
-      const cut: Reply = { kind: 'chunks', chunks: [chunk({ tool_calls: [{ index: 0, id: 'cut', type: 'function', function: { name: 'read_file', arguments: '{"path":' } }] })], done: false };
+      const cut: Reply = {
+        kind: 'chunks',
+        chunks: [chunk({ tool_calls: [{ index: 0, id: 'cut', type: 'function', function: { name: 'read_file', arguments: '{"path":' } }] })],
+        done: false,
+      };
       server = await startScriptedServer(sequence(cut, toolCalls(call('read_file', { path: 'z' }, 'full'))));
       const response = await clientFor(server).chat({ ...base, purpose: 'executor' });
-      assert.deepEqual(response.toolCalls.map((c) => c.id), ['full']);
+      assert.deepEqual(
+        response.toolCalls.map((c) => c.id),
+        ['full'],
+      );
       assert.match(response.attempts[0].error ?? '', /ended before the model finished/);
     });
 
@@ -308,7 +391,9 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
     });
 
     it('retries an error event sent inside the stream', async () => {
-      server = await startScriptedServer(sequence({ kind: 'chunks', chunks: [{ error: { message: 'upstream overloaded', type: 'server_error' } }] }, message('after')));
+      server = await startScriptedServer(
+        sequence({ kind: 'chunks', chunks: [{ error: { message: 'upstream overloaded', type: 'server_error' } }] }, message('after')),
+      );
       const response = await clientFor(server).chat({ ...base, purpose: 'executor' });
       assert.equal(response.content, 'after');
       assert.match(response.attempts[0].error ?? '', /upstream overloaded/);
@@ -320,7 +405,10 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       assert.equal(html.kind, 'bad_response');
       assert.match(html.message, /not an OpenAI chat completion.*nginx/);
       await server.close();
-      server = await startScriptedServer(() => ({ kind: 'raw', body: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' } }] }) }));
+      server = await startScriptedServer(() => ({
+        kind: 'raw',
+        body: JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'x' } }] }),
+      }));
       const json = await rejection(clientFor(server).chat({ ...base, purpose: 'executor' }));
       assert.equal(json.kind, 'bad_response');
       assert.match(json.message, /instead of an event stream/);
@@ -366,10 +454,21 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
 
     it('says plainly when the endpoint cannot be reached', async () => {
       const port = await freePort();
-      const client = createOpenAiClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', fallbackModels: ['n'], requestTimeoutMs: 2_000, streamIdleTimeoutMs: 2_000, maxRetries: 2, retryBaseDelayMs: 1 });
+      const client = createOpenAiClient({
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        model: 'm',
+        fallbackModels: ['n'],
+        requestTimeoutMs: 2_000,
+        streamIdleTimeoutMs: 2_000,
+        maxRetries: 2,
+        retryBaseDelayMs: 1,
+      });
       const err = await rejection(client.chat({ ...base, purpose: 'executor' }));
       assert.equal(err.kind, 'unreachable');
-      assert.equal(err.message, `Cannot reach the LLM endpoint http://127.0.0.1:${port}/v1 (ECONNREFUSED). Check cortex.llm.baseUrl and that the server is running.`);
+      assert.equal(
+        err.message,
+        `Cannot reach the LLM endpoint http://127.0.0.1:${port}/v1 (ECONNREFUSED). Check cortex.llm.baseUrl and that the server is running.`,
+      );
       assert.equal(err.attempts.length, 1, 'no retry, no failover for a refused connection');
     });
   });

@@ -45,12 +45,13 @@ describe('cortex CLI with MCP servers', function () {
   };
   const base = () => ['run', '--workspace', workspace, '--base-url', server().baseUrl, '--model', 'm'];
 
-  it('runs the tools of an --mcp-config file (VS Code shape) and the trace records each call\'s server', async () => {
+  it("runs the tools of an --mcp-config file (VS Code shape) and the trace records each call's server", async () => {
     let told = '';
     server().setHandler(
       route({
         planner: json({ title: 'echo', steps: ['Echo hi on faulty'], dependencies: {} }),
-        executor: (req) => (toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('echoed')) : toolCalls(call('faulty_echo', { message: 'hi' }))),
+        executor: (req) =>
+          toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('echoed')) : toolCalls(call('faulty_echo', { message: 'hi' })),
         aggregator: message('Echoed.'),
       }),
     );
@@ -63,12 +64,22 @@ describe('cortex CLI with MCP servers', function () {
     const { events } = readTrace(trace);
     assert.ok(events.some((e) => e.type === 'log' && /^MCP server "faulty" started \(stdio, pid \d+\)/.test(e.message)));
     const requested = events.find((e) => e.type === 'tool_call_requested');
-    assert.deepEqual(requested?.type === 'tool_call_requested' && requested.call.audit?.mcp, { server: 'faulty', tool: 'echo', annotations: { readOnlyHint: true } });
+    assert.deepEqual(requested?.type === 'tool_call_requested' && requested.call.audit?.mcp, {
+      server: 'faulty',
+      tool: 'echo',
+      annotations: { readOnlyHint: true },
+    });
   });
 
-  it('reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace\'s .vscode/mcp.json', async () => {
+  it("reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace's .vscode/mcp.json", async () => {
     let offered: string[] = [];
-    server().setHandler(route({ planner: json({ title: 't', steps: ['Look around'], dependencies: {} }), executor: (req) => ((offered = toolNames(req)), message('looked')), aggregator: message('ok') }));
+    server().setHandler(
+      route({
+        planner: json({ title: 't', steps: ['Look around'], dependencies: {} }),
+        executor: (req) => ((offered = toolNames(req)), message('looked')),
+        aggregator: message('ok'),
+      }),
+    );
     mkdirSync(join(workspace, '.vscode'));
     writeFileSync(join(workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { sneaky: faultyServer() } }));
     const settings = file('settings.json', { 'cortex.mcp.servers': { fromSettings: { command: process.execPath, args: [FAULTY_SERVER] } } });
@@ -84,9 +95,29 @@ describe('cortex CLI with MCP servers', function () {
     const cases: Array<[string[], string]> = [
       [['--mcp-config', missing], `cortex: MCP config file ${missing} does not exist\n`],
       [['--mcp-config', file('broken.json', '{ "servers": ')], `cortex: MCP config file ${join(files, 'broken.json')} is not valid JSON: `],
-      [['--mcp-config', file('bad.json', { servers: { x: { type: 'stdio', args: [] } } })], `cortex: MCP config file ${join(files, 'bad.json')}: server "x": "command" must name the program to run\n`],
-      [['--config', file('s.json', { 'cortex.mcp.servers': { twice: faultyServer() } }), '--mcp-config', file('twice.json', { servers: { twice: faultyServer() } })], `cortex: MCP server "twice" is defined in both the cortex.mcp.servers setting and ${join(files, 'twice.json')}; rename one\n`],
-      [['--mcp-config', file('input.json', { servers: { s: faultyServer({ env: { TOKEN: '${input:token}' } }) }, inputs: [{ type: 'promptString', id: 'token', description: 'Server token', password: true }] })], 'cortex: an MCP server needs ${input:token} (Server token), but there is no terminal to ask; put the value in ${env:NAME} instead\n'],
+      [
+        ['--mcp-config', file('bad.json', { servers: { x: { type: 'stdio', args: [] } } })],
+        `cortex: MCP config file ${join(files, 'bad.json')}: server "x": "command" must name the program to run\n`,
+      ],
+      [
+        [
+          '--config',
+          file('s.json', { 'cortex.mcp.servers': { twice: faultyServer() } }),
+          '--mcp-config',
+          file('twice.json', { servers: { twice: faultyServer() } }),
+        ],
+        `cortex: MCP server "twice" is defined in both the cortex.mcp.servers setting and ${join(files, 'twice.json')}; rename one\n`,
+      ],
+      [
+        [
+          '--mcp-config',
+          file('input.json', {
+            servers: { s: faultyServer({ env: { TOKEN: '${input:token}' } }) },
+            inputs: [{ type: 'promptString', id: 'token', description: 'Server token', password: true }],
+          }),
+        ],
+        'cortex: an MCP server needs ${input:token} (Server token), but there is no terminal to ask; put the value in ${env:NAME} instead\n',
+      ],
     ];
     for (const [flags, expected] of cases) {
       const result = await cli([...base(), ...flags, 'x']);
@@ -97,12 +128,13 @@ describe('cortex CLI with MCP servers', function () {
     assert.equal(server().requests.length, 0);
   });
 
-  it('${env:NAME} takes a value from the CLI\'s environment for the server', async () => {
+  it("${env:NAME} takes a value from the CLI's environment for the server", async () => {
     let told = '';
     server().setHandler(
       route({
         planner: json({ title: 'env', steps: ['Read TOKEN on faulty'], dependencies: {} }),
-        executor: (req) => (toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('read')) : toolCalls(call('faulty_env', { name: 'TOKEN' }))),
+        executor: (req) =>
+          toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('read')) : toolCalls(call('faulty_env', { name: 'TOKEN' })),
         aggregator: message('ok'),
       }),
     );

@@ -17,7 +17,14 @@ const NATIVE = ['read_file', 'write_file', 'run_command'];
 async function startSession(definitions: Parameters<typeof McpSession.start>[0], processEnv: NodeJS.ProcessEnv = process.env) {
   const log = new EventLog();
   const abort = new AbortController();
-  const started = await McpSession.start(definitions, { log, processEnv, startTimeoutMs: 15_000, signal: abort.signal, nativeNames: NATIVE, normalizeFallback: true });
+  const started = await McpSession.start(definitions, {
+    log,
+    processEnv,
+    startTimeoutMs: 15_000,
+    signal: abort.signal,
+    nativeNames: NATIVE,
+    normalizeFallback: true,
+  });
   const tool = (name: string) => {
     const found = started.tools.find((t) => t.name === name);
     if (!found) throw new Error(`no tool ${name}; have ${started.tools.map((t) => t.name).join(', ')}`);
@@ -30,8 +37,18 @@ function logs(log: EventLog): Array<Extract<RunEvent, { type: 'log' }>> {
   return log.events.filter((e): e is Extract<RunEvent, { type: 'log' }> => e.type === 'log');
 }
 
-async function run(tool: ToolDefinition, args: Record<string, unknown>, options: { timeoutMs?: number; maxOutputBytes?: number; raw?: Array<Record<string, unknown>> } = {}) {
-  const context: ToolContext = { workspaceRoot: tempWorkspace(), signal: new AbortController().signal, maxReadFileBytes: 1_000_000, timeoutMs: options.timeoutMs ?? 10_000, reportRaw: (raw) => options.raw?.push(raw) };
+async function run(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  options: { timeoutMs?: number; maxOutputBytes?: number; raw?: Array<Record<string, unknown>> } = {},
+) {
+  const context: ToolContext = {
+    workspaceRoot: tempWorkspace(),
+    signal: new AbortController().signal,
+    maxReadFileBytes: 1_000_000,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    reportRaw: (raw) => options.raw?.push(raw),
+  };
   return executeTool(tool, args, context, options.maxOutputBytes ?? 32_768);
 }
 
@@ -45,13 +62,19 @@ describe('MCP servers: the client against real servers', function () {
       assert.ok(isAlive(pid));
       assert.ok(tools.length >= 10, `tools: ${tools.map((t) => t.name).join(', ')}`);
       const sum = tool('everything_get-sum');
-      assert.deepEqual(sum.mcp, { server: 'everything', tool: 'get-sum', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+      assert.deepEqual(sum.mcp, {
+        server: 'everything',
+        tool: 'get-sum',
+        annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      });
       assert.equal(sum.readOnly, true);
       assert.equal(tool('everything_toggle-simulated-logging').readOnly, false);
       const raw: Array<Record<string, unknown>> = [];
       const result = await run(sum, { a: 2, b: 3 }, { raw });
       assert.deepEqual([result.ok, result.output], [true, 'The sum of 2 and 3 is 5.']);
-      assert.deepEqual(raw, [{ server: 'everything', tool: 'get-sum', isError: false, raw: '{"content":[{"type":"text","text":"The sum of 2 and 3 is 5."}]}' }]);
+      assert.deepEqual(raw, [
+        { server: 'everything', tool: 'get-sum', isError: false, raw: '{"content":[{"type":"text","text":"The sum of 2 and 3 is 5."}]}' },
+      ]);
       const image = await run(tool('everything_get-tiny-image'), {});
       assert.match(image.output, /^Here's the image you requested:\n\[image image\/png, \d+ bytes\]/);
       assert.match(logs(log)[0].message, new RegExp(`^MCP server "everything" started \\(stdio, pid ${pid}\\) with ${tools.length} tool\\(s\\)$`));
@@ -96,16 +119,32 @@ describe('MCP servers: the client against real servers', function () {
       const { session, tools, log } = await startSession([urlDefinition('gone', { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: {} })]);
       assert.deepEqual(tools, []);
       assert.equal(session.connections[0].state, 'failed');
-      assert.match(logs(log)[0].message, /^MCP server "gone" could not start: neither Streamable HTTP \(.+\) nor SSE \(.+\) worked at http:\/\/127\.0\.0\.1:9\/mcp\. The run continues without its tools\.$/);
+      assert.match(
+        logs(log)[0].message,
+        /^MCP server "gone" could not start: neither Streamable HTTP \(.+\) nor SSE \(.+\) worked at http:\/\/127\.0\.0\.1:9\/mcp\. The run continues without its tools\.$/,
+      );
     });
   });
 
   it('a server that fails to start is named with its exit code and stderr; the others start', async () => {
-    const { session, tools, log } = await startSession([faulty('broken', '--fail-start'), faulty('fine'), { ...faulty('missing'), entry: { type: 'stdio', command: 'no-such-mcp-server-xyz', args: [], env: {} } }]);
+    const { session, tools, log } = await startSession([
+      faulty('broken', '--fail-start'),
+      faulty('fine'),
+      { ...faulty('missing'), entry: { type: 'stdio', command: 'no-such-mcp-server-xyz', args: [], env: {} } },
+    ]);
     try {
-      assert.deepEqual(session.states().map((s) => [s.server, s.state]), [['broken', 'failed'], ['fine', 'running'], ['missing', 'failed']]);
+      assert.deepEqual(
+        session.states().map((s) => [s.server, s.state]),
+        [
+          ['broken', 'failed'],
+          ['fine', 'running'],
+          ['missing', 'failed'],
+        ],
+      );
       assert.ok(tools.every((t) => t.mcp?.server === 'fine') && tools.length > 0);
-      const warnings = logs(log).filter((e) => e.level === 'warn').map((e) => e.message);
+      const warnings = logs(log)
+        .filter((e) => e.level === 'warn')
+        .map((e) => e.message);
       assert.deepEqual(warnings, [
         'MCP server "broken" could not start: the server exited before it completed the MCP handshake (exit code 3): faulty: refusing to start (as asked). The run continues without its tools.',
         'MCP server "missing" could not start: the command "no-such-mcp-server-xyz" was not found. The run continues without its tools.',
@@ -129,7 +168,10 @@ describe('MCP servers: the client against real servers', function () {
       assert.notEqual(Number(after.output), firstPid);
       assert.deepEqual(connection.pids, [firstPid, Number(after.output)]);
       assert.equal((await run(tool('faulty_crash'), {})).output, 'MCP server "faulty" stopped during the call (exit code 7)');
-      assert.equal((await run(tool('faulty_echo'), { message: 'x' })).output, 'MCP server "faulty" stopped again after its restart; its tools cannot be used for the rest of this run');
+      assert.equal(
+        (await run(tool('faulty_echo'), { message: 'x' })).output,
+        'MCP server "faulty" stopped again after its restart; its tools cannot be used for the rest of this run',
+      );
       const messages = logs(log).map((e) => e.message);
       assert.ok(messages.includes('MCP server "faulty" stopped unexpectedly (exit code 7)'), messages.join('\n'));
       assert.ok(messages.includes('Restarting MCP server "faulty" (restart 1 of 1)'), messages.join('\n'));
@@ -139,7 +181,7 @@ describe('MCP servers: the client against real servers', function () {
     for (const pid of connection.pids) assert.equal(isAlive(pid), false);
   });
 
-  it('a call past the tool timeout is cancelled (the server gets MCP\'s cancellation), nothing hangs, and stop kills the hung server', async () => {
+  it("a call past the tool timeout is cancelled (the server gets MCP's cancellation), nothing hangs, and stop kills the hung server", async () => {
     const marker = join(tempWorkspace(), 'cancelled.txt');
     const { session, tool } = await startSession([faulty('faulty', `--cancelled=${marker}`)]);
     const pid = session.connections[0].pids[0];
@@ -163,7 +205,10 @@ describe('MCP servers: the client against real servers', function () {
       assert.match(huge.output, /^HEADx+\n\n\[\.\.\. output truncated: \d+ of 2000000 bytes omitted \.\.\.\]\n\nx+TAIL$/);
       const failed = await run(tool('faulty_fail'), {});
       assert.deepEqual([failed.ok, failed.output], [false, 'the tool could not do it']);
-      assert.equal((await run(tool('faulty_mixed'), {})).output, 'Here is a picture:\n[image image/png, 300 bytes]\n[embedded resource file:///notes.txt (text/plain, 12 characters)]');
+      assert.equal(
+        (await run(tool('faulty_mixed'), {})).output,
+        'Here is a picture:\n[image image/png, 300 bytes]\n[embedded resource file:///notes.txt (text/plain, 12 characters)]',
+      );
     } finally {
       await session.stop();
     }
@@ -193,7 +238,10 @@ describe('MCP servers: the client against real servers', function () {
     const attempt = startSession([faulty('my-srv'), faulty('my_srv'), faulty('read', '--extra-tool=file')]);
     await assert.rejects(attempt, (error: Error) => {
       assert.ok(error instanceof McpToolConflictError);
-      assert.match(error.message, /the tool "echo" of MCP server "my-srv" \(as "my-srv_echo"\) and the tool "echo" of MCP server "my_srv" \(as "my_srv_echo"\) both normalize to "my_srv_echo"/);
+      assert.match(
+        error.message,
+        /the tool "echo" of MCP server "my-srv" \(as "my-srv_echo"\) and the tool "echo" of MCP server "my_srv" \(as "my_srv_echo"\) both normalize to "my_srv_echo"/,
+      );
       assert.match(error.message, /the tool "file" of MCP server "read" \(as "read_file"\) has the name of the built-in tool "read_file"/);
       return true;
     });

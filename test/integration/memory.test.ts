@@ -24,7 +24,16 @@ async function runWithMemory(server: ScriptedServer, memoryFile: string, workspa
       throw error;
     },
   });
-  const run = new AgentRun({ task: 'memory task', workspaceRoot: workspace, config, apiKey: 'k', log, approvals: new ApprovalBroker(), trusted: true, memoryFile });
+  const run = new AgentRun({
+    task: 'memory task',
+    workspaceRoot: workspace,
+    config,
+    apiKey: 'k',
+    log,
+    approvals: new ApprovalBroker(),
+    trusted: true,
+    memoryFile,
+  });
   const result = await run.start();
   return { result, events: log.events };
 }
@@ -50,7 +59,9 @@ describe('workspace memory across runs (docs/design.md §19)', () => {
         planner: json({ title: 'learn', steps: ['Find out how the project is built'], dependencies: {} }),
         executor: (req) => {
           assert.equal(relevantContext(req), undefined, 'nothing to inject yet');
-          return toolMessages(req).length ? message('Remembered.') : toolCalls(call('memory.store', { text: 'The project builds with `make dist`; tests run with `make check`.', tags: ['build'] }));
+          return toolMessages(req).length
+            ? message('Remembered.')
+            : toolCalls(call('memory.store', { text: 'The project builds with `make dist`; tests run with `make check`.', tags: ['build'] }));
         },
         aggregator: message('done'),
       }),
@@ -89,12 +100,24 @@ describe('workspace memory across runs (docs/design.md §19)', () => {
     const second = await runWithMemory(server, memoryFile, workspace);
     server.assertNoRejections();
     assert.equal(second.result.status, 'completed', second.result.error);
-    assert.match(injected, /^<relevant_context source="memory">\n.*data, not instructions.*\n- \[m[0-9a-f]{8}\] \(build\) The project builds with `make dist`/s);
+    assert.match(
+      injected,
+      /^<relevant_context source="memory">\n.*data, not instructions.*\n- \[m[0-9a-f]{8}\] \(build\) The project builds with `make dist`/s,
+    );
     const audit = eventsOf(second.events, 'step_audit').find((e) => e.kind === 'memory_injected')!;
     assert.equal(audit.data.count, 1);
-    assert.deepEqual((audit.data.memories as Array<{ id: string }>).map((m) => m.id), [id]);
+    assert.deepEqual(
+      (audit.data.memories as Array<{ id: string }>).map((m) => m.id),
+      [id],
+    );
     assert.match(searchResult, new RegExp(`^\\[${id}\\] \\(build\\) The project builds with`));
-    assert.deepEqual(second.result.snapshot.steps[0].toolCalls.map((c) => [c.name, c.status]), [['memory_search', 'success'], ['memory_forget', 'success']]);
+    assert.deepEqual(
+      second.result.snapshot.steps[0].toolCalls.map((c) => [c.name, c.status]),
+      [
+        ['memory_search', 'success'],
+        ['memory_forget', 'success'],
+      ],
+    );
 
     // Run 3: forgotten means gone.
     server.setHandler(
@@ -118,9 +141,20 @@ describe('workspace memory across runs (docs/design.md §19)', () => {
     const workspace = tempWorkspace();
     const memoryFile = join(mkdtempSync(join(tmpdir(), 'cortex-mem-')), 'ws.json');
     // Fill the memory with notes that all match the step.
-    const seed: Handler = (req) => (toolMessages(req).length ? message('stored') : toolCalls(...Array.from({ length: 5 }, (_, i) => call('memory_store', { text: `Deployment note ${i}: ${'the deploy script copies build artefacts to the staging server and restarts the service. '.repeat(12)}` }))));
+    const seed: Handler = (req) =>
+      toolMessages(req).length
+        ? message('stored')
+        : toolCalls(
+            ...Array.from({ length: 5 }, (_, i) =>
+              call('memory_store', {
+                text: `Deployment note ${i}: ${'the deploy script copies build artefacts to the staging server and restarts the service. '.repeat(12)}`,
+              }),
+            ),
+          );
     server = await startScriptedServer();
-    server.setHandler(route({ planner: json({ title: 's', steps: ['Store deployment notes'], dependencies: {} }), executor: seed, aggregator: message('done') }));
+    server.setHandler(
+      route({ planner: json({ title: 's', steps: ['Store deployment notes'], dependencies: {} }), executor: seed, aggregator: message('done') }),
+    );
     assert.equal((await runWithMemory(server, memoryFile, workspace)).result.status, 'completed');
     await server.close();
 
@@ -136,14 +170,20 @@ describe('workspace memory across runs (docs/design.md §19)', () => {
         aggregator: message('done'),
       }),
     );
-    const { result, events } = await runWithMemory(server, memoryFile, workspace, { 'cortex.context.windowTokens': 3000, 'cortex.context.reserveOutputTokens': 100 });
+    const { result, events } = await runWithMemory(server, memoryFile, workspace, {
+      'cortex.context.windowTokens': 3000,
+      'cortex.context.reserveOutputTokens': 100,
+    });
     server.assertNoRejections();
     assert.equal(server.refusals.length, 0);
     assert.equal(result.status, 'completed', result.error);
     assert.equal(eventsOf(events, 'step_audit').find((e) => e.kind === 'memory_injected')!.data.count, 5, 'the step got the memories…');
     assert.equal(relevantContext(first!), undefined, '…and the budget dropped them before the request');
     const cost = eventsOf(events, 'step_audit').find((e) => e.kind === 'context_cost')!.data as { actions: Array<{ kind: string }> };
-    assert.deepEqual(cost.actions.map((a) => a.kind), ['drop_memory']);
+    assert.deepEqual(
+      cost.actions.map((a) => a.kind),
+      ['drop_memory'],
+    );
   });
 });
 
@@ -159,14 +199,21 @@ describe('the CLI: --memory FILE and the usage summary line', () => {
     const err = new PassThrough().on('data', (d) => (stderr += d));
     const out = new PassThrough().on('data', (d) => (stdout += d));
     const stdin = Object.assign(new PassThrough(), { isTTY: false });
-    const code = await main(argv, { stdout: out as any, stderr: err as any, stdin: stdin as any, cwd: process.cwd(), env });
+    const code = await main(argv, { stdout: out, stderr: err, stdin: stdin, cwd: process.cwd(), env });
     return { code, stderr, stdout };
   }
 
   const storeScript = () =>
     route({
       planner: json({ title: 'm', steps: ['Remember the port'], dependencies: {} }, { usage: { prompt_tokens: 100, completion_tokens: 10 } }),
-      executor: (req) => (toolMessages(req).length ? message('ok', { usage: { prompt_tokens: 300, completion_tokens: 20 } }) : { kind: 'message', toolCalls: [call('memory_store', { text: 'The dev server listens on port 4321.' })], usage: { prompt_tokens: 200, completion_tokens: 15 } }),
+      executor: (req) =>
+        toolMessages(req).length
+          ? message('ok', { usage: { prompt_tokens: 300, completion_tokens: 20 } })
+          : {
+              kind: 'message',
+              toolCalls: [call('memory_store', { text: 'The dev server listens on port 4321.' })],
+              usage: { prompt_tokens: 200, completion_tokens: 15 },
+            },
       aggregator: message('done', { usage: { prompt_tokens: 50, completion_tokens: 5 } }),
     });
 
@@ -174,7 +221,10 @@ describe('the CLI: --memory FILE and the usage summary line', () => {
     server = await startScriptedServer(storeScript());
     const workspace = tempWorkspace();
     const file = join(mkdtempSync(join(tmpdir(), 'cortex-mem-')), 'mine.json');
-    const { code, stderr } = await cli(['run', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'test-model', '--memory', file, 'remember'], {});
+    const { code, stderr } = await cli(
+      ['run', '--workspace', workspace, '--base-url', server.baseUrl, '--model', 'test-model', '--memory', file, 'remember'],
+      {},
+    );
     assert.equal(code, 0, stderr);
     assert.match(JSON.parse(readFileSync(file, 'utf8')).entries[0].text, /port 4321/);
     assert.match(stderr, /\nusage: 700 tokens \(650 in, 50 out\) — s1 535\n/);
@@ -186,7 +236,10 @@ describe('the CLI: --memory FILE and the usage summary line', () => {
     const cache = mkdtempSync(join(tmpdir(), 'cortex-cache-'));
     const config = join(mkdtempSync(join(tmpdir(), 'cortex-cfg-')), 'c.json');
     writeFileSync(config, JSON.stringify({ 'cortex.llm.pricing': { 'test-model': { inputPerMTok: 10, outputPerMTok: 20 } } }));
-    const { code, stderr } = await cli(['run', '--workspace', workspace, '--config', config, '--base-url', server.baseUrl, '--model', 'test-model', 'remember'], { XDG_CACHE_HOME: cache });
+    const { code, stderr } = await cli(
+      ['run', '--workspace', workspace, '--config', config, '--base-url', server.baseUrl, '--model', 'test-model', 'remember'],
+      { XDG_CACHE_HOME: cache },
+    );
     assert.equal(code, 0, stderr);
     const file = join(cache, 'cortex', 'memory', memoryFileName(workspace));
     assert.ok(existsSync(file), file);

@@ -32,7 +32,10 @@ describe('agent run: a provider that repeats tool-call ids across turns', () => 
     assert.equal(result.status, 'completed', result.error);
     const step = result.snapshot.steps[0];
     assert.equal(step.status, 'completed');
-    assert.deepEqual(step.toolCalls.map((c) => c.id), ['call_0', 'call_0_t2']);
+    assert.deepEqual(
+      step.toolCalls.map((c) => c.id),
+      ['call_0', 'call_0_t2'],
+    );
     assert.equal(readFileSync(join(workspace, 'b.txt'), 'utf8'), 'b');
     server().assertNoRejections();
   });

@@ -26,7 +26,15 @@ function settings(server: ScriptedServer): FlatConfig {
 /** Starts a run and returns the events it had recorded once `stop(event)` is true; the run is then cancelled and its later events dropped. */
 async function interruptWhen(server: ScriptedServer, workspace: string, stop: (event: RunEvent) => boolean): Promise<RunEvent[]> {
   const log = new EventLog();
-  const agent = new AgentRun({ task: 'resume test', workspaceRoot: workspace, config: settings(server), apiKey: 'k', log, approvals: new ApprovalBroker(), trusted: true });
+  const agent = new AgentRun({
+    task: 'resume test',
+    workspaceRoot: workspace,
+    config: settings(server),
+    apiKey: 'k',
+    log,
+    approvals: new ApprovalBroker(),
+    trusted: true,
+  });
   let recorded: RunEvent[] | undefined;
   log.subscribe((event) => {
     if (recorded || !stop(event)) return;
@@ -48,13 +56,14 @@ async function resumeFrom(server: ScriptedServer, workspace: string, events: Run
   log.subscribe(writer.listener);
   const approvals = new ApprovalBroker();
   approvals.onDidChange((pending) => {
-    for (const request of pending) approvals.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve', source: 'test' });
+    for (const request of pending)
+      approvals.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve', source: 'test' });
   });
   try {
     const resumed = await prepareResumedRun(opened, log, { config: settings(server), apiKey: 'k', approvals, trusted: true });
     const result = await resumed.run();
     await writer.close();
-    assert.deepEqual(readTrace(trace).events, JSON.parse(JSON.stringify(log.events)), 'the trace file holds exactly the run\'s events');
+    assert.deepEqual(readTrace(trace).events, JSON.parse(JSON.stringify(log.events)), "the trace file holds exactly the run's events");
     return { result, events: log.events, log };
   } finally {
     opened.lock.release();
@@ -84,7 +93,7 @@ describe('resuming an agent run', () => {
     assert.equal(result.status, 'completed', result.error);
     const after = events.slice(recorded.length);
     assert.equal(after[0].type, 'run_resumed');
-    assert.deepEqual((after[0]).restartedStepIds, ['s1']);
+    assert.deepEqual(after[0].restartedStepIds, ['s1']);
     const askedAgain = eventsOf(after, 'tool_call_awaiting_approval');
     assert.equal(askedAgain.length, 1);
     assert.notEqual(askedAgain[0].approval.requestId, asked.approval.requestId, 'a new request');
@@ -92,9 +101,12 @@ describe('resuming an agent run', () => {
     assert.equal(existsSync(join(workspace, 'marker')), true, 'the approved command ran');
     assert.deepEqual(pendingApprovals(log.state), []);
     const step = result.snapshot.steps[0];
-    assert.equal(step.toolCalls.length, 1, 'only the new attempt\'s call is on the step');
+    assert.equal(step.toolCalls.length, 1, "only the new attempt's call is on the step");
     assert.equal(step.toolCalls[0].status, 'success');
-    assert.ok(step.audits.some((audit) => audit.kind === 'restarted_on_resume'), 'the earlier attempt is kept in an audit');
+    assert.ok(
+      step.audits.some((audit) => audit.kind === 'restarted_on_resume'),
+      'the earlier attempt is kept in an audit',
+    );
   });
 
   it('a replan that was under way is made on resume; replan counters, usage and replaced steps are kept', async () => {
@@ -106,12 +118,19 @@ describe('resuming an agent run', () => {
           if (req.stepId === 's1') return toolMessages(req).length ? message('could not') : toolCalls(call('read_file', { path: 'missing.txt' }));
           return message('reported');
         },
-        replanner: () => (phase === 'first' ? { kind: 'hang' } : json({ action: 'redesign', reason: 'write it first', new_steps: ['Write the file instead', 'Report'], new_dependencies: { '1': [0] } })),
+        replanner: () =>
+          phase === 'first'
+            ? { kind: 'hang' }
+            : json({ action: 'redesign', reason: 'write it first', new_steps: ['Write the file instead', 'Report'], new_dependencies: { '1': [0] } }),
         aggregator: message('done'),
       }),
     );
     const workspace = tempWorkspace();
-    const recorded = await interruptWhen(server, workspace, (event) => event.type === 'step_status_changed' && event.stepId === 's1' && event.status === 'failed');
+    const recorded = await interruptWhen(
+      server,
+      workspace,
+      (event) => event.type === 'step_status_changed' && event.stepId === 's1' && event.status === 'failed',
+    );
     const usageBefore = recorded.filter((e) => e.type === 'llm_request').length;
     assert.ok(usageBefore >= 2);
     phase = 'resumed';

@@ -62,7 +62,11 @@ async function runUntilHanging(server: ScriptedServer, s: Setup): Promise<CliPro
   const cli = spawnCli(['run', '--workspace', s.workspace, '--config', s.config, '--trace', s.trace, '--approve', 'all', TASK]);
   const hang = s.control.hang!;
   await waitUntil(() => server.chatRequests().some((r) => r.purpose === 'executor' && r.stepId === hang), `the executor request of ${hang}`, cli);
-  await waitUntil(() => traceEvents(s.trace).some((e) => e.type === 'step_status_changed' && e.stepId === hang && e.status === 'in_progress'), `${hang} in_progress in the trace`, cli);
+  await waitUntil(
+    () => traceEvents(s.trace).some((e) => e.type === 'step_status_changed' && e.stepId === hang && e.status === 'in_progress'),
+    `${hang} in_progress in the trace`,
+    cli,
+  );
   return cli;
 }
 
@@ -105,7 +109,11 @@ describe('cortex resume (real CLI processes)', function () {
     assert.equal((await first.exited).signal, 'SIGKILL');
 
     const left = traceEvents(s.trace);
-    assert.equal(left.some((e) => e.type === 'run_finished'), false, 'the killed run has no run_finished');
+    assert.equal(
+      left.some((e) => e.type === 'run_finished'),
+      false,
+      'the killed run has no run_finished',
+    );
     assert.equal(statusOf(left, 's1'), 'completed');
     assert.equal(statusOf(left, 's2'), 'in_progress');
     assert.equal(readLockHolder(s.trace)?.pid, first.pid, 'the killed process left its lock');
@@ -176,7 +184,7 @@ describe('cortex resume (real CLI processes)', function () {
     const resumed = await runCli(resumeArgs(s));
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(existsSync(join(s.workspace, 'draft.txt')), false, 'the partial change was put back');
-    assert.equal(readFileSync(join(s.workspace, 'a.txt'), 'utf8'), 'a\n', 'the completed step\'s file stays');
+    assert.equal(readFileSync(join(s.workspace, 'a.txt'), 'utf8'), 'a\n', "the completed step's file stays");
     assert.equal(readFileSync(join(s.workspace, 'b.txt'), 'utf8'), 'b\n');
     const events = assertValidFinishedTrace(s.trace);
     const revert = events.find((e): e is Extract<RunEvent, { type: 'files_reverted' }> => e.type === 'files_reverted')!;
@@ -214,7 +222,10 @@ describe('cortex resume (real CLI processes)', function () {
     try {
       const refused = await runCli(resumeArgs(s));
       assert.equal(refused.code, 2, refused.stderr);
-      assert.equal(refused.stderr, `cortex: the run is already driven by process ${first.pid} on ${hostname()} (since ${new Date(readLockHolder(s.trace)!.startedAt).toISOString()}); only one process may drive a run (lock ${s.trace}.lock)\n`);
+      assert.equal(
+        refused.stderr,
+        `cortex: the run is already driven by process ${first.pid} on ${hostname()} (since ${new Date(readLockHolder(s.trace)!.startedAt).toISOString()}); only one process may drive a run (lock ${s.trace}.lock)\n`,
+      );
       const second = await runCli(['run', '--workspace', s.workspace, '--config', s.config, '--trace', s.trace, 'another task']);
       assert.equal(second.code, 2, second.stderr);
       assert.match(second.stderr, new RegExp(`already driven by process ${first.pid} on `));
@@ -236,8 +247,14 @@ describe('cortex resume (real CLI processes)', function () {
     first.child.kill('SIGTERM');
     const { code } = await first.exited;
     assert.equal(code, 1, first.stderr());
-    assert.match(first.stderr(), new RegExp(`interrupted \\(SIGTERM\\); continue with: cortex resume --trace ${s.trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-    assert.equal(traceEvents(s.trace).some((e) => e.type === 'run_finished'), false);
+    assert.match(
+      first.stderr(),
+      new RegExp(`interrupted \\(SIGTERM\\); continue with: cortex resume --trace ${s.trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
+    assert.equal(
+      traceEvents(s.trace).some((e) => e.type === 'run_finished'),
+      false,
+    );
     assert.equal(existsSync(`${s.trace}.lock`), false);
 
     s.control.hang = undefined;
@@ -259,7 +276,13 @@ async function cli(argv: string[]) {
   const stdout = collect();
   const stderr = collect();
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream as any, stderr: stderr.stream as any, stdin: stdin as any, cwd: process.cwd(), env: { OPENAI_API_KEY: 'sk-test' } });
+  const code = await main(argv, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdin: stdin,
+    cwd: process.cwd(),
+    env: { OPENAI_API_KEY: 'sk-test' },
+  });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
@@ -280,14 +303,20 @@ describe('cortex resume: what it refuses (exit 2, one line)', function () {
     const before = readFileSync(s.trace, 'utf8');
     const resumed = await cli(resumeArgs(s));
     assert.equal(resumed.code, 2);
-    assert.match(resumed.stderr, /^cortex: run run-\S+ already finished \(completed, run_finished at seq \d+\); only an interrupted run can be resumed — start a new run instead\n$/);
+    assert.match(
+      resumed.stderr,
+      /^cortex: run run-\S+ already finished \(completed, run_finished at seq \d+\); only an interrupted run can be resumed — start a new run instead\n$/,
+    );
     assert.equal(readFileSync(s.trace, 'utf8'), before);
     assert.equal(existsSync(`${s.trace}.lock`), false);
   });
 
   it('another workspace, a missing trace, a file that is not a trace, no --trace, a task', async () => {
     const s = setup(server, 's1');
-    writeFileSync(s.trace, `${JSON.stringify({ seq: 0, time: 1, type: 'run_started', runId: 'run-x', task: 't', workspace: s.workspace, model: 'm', baseUrl: server.baseUrl })}\n`);
+    writeFileSync(
+      s.trace,
+      `${JSON.stringify({ seq: 0, time: 1, type: 'run_started', runId: 'run-x', task: 't', workspace: s.workspace, model: 'm', baseUrl: server.baseUrl })}\n`,
+    );
     const other = tempWorkspace();
     const wrongPlace = await cli([...resumeArgs(s), '--workspace', other]);
     assert.equal(wrongPlace.code, 2);

@@ -22,7 +22,8 @@ describe('replayed tool names', function () {
         { role: 'tool', tool_call_id: 'c1', content: 'r' },
       ],
     });
-    for (const bad of ['read file', 'functions.read_file', '读取文件', 'x'.repeat(65)]) assert.match(validateChatBody(replay(bad))?.message ?? 'accepted', /does not match pattern/, bad);
+    for (const bad of ['read file', 'functions.read_file', '读取文件', 'x'.repeat(65)])
+      assert.match(validateChatBody(replay(bad))?.message ?? 'accepted', /does not match pattern/, bad);
     for (const good of ['read_file', 'unknown_tool', 'a-b_C9', 'x'.repeat(64)]) assert.equal(validateChatBody(replay(good)), undefined, good);
   });
 
@@ -39,7 +40,10 @@ describe('replayed tool names', function () {
       server.assertNoRejections();
       const followUp = server.chatRequests().filter((r) => r.purpose === 'executor')[1];
       assert.ok(followUp, 'the executor asked again with the tool result');
-      assert.deepEqual(lastAssistant(followUp).tool_calls.map((c: { function: { name: string } }) => c.function.name), ['unknown_tool']);
+      assert.deepEqual(
+        lastAssistant(followUp).tool_calls.map((c: { function: { name: string } }) => c.function.name),
+        ['unknown_tool'],
+      );
       assert.match(toolMessages(followUp)[0].content, new RegExp(`Unknown tool '${madeUp.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`));
       const requested = eventsOf(events, 'tool_call_requested')[0];
       assert.equal(requested.call.requestedName, madeUp);
@@ -57,6 +61,9 @@ describe('replayed tool names', function () {
     await runAgainst(server, { settings: { 'cortex.repair.toolNameAttempts': 0 } });
     server.assertNoRejections();
     const followUp = server.chatRequests().filter((r) => r.purpose === 'executor')[1];
-    assert.deepEqual(lastAssistant(followUp).tool_calls.map((c: { function: { name: string } }) => c.function.name), ['zap_it']);
+    assert.deepEqual(
+      lastAssistant(followUp).tool_calls.map((c: { function: { name: string } }) => c.function.name),
+      ['zap_it'],
+    );
   });
 });

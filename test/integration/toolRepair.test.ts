@@ -25,7 +25,14 @@ describe('tool pipeline through the scripted endpoint', function () {
 
   beforeEach(async () => {
     fx = await createJailFixture();
-    llm = createOpenAiClient({ baseUrl: server().baseUrl, apiKey: 'k', model: 'scripted-model', requestTimeoutMs: 5000, streamIdleTimeoutMs: 5000, maxRetries: 0 });
+    llm = createOpenAiClient({
+      baseUrl: server().baseUrl,
+      apiKey: 'k',
+      model: 'scripted-model',
+      requestTimeoutMs: 5000,
+      streamIdleTimeoutMs: 5000,
+      maxRetries: 0,
+    });
   });
   afterEach(async () => {
     await fx.cleanup();
@@ -49,7 +56,11 @@ describe('tool pipeline through the scripted endpoint', function () {
     }
     const replayed = prepared.calls.filter((c) => c.disposition !== 'unparseable');
     if (replayed.length) {
-      messages.push({ role: 'assistant', content: null, tool_calls: replayed.map((c) => ({ id: c.call.id, type: 'function', function: { name: c.name || 'invalid', arguments: c.argumentsJson } })) });
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: replayed.map((c) => ({ id: c.call.id, type: 'function', function: { name: c.name || 'invalid', arguments: c.argumentsJson } })),
+      });
       for (const { prepared: p, result } of results) messages.push({ role: 'tool', tool_call_id: p.call.id, content: result.output });
       await llm.chat({ purpose: 'executor', stepId: 's1', messages, tools: specs, stream: true });
     }
@@ -57,7 +68,10 @@ describe('tool pipeline through the scripted endpoint', function () {
     return { response, prepared, results };
   }
 
-  const requestsFor = (purpose: string): ScriptedRequest[] => server().chatRequests().filter((r) => r.purpose === purpose);
+  const requestsFor = (purpose: string): ScriptedRequest[] =>
+    server()
+      .chatRequests()
+      .filter((r) => r.purpose === purpose);
   /** Tool messages the endpoint received in the follow-up executor turn. */
   const followUpToolMessages = () => toolMessages(requestsFor('executor').at(-1)!);
 
@@ -73,7 +87,10 @@ describe('tool pipeline through the scripted endpoint', function () {
     const [p] = prepared.calls;
     assert.deepEqual([p.requestedName, p.name, p.nameResolution, p.disposition], ['open_file', 'read_file', 'repaired', 'run']);
     assert.deepEqual(results[0].result.output, 'inside content\n');
-    assert.deepEqual(followUpToolMessages().map((m) => [m.tool_call_id, m.content]), [['c1', 'inside content\n']]);
+    assert.deepEqual(
+      followUpToolMessages().map((m) => [m.tool_call_id, m.content]),
+      [['c1', 'inside content\n']],
+    );
 
     const [repair] = requestsFor('tool-name-repair');
     assert.equal(repair.stream, false);
@@ -99,23 +116,38 @@ describe('tool pipeline through the scripted endpoint', function () {
           executorTurns++ === 0
             ? toolCalls(call('ls_files', {}, 'a'), call('writeToDisk', { path: 'x', content: 'y' }, 'b'), call('zap', {}, 'c'))
             : message('ok'),
-        'tool-name-repair': json({ repairs: [{ tool_call_id: 'a', name: 'list_directory' }, { tool_call_id: 'b', name: 'write_to_disk' }, { tool_call_id: 'zz', name: 'read_file' }] }),
+        'tool-name-repair': json({
+          repairs: [
+            { tool_call_id: 'a', name: 'list_directory' },
+            { tool_call_id: 'b', name: 'write_to_disk' },
+            { tool_call_id: 'zz', name: 'read_file' },
+          ],
+        }),
       }),
     );
     const { prepared } = await turn({ 'cortex.repair.maxVisibleToolNames': 3, 'cortex.repair.maxCandidates': 2 });
-    assert.deepEqual(prepared.calls.map((c) => [c.name, c.nameResolution, c.disposition]), [
-      ['list_directory', 'repaired', 'run'],
-      ['writeToDisk', 'unknown', 'invalid'],
-      ['zap', 'unknown', 'invalid'],
-    ]);
+    assert.deepEqual(
+      prepared.calls.map((c) => [c.name, c.nameResolution, c.disposition]),
+      [
+        ['list_directory', 'repaired', 'run'],
+        ['writeToDisk', 'unknown', 'invalid'],
+        ['zap', 'unknown', 'invalid'],
+      ],
+    );
     const body = JSON.parse(requestsFor('tool-name-repair')[0].body.messages[1].content);
     assert.equal(body.visible_tools.length, 3);
     assert.equal(body.visible_tools_truncated, '5 more tool names not shown');
-    assert.deepEqual(body.candidates.map((c: { tool_call_id: string }) => c.tool_call_id), ['a', 'b']);
+    assert.deepEqual(
+      body.candidates.map((c: { tool_call_id: string }) => c.tool_call_id),
+      ['a', 'b'],
+    );
     const audit = prepared.audit.nameRepair!;
     assert.equal(audit.visibleToolNamesTruncated, true);
     assert.equal(audit.candidatesNotSent, 1);
-    assert.deepEqual(audit.failed.map((f) => f.tool_call_id), ['b', 'c']);
+    assert.deepEqual(
+      audit.failed.map((f) => f.tool_call_id),
+      ['b', 'c'],
+    );
     assert.match(audit.failed[0].reason, /"write_to_disk" is not a visible tool/);
     assert.match(audit.failed[1].reason, /over the limit of 2 candidates/);
     const payload = JSON.parse(followUpToolMessages().find((m) => m.tool_call_id === 'b')!.content);
@@ -132,14 +164,22 @@ describe('tool pipeline through the scripted endpoint', function () {
             ? toolCalls(call('read_file', { path: 'inside.txt', encoding: 'utf8' }, 'r1'), call('write_file', { file: 'x.txt', content: 'y' }, 'r2'))
             : message('ok'),
         // r2's "repair" is still wrong, so it must not be used.
-        'tool-call-repair': json({ repairs: [{ tool_call_id: 'r1', arguments: { path: 'inside.txt' } }, { tool_call_id: 'r2', arguments: { file: 'x.txt', content: 'y' } }] }),
+        'tool-call-repair': json({
+          repairs: [
+            { tool_call_id: 'r1', arguments: { path: 'inside.txt' } },
+            { tool_call_id: 'r2', arguments: { file: 'x.txt', content: 'y' } },
+          ],
+        }),
       }),
     );
     const { prepared } = await turn();
     const [r1, r2] = prepared.calls;
     const run1 = expectDisposition(r1, 'run');
     assert.deepEqual([run1.args, run1.argumentsJson], [{ path: 'inside.txt' }, '{"path":"inside.txt"}']);
-    assert.deepEqual(r1.audit.argumentRepair, { repaired: true, before: { validationError: 'Invalid arguments: unknown field(s): encoding (allowed: path, start_line, end_line)' } });
+    assert.deepEqual(r1.audit.argumentRepair, {
+      repaired: true,
+      before: { validationError: 'Invalid arguments: unknown field(s): encoding (allowed: path, start_line, end_line)' },
+    });
     assert.equal(r2.disposition, 'invalid');
     assert.match(String((r2.audit.argumentRepair as { reason: string }).reason), /still invalid/);
     assert.deepEqual(await readdir(fx.ws).then((names) => names.includes('x.txt')), false);
@@ -149,7 +189,13 @@ describe('tool pipeline through the scripted endpoint', function () {
     assert.equal(repair.body.temperature, 0);
     assert.equal(repair.body.tools, undefined);
     const body = JSON.parse(repair.body.messages[1].content);
-    assert.deepEqual(body.candidates.map((c: { tool_call_id: string; problem: string }) => [c.tool_call_id, c.problem]), [['r1', 'schema_invalid'], ['r2', 'schema_invalid']]);
+    assert.deepEqual(
+      body.candidates.map((c: { tool_call_id: string; problem: string }) => [c.tool_call_id, c.problem]),
+      [
+        ['r1', 'schema_invalid'],
+        ['r2', 'schema_invalid'],
+      ],
+    );
     assert.equal(body.candidates[0].schema.properties.path.type, 'string');
     assert.equal(body.candidates[0].schema.additionalProperties, false);
     const messages = followUpToolMessages();
@@ -161,7 +207,8 @@ describe('tool pipeline through the scripted endpoint', function () {
     let executorTurns = 0;
     server().setHandler(
       route({
-        executor: () => (executorTurns++ === 0 ? toolCalls(call('read_file', '{"path": inside.txt}', 'j1'), call('list_directory', '{"path": "sub"', 'j2')) : message('ok')),
+        executor: () =>
+          executorTurns++ === 0 ? toolCalls(call('read_file', '{"path": inside.txt}', 'j1'), call('list_directory', '{"path": "sub"', 'j2')) : message('ok'),
         'tool-call-repair': json({ repairs: [{ tool_call_id: 'j1', arguments: '{"path":"inside.txt"}' }] }),
       }),
     );
@@ -173,9 +220,15 @@ describe('tool pipeline through the scripted endpoint', function () {
     assert.match(cut.reason, /smaller step/);
     assert.deepEqual(prepared.audit.truncated, [{ tool_call_id: 'j2', name: 'list_directory' }]);
     const body = JSON.parse(requestsFor('tool-call-repair')[0].body.messages[1].content);
-    assert.deepEqual(body.candidates.map((c: { tool_call_id: string; problem: string }) => [c.tool_call_id, c.problem]), [['j1', 'invalid_json']]);
+    assert.deepEqual(
+      body.candidates.map((c: { tool_call_id: string; problem: string }) => [c.tool_call_id, c.problem]),
+      [['j1', 'invalid_json']],
+    );
     // The unparseable call is not replayed: the follow-up has exactly one tool message.
-    assert.deepEqual(followUpToolMessages().map((m) => m.tool_call_id), ['j1']);
+    assert.deepEqual(
+      followUpToolMessages().map((m) => m.tool_call_id),
+      ['j1'],
+    );
   });
 
   it('repairs a name and then its arguments in the same response', async () => {
@@ -190,7 +243,12 @@ describe('tool pipeline through the scripted endpoint', function () {
     const { prepared, results } = await turn();
     assert.deepEqual([prepared.calls[0].name, prepared.calls[0].nameResolution, prepared.calls[0].disposition], ['read_file', 'repaired', 'run']);
     assert.equal(results[0].result.output, 'inside content\n');
-    assert.deepEqual(server().chatRequests().map((r) => r.purpose), ['executor', 'tool-name-repair', 'tool-call-repair', 'executor']);
+    assert.deepEqual(
+      server()
+        .chatRequests()
+        .map((r) => r.purpose),
+      ['executor', 'tool-name-repair', 'tool-call-repair', 'executor'],
+    );
   });
 
   it('a failing repair request is audited and the calls fall back to the invalid payload', async () => {
@@ -204,15 +262,29 @@ describe('tool pipeline through the scripted endpoint', function () {
     const { prepared } = await turn();
     assert.equal(prepared.calls[0].disposition, 'invalid');
     assert.match(prepared.audit.argumentRepair!.error!, /repair model is down|500/);
-    assert.deepEqual(JSON.parse(followUpToolMessages()[0].content), { tool: 'read_file', error: 'Invalid arguments: missing required field(s): path', receivedArgs: {} });
+    assert.deepEqual(JSON.parse(followUpToolMessages()[0].content), {
+      tool: 'read_file',
+      error: 'Invalid arguments: missing required field(s): path',
+      receivedArgs: {},
+    });
   });
 
   it('makes no repair request when repairs are switched off', async () => {
     let executorTurns = 0;
-    server().setHandler(route({ executor: () => (executorTurns++ === 0 ? toolCalls(call('nope', {}, 'x1'), call('read_file', { bad: 1 }, 'x2')) : message('ok')) }));
+    server().setHandler(
+      route({ executor: () => (executorTurns++ === 0 ? toolCalls(call('nope', {}, 'x1'), call('read_file', { bad: 1 }, 'x2')) : message('ok')) }),
+    );
     const { prepared } = await turn({ 'cortex.repair.toolNameAttempts': 0, 'cortex.repair.toolCallAttempts': 0 });
-    assert.deepEqual(prepared.calls.map((c) => c.disposition), ['invalid', 'invalid']);
-    assert.deepEqual(server().chatRequests().map((r) => r.purpose), ['executor', 'executor']);
+    assert.deepEqual(
+      prepared.calls.map((c) => c.disposition),
+      ['invalid', 'invalid'],
+    );
+    assert.deepEqual(
+      server()
+        .chatRequests()
+        .map((r) => r.purpose),
+      ['executor', 'executor'],
+    );
   });
 
   it('every jail escape fails with "outside the workspace" and no outside content reaches the model', async () => {

@@ -25,9 +25,14 @@ async function checkTrusted(page: Page): Promise<void> {
 async function checkGreeting(page: Page): Promise<void> {
   // The walkthrough itself is open (its steps show), not only listed on the Welcome page.
   const walkthrough = page.locator('.gettingStartedContainer .gettingStartedSlideDetails', { hasText: 'Get started with Cortex' });
-  await walkthrough.first().waitFor({ state: 'visible', timeout: 60_000 }).catch(async () => {
-    throw new Error(`no Cortex walkthrough after the workbench loaded; editor tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`);
-  });
+  await walkthrough
+    .first()
+    .waitFor({ state: 'visible', timeout: 60_000 })
+    .catch(async () => {
+      throw new Error(
+        `no Cortex walkthrough after the workbench loaded; editor tabs: ${JSON.stringify(await page.locator('.tabs-container .tab').allInnerTexts())}`,
+      );
+    });
 }
 
 async function checkCommands(page: Page): Promise<void> {

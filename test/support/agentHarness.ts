@@ -48,7 +48,16 @@ export async function runAgainst(server: ScriptedServer, options: HarnessOptions
     },
   });
   const approvals = new ApprovalBroker();
-  const run = new AgentRun({ task: options.task ?? 'test task', workspaceRoot: workspace, config, apiKey: 'test-key', log, approvals, trusted: options.trusted ?? true, holdDeniedGates: options.holdDeniedGates });
+  const run = new AgentRun({
+    task: options.task ?? 'test task',
+    workspaceRoot: workspace,
+    config,
+    apiKey: 'test-key',
+    log,
+    approvals,
+    trusted: options.trusted ?? true,
+    holdDeniedGates: options.holdDeniedGates,
+  });
   const seen = new Set<string>();
   if (options.onApproval) {
     approvals.onDidChange((pending) => {

@@ -56,7 +56,9 @@ export function sequence(...items: Array<Reply | Handler>): Handler & { remainin
   let next = 0;
   const handler = (req: ScriptedRequest): Reply | Promise<Reply> => {
     if (next >= items.length) {
-      throw new Error(`script exhausted: all ${items.length} scripted replies were used; request #${req.index} (purpose=${req.purpose ?? '-'}, step=${req.stepId ?? '-'}) has none`);
+      throw new Error(
+        `script exhausted: all ${items.length} scripted replies were used; request #${req.index} (purpose=${req.purpose ?? '-'}, step=${req.stepId ?? '-'}) has none`,
+      );
     }
     const item = items[next++];
     return typeof item === 'function' ? item(req) : item;
@@ -125,7 +127,9 @@ export function byStep(map: Record<string, Handler | Reply[]>): Handler {
     const first = firstUserMessage(req);
     const key = keys.find((k) => first.includes(k));
     if (key === undefined) {
-      throw new Error(`byStep: no key of [${keys.map((k) => JSON.stringify(k)).join(', ')}] occurs in the first user message: ${JSON.stringify(first.slice(0, 300))}`);
+      throw new Error(
+        `byStep: no key of [${keys.map((k) => JSON.stringify(k)).join(', ')}] occurs in the first user message: ${JSON.stringify(first.slice(0, 300))}`,
+      );
     }
     const target = map[key];
     if (typeof target === 'function') return target(req);

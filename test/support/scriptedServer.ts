@@ -60,10 +60,24 @@ export interface ErrorReply {
   headers?: Record<string, string>;
   delayMs?: number;
 }
-export interface ResetReply { kind: 'reset'; afterChunks?: Array<Record<string, unknown>>; delayMs?: number }
-export interface HangReply { kind: 'hang'; afterChunks?: Array<Record<string, unknown>>; delayMs?: number }
+export interface ResetReply {
+  kind: 'reset';
+  afterChunks?: Array<Record<string, unknown>>;
+  delayMs?: number;
+}
+export interface HangReply {
+  kind: 'hang';
+  afterChunks?: Array<Record<string, unknown>>;
+  delayMs?: number;
+}
 /** Any status, headers and body, verbatim (for malformed-response tests). */
-export interface RawReply { kind: 'raw'; status?: number; headers?: Record<string, string>; body: string; delayMs?: number }
+export interface RawReply {
+  kind: 'raw';
+  status?: number;
+  headers?: Record<string, string>;
+  body: string;
+  delayMs?: number;
+}
 
 export type Reply = MessageReply | ChunksReply | ErrorReply | ResetReply | HangReply | RawReply;
 export type Handler = (request: ScriptedRequest) => Reply | Promise<Reply>;
@@ -86,7 +100,12 @@ export interface ScriptedServerOptions {
 }
 
 export type RefusalReason = 'protocol' | 'auth' | 'model' | 'unsupported' | 'not_found' | 'context';
-export interface Refusal { request: ScriptedRequest; status: number; message: string; reason: RefusalReason }
+export interface Refusal {
+  request: ScriptedRequest;
+  status: number;
+  message: string;
+  reason: RefusalReason;
+}
 
 export interface ScriptedServer {
   /** "http://127.0.0.1:<port>/v1" */
@@ -115,7 +134,11 @@ const ORPHAN_TOOL_MESSAGE = "Invalid parameter: messages with role 'tool' must b
 const DEFAULT_MODELS = ['scripted-model'];
 
 /** An OpenAI-shaped 400 found by validation. */
-interface Violation { message: string; param: string | null; code: string | null }
+interface Violation {
+  message: string;
+  param: string | null;
+  code: string | null;
+}
 
 export async function startScriptedServer(handler?: Handler, options: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   let current: Handler | undefined = handler;
@@ -132,7 +155,8 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       // A bug in the server itself: make it visible and never leave the client waiting.
       console.error('[scriptedServer] internal error:', err);
       failures.push(`internal error: ${errorText(err)}`);
-      if (!res.headersSent && !res.destroyed) sendJson(res, 500, errorBody(`scripted server internal error: ${errorText(err)}`, 'server_error'), { 'x-should-retry': 'false' });
+      if (!res.headersSent && !res.destroyed)
+        sendJson(res, 500, errorBody(`scripted server internal error: ${errorText(err)}`, 'server_error'), { 'x-should-retry': 'false' });
       else res.destroy();
     });
   });
@@ -172,7 +196,10 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
 
     if (req.method === 'GET' && path === '/v1/models') {
       const now = Math.floor(Date.now() / 1000);
-      sendJson(res, 200, { object: 'list', data: (options.models ?? DEFAULT_MODELS).map((id) => ({ id, object: 'model', created: now, owned_by: 'scripted' })) });
+      sendJson(res, 200, {
+        object: 'list',
+        data: (options.models ?? DEFAULT_MODELS).map((id) => ({ id, object: 'model', created: now, owned_by: 'scripted' })),
+      });
       return;
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -183,7 +210,14 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
     try {
       body = JSON.parse(raw);
     } catch {
-      return refuse(400, 'protocol', errorBody(`We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)`, 'invalid_request_error'));
+      return refuse(
+        400,
+        'protocol',
+        errorBody(
+          `We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)`,
+          'invalid_request_error',
+        ),
+      );
     }
     request.body = body;
     request.stream = isObject(body) && body.stream === true;
@@ -193,7 +227,11 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
     const chat = body as Record<string, any>;
 
     if (options.models && !options.models.includes(chat.model)) {
-      return refuse(404, 'model', errorBody(`The model \`${chat.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', null, 'model_not_found'));
+      return refuse(
+        404,
+        'model',
+        errorBody(`The model \`${chat.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', null, 'model_not_found'),
+      );
     }
     if (options.rejectResponseFormat && chat.response_format !== undefined) {
       return refuse(400, 'unsupported', errorBody('response_format is not supported', 'invalid_request_error', 'response_format', 'unsupported_parameter'));
@@ -220,7 +258,9 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       reply = await current(request);
     } catch (err) {
       // A test script mistake: show why in the test output, and tell the SDK not to retry it.
-      console.error(`[scriptedServer] handler threw for request #${request.index} (purpose=${request.purpose ?? '-'}, step=${request.stepId ?? '-'}): ${errorText(err)}`);
+      console.error(
+        `[scriptedServer] handler threw for request #${request.index} (purpose=${request.purpose ?? '-'}, step=${request.stepId ?? '-'}): ${errorText(err)}`,
+      );
       failures.push(`handler threw for request #${request.index} (purpose=${request.purpose ?? '-'}, step=${request.stepId ?? '-'}): ${errorText(err)}`);
       sendJson(res, 500, errorBody(`scripted handler threw: ${errorText(err)}`, 'server_error'), { 'x-should-retry': 'false' });
       return;
@@ -238,7 +278,12 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
 
     switch (reply.kind) {
       case 'error':
-        sendJson(res, reply.status, errorBody(reply.message, reply.type ?? defaultErrorType(reply.status), reply.param ?? null, reply.code ?? null), reply.headers);
+        sendJson(
+          res,
+          reply.status,
+          errorBody(reply.message, reply.type ?? defaultErrorType(reply.status), reply.param ?? null, reply.code ?? null),
+          reply.headers,
+        );
         return;
       case 'raw':
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
@@ -335,14 +380,19 @@ export function validateChatBody(body: unknown): Violation | undefined {
   if (!isObject(body)) return bad('The request body must be a JSON object.', null);
   if (typeof body.model !== 'string' || body.model.length === 0) return bad('you must provide a model parameter', 'model', null);
   if (!Array.isArray(body.messages)) return bad("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
-  if (body.messages.length === 0) return bad("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+  if (body.messages.length === 0)
+    return bad("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
   const messages = body.messages as unknown[];
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (!isObject(m)) return bad(`Invalid type for 'messages[${i}]': expected an object, but got ${typeName(m)} instead.`, `messages[${i}]`, 'invalid_type');
     if (typeof m.role !== 'string' || !VALID_ROLES.has(m.role)) {
-      return bad(`Invalid value: '${String(m.role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`, `messages[${i}].role`, 'invalid_value');
+      return bad(
+        `Invalid value: '${String(m.role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`,
+        `messages[${i}].role`,
+        'invalid_value',
+      );
     }
     const contentProblem = checkContent(m, i);
     if (contentProblem) return contentProblem;
@@ -372,10 +422,18 @@ export function validateChatBody(body: unknown): Violation | undefined {
         return bad(`${ORPHAN_TOOL_MESSAGE} Missing required parameter: 'messages[${i}].tool_call_id'.`, `messages[${i}].tool_call_id`, null);
       }
       if (!open.ids.includes(m.tool_call_id)) {
-        return bad(`${ORPHAN_TOOL_MESSAGE} 'tool_call_id' of '${m.tool_call_id}' not found in 'tool_calls' of previous message.`, `messages.[${i}].tool_call_id`, null);
+        return bad(
+          `${ORPHAN_TOOL_MESSAGE} 'tool_call_id' of '${m.tool_call_id}' not found in 'tool_calls' of previous message.`,
+          `messages.[${i}].tool_call_id`,
+          null,
+        );
       }
       if (open.answered.has(m.tool_call_id)) {
-        return bad(`Invalid parameter: 'tool_call_id' of '${m.tool_call_id}' was answered more than once (messages[${i}]).`, `messages.[${i}].tool_call_id`, null);
+        return bad(
+          `Invalid parameter: 'tool_call_id' of '${m.tool_call_id}' was answered more than once (messages[${i}]).`,
+          `messages.[${i}].tool_call_id`,
+          null,
+        );
       }
       open.answered.add(m.tool_call_id);
       continue;
@@ -403,17 +461,37 @@ function checkContent(m: Record<string, any>, i: number): Violation | undefined 
       if (m.tool_calls === undefined) return bad("Invalid value for 'content': expected a string, got null.", `messages.[${i}].content`, null);
       return undefined;
     }
-    if (!okContent) return bad(`Invalid type for 'messages[${i}].content': expected one of a string or array of objects, but got ${typeName(c)} instead.`, `messages[${i}].content`, 'invalid_type');
+    if (!okContent)
+      return bad(
+        `Invalid type for 'messages[${i}].content': expected one of a string or array of objects, but got ${typeName(c)} instead.`,
+        `messages[${i}].content`,
+        'invalid_type',
+      );
     return undefined;
   }
   if (c === undefined) return bad(`Missing required parameter: 'messages[${i}].content'.`, `messages[${i}].content`, 'missing_required_parameter');
-  if (!okContent) return bad(`Invalid type for 'messages[${i}].content': expected one of a string or array of objects, but got ${typeName(c)} instead.`, `messages[${i}].content`, 'invalid_type');
+  if (!okContent)
+    return bad(
+      `Invalid type for 'messages[${i}].content': expected one of a string or array of objects, but got ${typeName(c)} instead.`,
+      `messages[${i}].content`,
+      'invalid_type',
+    );
   return undefined;
 }
 
 function checkAssistantToolCalls(calls: unknown, i: number): Violation | undefined {
-  if (!Array.isArray(calls)) return bad(`Invalid type for 'messages[${i}].tool_calls': expected an array, but got ${typeName(calls)} instead.`, `messages[${i}].tool_calls`, 'invalid_type');
-  if (calls.length === 0) return bad(`Invalid 'messages[${i}].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.`, `messages[${i}].tool_calls`, 'empty_array');
+  if (!Array.isArray(calls))
+    return bad(
+      `Invalid type for 'messages[${i}].tool_calls': expected an array, but got ${typeName(calls)} instead.`,
+      `messages[${i}].tool_calls`,
+      'invalid_type',
+    );
+  if (calls.length === 0)
+    return bad(
+      `Invalid 'messages[${i}].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead.`,
+      `messages[${i}].tool_calls`,
+      'empty_array',
+    );
   const seen = new Set<string>();
   for (let j = 0; j < calls.length; j++) {
     const call = calls[j];
@@ -424,13 +502,22 @@ function checkAssistantToolCalls(calls: unknown, i: number): Violation | undefin
     seen.add(call.id);
     if (call.type !== 'function') return bad(`Invalid value: '${String(call.type)}'. Supported values are: 'function'.`, `${at}.type`, 'invalid_value');
     if (!isObject(call.function)) return bad(`Missing required parameter: '${at}.function'.`, `${at}.function`, 'missing_required_parameter');
-    if (typeof call.function.name !== 'string' || call.function.name.length === 0) return bad(`Missing required parameter: '${at}.function.name'.`, `${at}.function.name`, 'missing_required_parameter');
+    if (typeof call.function.name !== 'string' || call.function.name.length === 0)
+      return bad(`Missing required parameter: '${at}.function.name'.`, `${at}.function.name`, 'missing_required_parameter');
     // A replayed call must name a function the way a tool definition would (OpenAI refuses others).
     if (!TOOL_NAME.test(call.function.name)) {
-      return bad(`Invalid '${at}.function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`, `${at}.function.name`, 'invalid_value');
+      return bad(
+        `Invalid '${at}.function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.`,
+        `${at}.function.name`,
+        'invalid_value',
+      );
     }
     if (typeof call.function.arguments !== 'string') {
-      return bad(`Invalid type for '${at}.function.arguments': expected a string, but got ${typeName(call.function.arguments)} instead.`, `${at}.function.arguments`, 'invalid_type');
+      return bad(
+        `Invalid type for '${at}.function.arguments': expected a string, but got ${typeName(call.function.arguments)} instead.`,
+        `${at}.function.arguments`,
+        'invalid_type',
+      );
     }
   }
   return undefined;
@@ -438,7 +525,8 @@ function checkAssistantToolCalls(calls: unknown, i: number): Violation | undefin
 
 function checkTools(tools: unknown): Violation | undefined {
   if (!Array.isArray(tools)) return bad(`Invalid type for 'tools': expected an array, but got ${typeName(tools)} instead.`, 'tools', 'invalid_type');
-  if (tools.length === 0) return bad("Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'tools', 'empty_array');
+  if (tools.length === 0)
+    return bad("Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'tools', 'empty_array');
   for (let k = 0; k < tools.length; k++) {
     const tool = tools[k];
     const at = `tools[${k}]`;
@@ -447,12 +535,25 @@ function checkTools(tools: unknown): Violation | undefined {
     if (!isObject(tool.function)) return bad(`Missing required parameter: '${at}.function'.`, `${at}.function`, 'missing_required_parameter');
     const name = tool.function.name;
     if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-      return bad(`Invalid '${at}.function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `${at}.function.name`, 'invalid_value');
+      return bad(
+        `Invalid '${at}.function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        `${at}.function.name`,
+        'invalid_value',
+      );
     }
     const params = tool.function.parameters;
-    if (!isObject(params)) return bad(`Invalid schema for function '${name}': parameters must be a JSON Schema object, got ${typeName(params)}.`, `${at}.function.parameters`, 'invalid_function_parameters');
+    if (!isObject(params))
+      return bad(
+        `Invalid schema for function '${name}': parameters must be a JSON Schema object, got ${typeName(params)}.`,
+        `${at}.function.parameters`,
+        'invalid_function_parameters',
+      );
     if (params.type !== 'object') {
-      return bad(`Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${String(params.type)}"'.`, `${at}.function.parameters`, 'invalid_function_parameters');
+      return bad(
+        `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${String(params.type)}"'.`,
+        `${at}.function.parameters`,
+        'invalid_function_parameters',
+      );
     }
   }
   return undefined;
@@ -493,7 +594,13 @@ function completionJson(request: ScriptedRequest, reply: MessageReply, model: st
           content: reply.content ?? null,
           refusal: null,
           ...(calls.length
-            ? { tool_calls: calls.map((spec, i) => ({ id: toolCallId(request, spec, i), type: 'function', function: { name: spec.name, arguments: argumentText(spec) } })) }
+            ? {
+                tool_calls: calls.map((spec, i) => ({
+                  id: toolCallId(request, spec, i),
+                  type: 'function',
+                  function: { name: spec.name, arguments: argumentText(spec) },
+                })),
+              }
             : {}),
         },
         logprobs: null,
@@ -508,14 +615,22 @@ function completionJson(request: ScriptedRequest, reply: MessageReply, model: st
 export function streamChunks(request: ScriptedRequest, reply: MessageReply, model: string): Array<Record<string, unknown>> {
   const size = Math.max(1, reply.fragmentSize ?? 7);
   const includeUsage = isObject(request.body?.stream_options) && request.body.stream_options.include_usage === true;
-  const base = { id: `chatcmpl-scripted-${request.index}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, system_fingerprint: 'fp_scripted' };
+  const base = {
+    id: `chatcmpl-scripted-${request.index}`,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    system_fingerprint: 'fp_scripted',
+  };
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     ...base,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(includeUsage ? { usage: null } : {}),
   });
 
-  const out: Array<Record<string, unknown>> = [chunk({ role: 'assistant', content: reply.toolCalls?.length && reply.content === undefined ? null : '', refusal: null })];
+  const out: Array<Record<string, unknown>> = [
+    chunk({ role: 'assistant', content: reply.toolCalls?.length && reply.content === undefined ? null : '', refusal: null }),
+  ];
   for (const piece of fragments(reply.content ?? '', size)) out.push(chunk({ content: piece }));
   (reply.toolCalls ?? []).forEach((spec, i) => {
     out.push(chunk({ tool_calls: [{ index: i, id: toolCallId(request, spec, i), type: 'function', function: { name: spec.name, arguments: '' } }] }));
@@ -547,11 +662,18 @@ function checkAuth(authorization: string | undefined, apiKey: string | undefined
   if (apiKey === undefined) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
   if (!match) {
-    return { message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", code: null };
+    return {
+      message:
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      code: null,
+    };
   }
   if (match[1] !== apiKey) {
     const shown = match[1].length > 4 ? `${match[1].slice(0, 2)}****${match[1].slice(-2)}` : '****';
-    return { message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`, code: 'invalid_api_key' };
+    return {
+      message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      code: 'invalid_api_key',
+    };
   }
   return undefined;
 }

@@ -12,7 +12,13 @@ describe('toolchain', () => {
   });
 
   it("gives code-server's npm install none of the outer npm's variables (whose user agent names the machine's Node 20)", () => {
-    const outer = { PATH: '/usr/bin', HOME: '/home/u', npm_config_user_agent: 'npm/11 node/v20.20.2 linux x64', npm_node_execpath: '/usr/bin/node', NPM_CONFIG_LOGLEVEL: 'warn' };
+    const outer = {
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      npm_config_user_agent: 'npm/11 node/v20.20.2 linux x64',
+      npm_node_execpath: '/usr/bin/node',
+      NPM_CONFIG_LOGLEVEL: 'warn',
+    };
     const env = cleanNpmEnvironment(outer, node24Path());
     assert.equal(env.npm_config_user_agent, undefined);
     assert.equal(env.npm_node_execpath, undefined);

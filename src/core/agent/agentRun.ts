@@ -89,7 +89,10 @@ class RunCancelled extends Error {
 }
 
 export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -127,9 +130,7 @@ export class AgentRun {
       task: options.task,
       workspaceRoot: options.workspaceRoot,
       config,
-      llm:
-        options.llm ??
-        createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: options.apiKey, logger: options.logger }),
+      llm: options.llm ?? createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: options.apiKey, logger: options.logger }),
       log: options.log,
       approvals: options.approvals,
       registry: createBuiltinRegistry(config, { trusted: options.trusted, extra: this.memoryTools }),
@@ -144,7 +145,10 @@ export class AgentRun {
           if (this.abort.signal.aborted) return reject(reason instanceof Error ? reason : new Error(String(reason)));
           this.retryWaiters.set(stepId, { resolve, reject });
         }),
-      budget: new ContextBudget({ windowTokens: config['cortex.context.windowTokens'], reserveOutputTokens: config['cortex.context.reserveOutputTokens'] }, config['cortex.llm.model']),
+      budget: new ContextBudget(
+        { windowTokens: config['cortex.context.windowTokens'], reserveOutputTokens: config['cortex.context.reserveOutputTokens'] },
+        config['cortex.llm.model'],
+      ),
       memory,
       checkpoints: createRecorder(options),
       overBudget: () => (this.budgetError ??= this.caps.exceeded(options.log.state.usage)),
@@ -180,7 +184,14 @@ export class AgentRun {
     if (this.started) throw new Error('a run can only be started once');
     this.started = true;
     const { log, config } = this.context;
-    log.append({ type: 'run_started', runId: this.runId, task: this.options.task, workspace: this.options.workspaceRoot, model: config['cortex.llm.model'], baseUrl: config['cortex.llm.baseUrl'] });
+    log.append({
+      type: 'run_started',
+      runId: this.runId,
+      task: this.options.task,
+      workspace: this.options.workspaceRoot,
+      model: config['cortex.llm.model'],
+      baseUrl: config['cortex.llm.baseUrl'],
+    });
     const unpriced = this.caps.unpricedWarning(config);
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
     // Said once per run: commands run unsandboxed, or will be refused (docs/design.md §12.1).
@@ -210,7 +221,12 @@ export class AgentRun {
     if (this.started) throw new Error('a run can only be started once');
     this.started = true;
     const { log } = this.context;
-    log.append({ type: 'run_resumed', fromSeq: resumed.fromSeq, restartedStepIds: [...resumed.restartedStepIds], ...(resumed.partialChanges ? { partialChanges: resumed.partialChanges } : {}) });
+    log.append({
+      type: 'run_resumed',
+      fromSeq: resumed.fromSeq,
+      restartedStepIds: [...resumed.restartedStepIds],
+      ...(resumed.partialChanges ? { partialChanges: resumed.partialChanges } : {}),
+    });
     try {
       await this.startMcpServers();
       if (log.state.steps.size === 0 && log.state.replacedSteps.size === 0) await this.plan();
@@ -234,7 +250,15 @@ export class AgentRun {
   /** Starts the run's MCP servers; their tools join the registry (docs/design.md §21). */
   private async startMcpServers(): Promise<void> {
     const { options, context } = this;
-    const { session, tools } = await startRunMcp({ servers: options.mcpServers ?? [], notices: options.mcpNotices ?? [], trusted: options.trusted, config: context.config, log: context.log, signal: this.abort.signal, processEnv: options.processEnv ?? process.env });
+    const { session, tools } = await startRunMcp({
+      servers: options.mcpServers ?? [],
+      notices: options.mcpNotices ?? [],
+      trusted: options.trusted,
+      config: context.config,
+      log: context.log,
+      signal: this.abort.signal,
+      processEnv: options.processEnv ?? process.env,
+    });
     this.mcp = session;
     if (tools.length > 0) context.registry = createBuiltinRegistry(context.config, { trusted: options.trusted, extra: [...this.memoryTools, ...tools] });
   }
@@ -332,7 +356,10 @@ export class AgentRun {
     }
     const allCompleted = state.stepOrder.length > 0 && state.stepOrder.every((id) => state.steps.get(id)!.status === 'completed');
     const status: RunResult['status'] = cancelled ? 'cancelled' : this.fatalError === undefined && allCompleted && !overBudget ? 'completed' : 'failed';
-    const error = this.fatalError ?? (overBudget ? `${BUDGET_EXCEEDED}: ${overBudget}` : undefined) ?? (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
+    const error =
+      this.fatalError ??
+      (overBudget ? `${BUDGET_EXCEEDED}: ${overBudget}` : undefined) ??
+      (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
     // Prompt counts still being made (context_cost records, calibration) land before the run's last line.
     await this.context.budget.settled();
     const snapshot = { ...toSnapshot(state), status, answer, error };

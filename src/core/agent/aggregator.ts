@@ -17,17 +17,29 @@ export function buildAggregatorMessages(state: PlanState, promptBudget = Infinit
   const blocked = steps.filter((s) => s.status === 'blocked' || s.status === 'failed');
   const body = [
     `Task: ${state.task}`,
-    done.length ? `Completed steps and their outputs:\n${done.map((s) => `### ${s.id}: ${s.description}\n${clipToTokens(s.output ?? '', perOutput)}`).join('\n\n')}` : 'No step completed.',
-    blocked.length ? `Steps that did NOT complete (blocked or failed):\n${blocked.map((s) => `- ${s.id}: ${s.description} (${s.status}${s.endReason ? `: ${s.endReason}` : ''})`).join('\n')}` : 'Every step completed.',
+    done.length
+      ? `Completed steps and their outputs:\n${done.map((s) => `### ${s.id}: ${s.description}\n${clipToTokens(s.output ?? '', perOutput)}`).join('\n\n')}`
+      : 'No step completed.',
+    blocked.length
+      ? `Steps that did NOT complete (blocked or failed):\n${blocked.map((s) => `- ${s.id}: ${s.description} (${s.status}${s.endReason ? `: ${s.endReason}` : ''})`).join('\n')}`
+      : 'Every step completed.',
   ].join('\n\n');
   return [
-    { role: 'system' as const, content: 'You summarise the result of an agent run for the user. Be concise and factual: report what was done, using only the step outputs given, and say plainly which steps did not complete and why.' },
+    {
+      role: 'system' as const,
+      content:
+        'You summarise the result of an agent run for the user. Be concise and factual: report what was done, using only the step outputs given, and say plainly which steps did not complete and why.',
+    },
     { role: 'user' as const, content: body },
   ];
 }
 
 /** One LLM call over the step outputs; on failure the run still ends, with a plain fallback answer. */
 export async function aggregate(context: RunContext): Promise<string> {
-  const response = await callLlm(context, { purpose: 'aggregator', messages: buildAggregatorMessages(context.log.state, context.budget.countedLimit()), stream: false });
+  const response = await callLlm(context, {
+    purpose: 'aggregator',
+    messages: buildAggregatorMessages(context.log.state, context.budget.countedLimit()),
+    stream: false,
+  });
   return response.content.trim();
 }

@@ -44,7 +44,14 @@ export async function planBatch(
     }
     firstByKey.set(key, call);
     const protectedAccess = await policy.protection.find(call.tool, call.args);
-    const verdict = decideToolPolicy({ toolName: call.name, tool: call.tool, args: call.args, config: policy.config, trusted: policy.trusted, protectedAccess });
+    const verdict = decideToolPolicy({
+      toolName: call.name,
+      tool: call.tool,
+      args: call.args,
+      config: policy.config,
+      trusted: policy.trusted,
+      protectedAccess,
+    });
     const disposition = verdict.decision === 'deny' ? 'rejected' : verdict.decision === 'confirm' ? 'confirm' : 'run';
     entries.push({ disposition, call, verdict });
   }

@@ -29,7 +29,11 @@ export async function callLlm(context: RunContext, request: Omit<ChatRequest, 's
     } catch (again) {
       if (!isContextOverflow(again)) throw again;
       const { record } = await refitted.settle();
-      throw new ContextExhaustedError(`The endpoint still found the ${request.purpose} prompt too long after compacting it: ${again.message}`, record.tokensAfter, record.budget);
+      throw new ContextExhaustedError(
+        `The endpoint still found the ${request.purpose} prompt too long after compacting it: ${again.message}`,
+        record.tokensAfter,
+        record.budget,
+      );
     }
   }
 }
@@ -38,12 +42,19 @@ export async function callLlm(context: RunContext, request: Omit<ChatRequest, 's
 function budgetDeps(context: RunContext) {
   return {
     budget: context.budget,
-    summarise: async (messages: ChatRequest['messages'], stepId: string | undefined) => (await callLlm(context, { purpose: 'compact', stepId, messages, stream: false })).content,
+    summarise: async (messages: ChatRequest['messages'], stepId: string | undefined) =>
+      (await callLlm(context, { purpose: 'compact', stepId, messages, stream: false })).content,
     mustPropagate: (error: unknown) => context.signal.aborted || isFatalLlmError(error),
     record: (record: ContextCostRecord, stepId: string | undefined) => {
       // Requests of the run as a whole (planner, aggregator) have no step to file the audit under.
       if (stepId !== undefined) context.log.append({ type: 'step_audit', stepId, kind: 'context_cost', data: { ...record } });
-      else context.log.append({ type: 'log', level: 'debug', message: `context_cost ${record.purpose}: ${record.tokensAfter} of ${record.budget} tokens`, data: { kind: 'context_cost', ...record } });
+      else
+        context.log.append({
+          type: 'log',
+          level: 'debug',
+          message: `context_cost ${record.purpose}: ${record.tokensAfter} of ${record.budget} tokens`,
+          data: { kind: 'context_cost', ...record },
+        });
     },
   };
 }
@@ -132,7 +143,11 @@ function announceFailover(context: RunContext, request: Omit<ChatRequest, 'signa
   context.log.append({
     type: 'log',
     level: 'warn',
-    message: failoverNotice([...skipped].map(([model, status]) => ({ model, status })), response.usedModel, baseUrl),
+    message: failoverNotice(
+      [...skipped].map(([model, status]) => ({ model, status })),
+      response.usedModel,
+      baseUrl,
+    ),
     stepId: request.stepId,
     data: { failover: { from: [...skipped.keys()], to: response.usedModel, baseUrl, purpose: request.purpose } },
   });

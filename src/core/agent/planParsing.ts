@@ -90,7 +90,8 @@ export function parseJsonReply<S extends z.ZodType>(content: string, schema: S, 
 /** Checks relative dependencies and returns them as `{ index: [deps] }`, only for steps with some. */
 export function checkRelativeDependencies(count: number, dependencies: Record<string, number[]>, listName = 'steps'): Record<number, number[]> {
   const normalized = normalizeRelativeDependencies(count, dependencies);
-  if ('problem' in normalized) throw new PlanReplyError(normalized.problem.kind, `${normalized.problem.message} (indexes are 0-based positions in "${listName}")`);
+  if ('problem' in normalized)
+    throw new PlanReplyError(normalized.problem.kind, `${normalized.problem.message} (indexes are 0-based positions in "${listName}")`);
   const result: Record<number, number[]> = {};
   normalized.deps.forEach((deps, i) => {
     if (deps.length > 0) result[i] = deps;

@@ -31,8 +31,16 @@ export async function planTask(context: RunContext, maxSteps = 100): Promise<Pla
       return parsePlannerReply(response.content, { maxSteps });
     } catch (error) {
       lastError = (error as Error).message;
-      context.log.append({ type: 'log', level: 'warn', message: `Planner reply rejected (attempt ${attempt} of 2): ${lastError}`, data: { reply: response.content.slice(0, 2000) } });
-      messages.push({ role: 'assistant', content: response.content }, { role: 'user', content: `That reply is not a valid plan: ${lastError}. Answer again with only the JSON object.` });
+      context.log.append({
+        type: 'log',
+        level: 'warn',
+        message: `Planner reply rejected (attempt ${attempt} of 2): ${lastError}`,
+        data: { reply: response.content.slice(0, 2000) },
+      });
+      messages.push(
+        { role: 'assistant', content: response.content },
+        { role: 'user', content: `That reply is not a valid plan: ${lastError}. Answer again with only the JSON object.` },
+      );
     }
   }
   throw new PlanningError(`The model did not produce a valid plan: ${lastError}`);

@@ -15,14 +15,27 @@ import { checkRelativeDependencies, formatToolList, parseJsonReply, PlanReplyErr
 
 /** `redesign`, `give_up`; spelling variants ("give up", "GIVE-UP") are accepted. */
 const ActionSchema = z.preprocess(
-  (v) => (typeof v === 'string' ? v.trim().toLowerCase().replace(/[\s-]+/g, '_').replace(/^giveup$/, 'give_up') : v),
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .trim()
+          .toLowerCase()
+          .replace(/[\s-]+/g, '_')
+          .replace(/^giveup$/, 'give_up')
+      : v,
   z.enum(['redesign', 'give_up'], 'action must be "redesign" or "give_up"'),
 );
 
 /** The replanner's reply; dependencies are relative to `new_steps` (0-based). */
 export const ReplanResultSchema = z.object({
   action: ActionSchema,
-  new_steps: z.preprocess((v) => v ?? [], z.array(z.string('a new step must be a text description').trim().min(1, 'a new step description is empty'), '"new_steps" must be a list of step descriptions')),
+  new_steps: z.preprocess(
+    (v) => v ?? [],
+    z.array(
+      z.string('a new step must be a text description').trim().min(1, 'a new step description is empty'),
+      '"new_steps" must be a list of step descriptions',
+    ),
+  ),
   new_dependencies: RelativeDependenciesSchema,
   reason: z.string().trim().optional(),
 });
@@ -35,7 +48,8 @@ export type ReplanResult = z.infer<typeof ReplanResultSchema>;
 export function parseReplanReply(content: string, options: { maxNewSteps?: number } = {}): ReplanResult {
   const reply = parseJsonReply(content, ReplanResultSchema, 'replan decision');
   if (reply.action === 'give_up') return { action: 'give_up', new_steps: [], new_dependencies: {}, ...(reply.reason ? { reason: reply.reason } : {}) };
-  if (reply.new_steps.length === 0) throw new PlanReplyError('shape', 'a redesign needs at least one new step in "new_steps" (or answer with "action": "give_up")');
+  if (reply.new_steps.length === 0)
+    throw new PlanReplyError('shape', 'a redesign needs at least one new step in "new_steps" (or answer with "action": "give_up")');
   const maxNewSteps = options.maxNewSteps ?? 50;
   if (reply.new_steps.length > maxNewSteps) {
     throw new PlanReplyError('too_many_steps', `the redesign has ${reply.new_steps.length} new steps; at most ${maxNewSteps} are allowed`);
@@ -121,17 +135,24 @@ function composeReplanMessages(
   if (state.title) sections[0] += `\n\nPlan: ${state.title}`;
   sections.push(`## Completed steps (full record)\n\n${completed.length > 0 ? formatToolHistory(state, completed, format) : '(none yet)'}`);
 
-  const endReason = failed.endReason && failed.endReason !== 'verification_failed' && !failed.verdict?.reason.includes(failed.endReason) ? failed.endReason : undefined;
+  const endReason =
+    failed.endReason && failed.endReason !== 'verification_failed' && !failed.verdict?.reason.includes(failed.endReason) ? failed.endReason : undefined;
   const failure = [failed.verdict?.reason, endReason && `end reason: ${endReason}`].filter(Boolean);
   const failedBlock = formatStepHistory(failed, {
     ...format,
     headingSuffix: () => ' [FAILED]',
     extraLines: () => [
       ...(failure.length > 0 ? [`Why it failed: ${failure.join('; ')}`] : []),
-      ...(failed.endReason === CONTEXT_EXHAUSTED ? ['It ran out of context window: its work did not fit in one conversation. Split it into several smaller steps that each read or produce less (for example one file or one question per step).'] : []),
+      ...(failed.endReason === CONTEXT_EXHAUSTED
+        ? [
+            'It ran out of context window: its work did not fit in one conversation. Split it into several smaller steps that each read or produce less (for example one file or one question per step).',
+          ]
+        : []),
     ],
   });
-  const downstreamBlocks = downstream.map((id) => formatStepHistory(state.steps.get(id)!, { ...format, includeCalls: false, includeOutput: false, headingSuffix: dependsOnSuffix }));
+  const downstreamBlocks = downstream.map((id) =>
+    formatStepHistory(state.steps.get(id)!, { ...format, includeCalls: false, includeOutput: false, headingSuffix: dependsOnSuffix }),
+  );
   sections.push(`## Failed step and its downstream (to redesign)\n\n${[failedBlock, ...downstreamBlocks].join('\n\n')}`);
 
   if (others.length > 0) {

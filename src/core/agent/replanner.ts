@@ -33,7 +33,13 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
     });
     // The redesigned subgraph starts from a clean state: what the replaced steps changed is put back first (docs/design.md §22).
     if (result.action === 'redesign' && context.checkpoints && config['cortex.replan.revertFailedChanges']) {
-      await revertForReplan({ log, recorder: context.checkpoints, workspaceRoot: context.workspaceRoot, maxFileBytes: config['cortex.checkpoints.maxFileBytes'], stepIds: plan.stepsToReplan });
+      await revertForReplan({
+        log,
+        recorder: context.checkpoints,
+        workspaceRoot: context.workspaceRoot,
+        maxFileBytes: config['cortex.checkpoints.maxFileBytes'],
+        stepIds: plan.stepsToReplan,
+      });
     }
     append(outcome);
     return result.action === 'redesign' ? 'redesigned' : 'blocked';

@@ -13,7 +13,15 @@ import type { RunContext } from './runContext';
 import { buildStepMessages } from './stepPrompt';
 import { runToolBatch } from './toolBatchRunner';
 
-export type StepEndReason = 'answered' | 'max_steps_exceeded' | 'all_tool_calls_failed' | 'repeated_tool_call' | 'approval_denied' | 'context_exhausted' | 'budget_exceeded' | 'llm_error';
+export type StepEndReason =
+  | 'answered'
+  | 'max_steps_exceeded'
+  | 'all_tool_calls_failed'
+  | 'repeated_tool_call'
+  | 'approval_denied'
+  | 'context_exhausted'
+  | 'budget_exceeded'
+  | 'llm_error';
 
 export interface StepOutcome {
   output: string;
@@ -54,10 +62,16 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     let calls = uniqueCallIds(response.toolCalls, usedIds, turn);
     if (!config['cortex.execution.parallelToolCalls']) calls = calls.slice(0, 1);
     const limited = limitToolCalls(calls, config['cortex.limits.maxToolCallsPerTurn']);
-    log.append({ type: 'step_audit', stepId, kind: 'tool_calls_per_turn', data: { turn, ...limited.audit, parallelToolCalls: config['cortex.execution.parallelToolCalls'], received: response.toolCalls.length } });
+    log.append({
+      type: 'step_audit',
+      stepId,
+      kind: 'tool_calls_per_turn',
+      data: { turn, ...limited.audit, parallelToolCalls: config['cortex.execution.parallelToolCalls'], received: response.toolCalls.length },
+    });
 
     const prepared = await prepareToolCalls(limited.kept, { registry, config, llm: recordingLlm, signal: context.signal, stepId, logger: context.logger });
-    if (prepared.audit.resolutions.length > 0 || prepared.audit.nameRepair || prepared.audit.argumentRepair || prepared.audit.truncated) log.append({ type: 'step_audit', stepId, kind: 'tool_pipeline', data: { turn, ...prepared.audit } });
+    if (prepared.audit.resolutions.length > 0 || prepared.audit.nameRepair || prepared.audit.argumentRepair || prepared.audit.truncated)
+      log.append({ type: 'step_audit', stepId, kind: 'tool_pipeline', data: { turn, ...prepared.audit } });
 
     for (const call of prepared.calls) {
       log.append(
@@ -91,12 +105,16 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     if (replayed.length === 0) {
       // Nothing can be answered: the model's turn produced only half-received calls. The step
       // ends here; those calls stay pending and the verifier fails the step.
-      return { output: response.content || 'The model\'s tool calls were cut off before their arguments were complete.', endReason: 'answered' };
+      return { output: response.content || "The model's tool calls were cut off before their arguments were complete.", endReason: 'answered' };
     }
     messages.push({
       role: 'assistant',
       content: response.content || null,
-      tool_calls: replayed.map((c) => ({ id: c.call.id, type: 'function' as const, function: { name: replayedToolName(c.name || c.requestedName), arguments: c.argumentsJson } })),
+      tool_calls: replayed.map((c) => ({
+        id: c.call.id,
+        type: 'function' as const,
+        function: { name: replayedToolName(c.name || c.requestedName), arguments: c.argumentsJson },
+      })),
     });
 
     const batch = await runToolBatch(context, stepId, prepared.calls);

@@ -25,9 +25,20 @@ export type StepEnd =
  * the prompt no longer fit its context window (§19) or the run reached a cap (§20). Such steps
  * fail like a verification failure, so the replanner gets a chance to redesign them.
  */
-const UNFINISHED_END_REASONS = new Set<string>(['max_steps_exceeded', 'all_tool_calls_failed', 'repeated_tool_call', 'llm_error', CONTEXT_EXHAUSTED, BUDGET_EXCEEDED]);
+const UNFINISHED_END_REASONS = new Set<string>([
+  'max_steps_exceeded',
+  'all_tool_calls_failed',
+  'repeated_tool_call',
+  'llm_error',
+  CONTEXT_EXHAUSTED,
+  BUDGET_EXCEEDED,
+]);
 
-const APPROVAL_DENIED_VERDICT: Verdict = { passed: false, reason: 'A required approval was denied; the step is blocked until it is retried.', failedCallIds: [] };
+const APPROVAL_DENIED_VERDICT: Verdict = {
+  passed: false,
+  reason: 'A required approval was denied; the step is blocked until it is retried.',
+  failedCallIds: [],
+};
 
 /** The verifier's verdict, made to fail as well when the step ended unfinished. */
 function judgeStep(step: StepState, endReason: string | undefined): Verdict {

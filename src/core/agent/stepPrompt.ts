@@ -29,8 +29,7 @@ export function buildStepMessages(state: PlanState, stepId: string, promptBudget
     const perDep = Math.max(50, Math.min(MAX_DEPENDENCY_OUTPUT_TOKENS, Math.floor((promptBudget * DEPENDENCY_BUDGET_SHARE) / deps.length)));
     const clip = (text: string) => clipToTokens(text, perDep);
     parts.push(
-      'Outputs of the steps this one depends on:\n' +
-        deps.map((dep) => `### ${dep.id}: ${dep.description}\n${clip(dep.output ?? '(no output)')}`).join('\n\n'),
+      'Outputs of the steps this one depends on:\n' + deps.map((dep) => `### ${dep.id}: ${dep.description}\n${clip(dep.output ?? '(no output)')}`).join('\n\n'),
     );
   }
   return [

@@ -87,8 +87,15 @@ function requestApproval(batch: Batch, entry: ConfirmEntry): void {
 /** Stage 2: what is known before anything runs is recorded; every approval of the batch is asked for. */
 function open(batch: Batch, entries: readonly BatchEntry[]): void {
   for (const entry of entries) {
-    if (entry.disposition === 'invalid') record(batch, entry.call, { status: 'error', content: entry.call.invalidPayload, executed: false, reason: 'invalid_arguments' });
-    else if (entry.disposition === 'rejected') record(batch, entry.call, { status: 'error', content: policyDeniedMessage(entry.call.name, entry.verdict.reason), executed: false, reason: 'policy_denied' });
+    if (entry.disposition === 'invalid')
+      record(batch, entry.call, { status: 'error', content: entry.call.invalidPayload, executed: false, reason: 'invalid_arguments' });
+    else if (entry.disposition === 'rejected')
+      record(batch, entry.call, {
+        status: 'error',
+        content: policyDeniedMessage(entry.call.name, entry.verdict.reason),
+        executed: false,
+        reason: 'policy_denied',
+      });
     else if (entry.disposition === 'confirm') requestApproval(batch, entry);
   }
 }
@@ -142,9 +149,18 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
   };
   // Every file change is recorded with the step and call that made it (docs/design.md §22).
-  const outcome = await recordToolCall(context.checkpoints, { stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) => executePreparedCall(call, recorded, config['cortex.limits.maxToolOutputBytes']));
+  const outcome = await recordToolCall(context.checkpoints, { stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) =>
+    executePreparedCall(call, recorded, config['cortex.limits.maxToolOutputBytes']),
+  );
   if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
-  record(batch, call, outcome.ok ? { status: 'success', content: outcome.output, executed: true } : { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'tool_failed' }, outcome.durationMs);
+  record(
+    batch,
+    call,
+    outcome.ok
+      ? { status: 'success', content: outcome.output, executed: true }
+      : { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'tool_failed' },
+    outcome.durationMs,
+  );
 }
 
 /** Stage 3: the calls that passed the policy, in index order; in parallel mode consecutive read-only calls run together. */
@@ -153,7 +169,7 @@ async function execute(batch: Batch, entries: readonly BatchEntry[]): Promise<vo
   const runnable = entries.filter((e): e is RunEntry => e.disposition === 'run' || e.disposition === 'confirm');
   const parallel = context.config['cortex.execution.toolExecution'] === 'parallel';
   const limit = context.config['cortex.execution.maxToolConcurrency'];
-  for (let i = 0; i < runnable.length; ) {
+  for (let i = 0; i < runnable.length;) {
     if (context.signal.aborted) break;
     if (parallel && runnable[i].call.tool.readOnly) {
       const group: RunEntry[] = [];
@@ -173,7 +189,12 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
     if (entry.disposition !== 'duplicate') continue;
     const first = results.get(entry.original.call.id);
     if (!first) continue;
-    record(batch, entry.call, { status: first.status, content: `Duplicate of call ${entry.original.call.id} (same tool and arguments); it ran once. Its result:\n${first.content}`, executed: false, reason: 'duplicate' });
+    record(batch, entry.call, {
+      status: first.status,
+      content: `Duplicate of call ${entry.original.call.id} (same tool and arguments); it ran once. Its result:\n${first.content}`,
+      executed: false,
+      reason: 'duplicate',
+    });
   }
 
   const replayedIds = new Set(entries.map((e) => e.call.call.id));
@@ -195,7 +216,11 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
 
   // A call without a result (cancelled) still needs an answer if the conversation continued;
   // it does not continue after a cancel, so an empty slot only happens on abort.
-  const toolMessages: ChatMessage[] = entries.map((e) => ({ role: 'tool', tool_call_id: e.call.call.id, content: results.get(e.call.call.id)?.content ?? 'Error: the call did not run (cancelled).' }));
+  const toolMessages: ChatMessage[] = entries.map((e) => ({
+    role: 'tool',
+    tool_call_id: e.call.call.id,
+    content: results.get(e.call.call.id)?.content ?? 'Error: the call did not run (cancelled).',
+  }));
   const executed = [...results.values()].filter((r) => r.executed);
   return { toolMessages, executedCount: executed.length, failedExecutions: executed.filter((r) => r.status === 'error').length, gateDenied: batch.gateDenied };
 }
@@ -208,7 +233,12 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths']);
   const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
   const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
-  batch.previews = await approvalPreviews(context.workspaceRoot, entries.filter((e): e is ConfirmEntry => e.disposition === 'confirm').map((e) => ({ callId: e.call.call.id, tool: e.call.tool, args: e.call.args })), context.config['cortex.limits.maxReadFileBytes'], protection.guard(undefined));
+  batch.previews = await approvalPreviews(
+    context.workspaceRoot,
+    entries.filter((e): e is ConfirmEntry => e.disposition === 'confirm').map((e) => ({ callId: e.call.call.id, tool: e.call.tool, args: e.call.args })),
+    context.config['cortex.limits.maxReadFileBytes'],
+    protection.guard(undefined),
+  );
   open(batch, entries);
   const startedAt = Date.now();
   await execute(batch, entries);

@@ -65,7 +65,10 @@ export interface RevertResult {
   event: NewRunEvent;
 }
 
-function revertOptions(review: Pick<RunReview, 'workspace' | 'store'>, request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'>): Parameters<typeof applyRevert>[1] {
+function revertOptions(
+  review: Pick<RunReview, 'workspace' | 'store'>,
+  request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'>,
+): Parameters<typeof applyRevert>[1] {
   return {
     workspaceRoot: review.workspace,
     store: review.store,

@@ -11,10 +11,12 @@ const positiveInt = (max: number) => z.number().int().min(1).max(max);
 const nonNegativeInt = (max: number) => z.number().int().min(0).max(max);
 const protectedGlobs = (defaults: readonly string[]) =>
   z
-    .array(z.string().superRefine((glob, ctx) => {
-      const problem = protectedGlobProblem(glob);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }))
+    .array(
+      z.string().superRefine((glob, ctx) => {
+        const problem = protectedGlobProblem(glob);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
     .max(500)
     .default(() => [...defaults]);
 
@@ -30,7 +32,10 @@ export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
 export const FlatConfigSchema = z
   .object({
-    'cortex.llm.baseUrl': z.url({ message: 'must be an http(s) URL including /v1, e.g. http://127.0.0.1:11434/v1' }).refine((u) => /^https?:\/\//.test(u), 'must start with http:// or https://').default('https://api.openai.com/v1'),
+    'cortex.llm.baseUrl': z
+      .url({ message: 'must be an http(s) URL including /v1, e.g. http://127.0.0.1:11434/v1' })
+      .refine((u) => /^https?:\/\//.test(u), 'must start with http:// or https://')
+      .default('https://api.openai.com/v1'),
     'cortex.llm.model': z.string().trim().min(1, 'must name a model').default('gpt-4o-mini'),
     'cortex.llm.fallbackModels': z.array(z.string().trim().min(1)).max(10).default([]),
     'cortex.llm.requestTimeoutSeconds': positiveInt(3600).default(120),
@@ -61,7 +66,12 @@ export const FlatConfigSchema = z
     'cortex.replan.maxAttempts': nonNegativeInt(10).default(2),
     'cortex.replan.revertFailedChanges': z.boolean().default(true),
     'cortex.checkpoints.enabled': z.boolean().default(true),
-    'cortex.checkpoints.maxFileBytes': z.number().int().min(1024).max(1_073_741_824).default(10 * 1024 * 1024),
+    'cortex.checkpoints.maxFileBytes': z
+      .number()
+      .int()
+      .min(1024)
+      .max(1_073_741_824)
+      .default(10 * 1024 * 1024),
     'cortex.repair.toolNameAttempts': nonNegativeInt(5).default(1),
     'cortex.repair.toolCallAttempts': nonNegativeInt(5).default(1),
     'cortex.repair.maxVisibleToolNames': positiveInt(1000).default(64),
@@ -95,7 +105,11 @@ export const FlatConfigSchema = z
   .superRefine((config, ctx) => {
     const window = config['cortex.context.windowTokens'];
     if (window !== null && config['cortex.context.reserveOutputTokens'] > window - 256) {
-      ctx.addIssue({ code: 'custom', path: ['cortex.context.reserveOutputTokens'], message: `must leave at least 256 tokens of cortex.context.windowTokens (${window}) for the prompt` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cortex.context.reserveOutputTokens'],
+        message: `must leave at least 256 tokens of cortex.context.windowTokens (${window}) for the prompt`,
+      });
     }
   });
 
@@ -104,7 +118,16 @@ export type ConfigKey = keyof FlatConfig;
 export const CONFIG_KEYS = Object.keys(FlatConfigSchema.shape) as ConfigKey[];
 
 /** Settings that only user/machine scope may set (a cloned repo's .vscode/settings.json cannot loosen them). */
-export const SECURITY_KEYS: ConfigKey[] = ['cortex.policy.tools', 'cortex.policy.commands', 'cortex.policy.protectedPaths', 'cortex.execution.envPassthrough', 'cortex.sandbox.mode', 'cortex.sandbox.network', 'cortex.mcp.servers', 'cortex.mcp.allowReadOnly'];
+export const SECURITY_KEYS: ConfigKey[] = [
+  'cortex.policy.tools',
+  'cortex.policy.commands',
+  'cortex.policy.protectedPaths',
+  'cortex.execution.envPassthrough',
+  'cortex.sandbox.mode',
+  'cortex.sandbox.network',
+  'cortex.mcp.servers',
+  'cortex.mcp.allowReadOnly',
+];
 
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {
@@ -125,7 +148,8 @@ export function parseConfig(input: Record<string, unknown>): FlatConfig {
     throw new ConfigError(
       result.error.issues.map((issue) => {
         const key = issue.path.map(String).join('.') || '(root)';
-        if (issue.code === 'unrecognized_keys') return issue.path.length === 0 ? `unknown setting(s): ${issue.keys.join(', ')}` : `${key}: unknown key(s) ${issue.keys.join(', ')}`;
+        if (issue.code === 'unrecognized_keys')
+          return issue.path.length === 0 ? `unknown setting(s): ${issue.keys.join(', ')}` : `${key}: unknown key(s) ${issue.keys.join(', ')}`;
         return `${key}: ${issue.message}`;
       }),
     );

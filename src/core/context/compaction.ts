@@ -47,7 +47,12 @@ function renderTurn(turn: readonly ChatMessage[], index: number, caps: (typeof C
  * The compaction request for `dropped` turns (oldest first) and the previous summary, within
  * `maxPromptTokens` (our tokenizer's count), asking for at most `maxSummaryTokens`.
  */
-export function buildCompactionMessages(input: { dropped: readonly ChatMessage[][]; previousSummary?: ChatMessage; maxSummaryTokens: number; maxPromptTokens: number }): ChatMessage[] {
+export function buildCompactionMessages(input: {
+  dropped: readonly ChatMessage[][];
+  previousSummary?: ChatMessage;
+  maxSummaryTokens: number;
+  maxPromptTokens: number;
+}): ChatMessage[] {
   const system = `${COMPACT_SYSTEM_PROMPT}\nUse at most ${input.maxSummaryTokens} tokens.`;
   const previous = input.previousSummary ? `# Summary of even earlier turns\n${summaryBody(input.previousSummary)}\n\n` : '';
   // Room for the history: the limit minus the system prompt, the frame and message overheads.

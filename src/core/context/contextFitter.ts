@@ -101,7 +101,16 @@ async function recordUnchanged(deps: ContextFitDeps, request: FitRequest, model:
   const { budget } = deps;
   const counted = await countPromptTokensSoon(request.messages, request.tools);
   const tokens = budget.estimate(counted, model);
-  const record: ContextCostRecord = { purpose: request.purpose, model, window: budget.window(model), budget: budget.limit(model), tokensBefore: tokens, tokensAfter: tokens, actions: [], calibration: Math.round(budget.calibration.ratio(model) * 1000) / 1000 };
+  const record: ContextCostRecord = {
+    purpose: request.purpose,
+    model,
+    window: budget.window(model),
+    budget: budget.limit(model),
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    actions: [],
+    calibration: Math.round(budget.calibration.ratio(model) * 1000) / 1000,
+  };
   deps.record(record, request.stepId);
   return { counted, record };
 }
@@ -123,8 +132,13 @@ export async function fitRequest(deps: ContextFitDeps, request: FitRequest, opti
     let summary: ChatMessage;
     let failed: string | undefined;
     try {
-      const text = await deps.summarise(buildCompactionMessages({ dropped: plan.dropped, previousSummary: oldSummary, maxSummaryTokens, maxPromptTokens: limit }), request.stepId);
-      summary = text.trim() ? summaryMessage(text, turns, maxSummaryTokens) : droppedTurnsMessage(turns, 'the summary came back empty', maxSummaryTokens, oldSummary);
+      const text = await deps.summarise(
+        buildCompactionMessages({ dropped: plan.dropped, previousSummary: oldSummary, maxSummaryTokens, maxPromptTokens: limit }),
+        request.stepId,
+      );
+      summary = text.trim()
+        ? summaryMessage(text, turns, maxSummaryTokens)
+        : droppedTurnsMessage(turns, 'the summary came back empty', maxSummaryTokens, oldSummary);
       if (!text.trim()) failed = 'empty summary';
     } catch (error) {
       if (deps.mustPropagate(error)) throw error;

@@ -22,8 +22,13 @@ export function overflowFacts(message: string): OverflowFacts {
     const match = pattern.exec(message);
     return match ? Number(match[1].replace(/[,_]/g, '')) : undefined;
   };
-  facts.limit = number(/maximum context length (?:is|of) ([\d,_]+)/i) ?? number(/context (?:window|length|size)(?: is| of)? ([\d,_]+)/i) ?? number(/> ?([\d,_]+) maximum/i);
-  facts.actual = number(/([\d,_]+) (?:tokens )?in the messages/i) ?? number(/resulted in ([\d,_]+) tokens/i) ?? number(/too long: ([\d,_]+) tokens/i) ?? number(/requested ([\d,_]+) tokens/i);
+  facts.limit =
+    number(/maximum context length (?:is|of) ([\d,_]+)/i) ?? number(/context (?:window|length|size)(?: is| of)? ([\d,_]+)/i) ?? number(/> ?([\d,_]+) maximum/i);
+  facts.actual =
+    number(/([\d,_]+) (?:tokens )?in the messages/i) ??
+    number(/resulted in ([\d,_]+) tokens/i) ??
+    number(/too long: ([\d,_]+) tokens/i) ??
+    number(/requested ([\d,_]+) tokens/i);
   if (facts.limit === undefined) delete facts.limit;
   if (facts.actual === undefined) delete facts.actual;
   return facts;

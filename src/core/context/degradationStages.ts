@@ -74,7 +74,14 @@ export function planFit(messages: readonly ChatMessage[], options: FitOptions): 
   const tokensBefore = countPromptTokens(messages, options.tools);
   let total = tokensBefore;
   const actions: ContextAction[] = [];
-  const plan = (fits: boolean, dropped: ChatMessage[][] = [], allowance = 0): FitPlan => ({ shape, tokensBefore, tokensAfter: total + allowance, actions, dropped, fits });
+  const plan = (fits: boolean, dropped: ChatMessage[][] = [], allowance = 0): FitPlan => ({
+    shape,
+    tokensBefore,
+    tokensAfter: total + allowance,
+    actions,
+    dropped,
+    fits,
+  });
   if (total <= options.limit && !options.forceShrink) return plan(true);
 
   // 1. Memory is a convenience; it goes first.
@@ -100,7 +107,11 @@ export function planFit(messages: readonly ChatMessage[], options: FitOptions): 
         if (message.role !== 'tool' || isPrunedStub(message)) continue;
         const before = countMessageTokens(message);
         if (before <= STUB_WORTH_TOKENS) continue;
-        const stub: ChatMessage = { role: 'tool', tool_call_id: message.tool_call_id, content: prunedStub(names.get(message.tool_call_id) ?? 'tool', contentText(message.content)) };
+        const stub: ChatMessage = {
+          role: 'tool',
+          tool_call_id: message.tool_call_id,
+          content: prunedStub(names.get(message.tool_call_id) ?? 'tool', contentText(message.content)),
+        };
         const saved = before - countMessageTokens(stub);
         if (saved <= 0) continue;
         turn[i] = stub;

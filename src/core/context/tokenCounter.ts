@@ -93,7 +93,7 @@ function* safePieces(text: string): Generator<string> {
   for (const match of text.matchAll(LONG_RUN)) {
     if (match.index > at) yield text.slice(at, match.index);
     const end = match.index + match[0].length;
-    for (let start = match.index; start < end; ) {
+    for (let start = match.index; start < end;) {
       let stop = Math.min(end, start + RUN_PIECE);
       // Never between the two halves of a surrogate pair.
       if (stop < end && /[\uDC00-\uDFFF]/.test(text[stop])) stop++;
@@ -110,7 +110,8 @@ export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   let text = '';
-  for (const part of content) if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') text += (part as { text: string }).text;
+  for (const part of content)
+    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') text += (part as { text: string }).text;
   return text;
 }
 

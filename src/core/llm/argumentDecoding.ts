@@ -57,7 +57,9 @@ function failed(error: ArgumentParseError, message: string, note?: string): Argu
 
 function decodedValue(value: unknown, doubleEncoded: boolean, note?: string): ArgumentDecodingResult {
   const result: ArgumentDecodingResult = { decoded: { ok: true, value, doubleEncoded } };
-  const shape = note ?? (isRecord(value) ? undefined : `arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+  const shape =
+    note ??
+    (isRecord(value) ? undefined : `arguments must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
   if (shape !== undefined) result.note = shape;
   return result;
 }

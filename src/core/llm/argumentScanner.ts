@@ -28,7 +28,8 @@ export function scanArgumentText(scan: ArgumentScan, text: string): number {
     const c = text.charCodeAt(i);
     if (c < 0x80) bytes += 1;
     else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) bytes += 4; // high surrogate: the pair is 4 bytes
+    else if (c >= 0xd800 && c <= 0xdbff)
+      bytes += 4; // high surrogate: the pair is 4 bytes
     else if (c < 0xdc00 || c > 0xdfff) bytes += 3; // low surrogates were counted with their pair
 
     if (inString) {

@@ -67,18 +67,33 @@ export interface FailureDecision {
   message: string;
 }
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_INVALID_URL',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 const ABOUT_TOOLS = /\b(tools?|tool_choice|tool[ _-]?calls?|tool[ _-]?calling|tool[ _-]?use|functions?|function[ _-]?call(s|ing)?|schema)\b/i;
 const ABOUT_MODEL = /\bmodels?\b/i;
 const ABOUT_STREAM_OPTIONS = /stream_options|include_usage/i;
 const ABOUT_RESPONSE_FORMAT = /response_format|json_object|json[ _]mode/i;
 /** A prompt longer than the model's window; OpenAI's words mention "functions", so this is checked before tools. */
-const CONTEXT_OVERFLOW = /context_length_exceeded|maximum context length|context (?:window|length) (?:exceeded|is exceeded)|exceeds? the (?:model's )?(?:context|maximum context)|prompt is too long/i;
+const CONTEXT_OVERFLOW =
+  /context_length_exceeded|maximum context length|context (?:window|length) (?:exceeded|is exceeded)|exceeds? the (?:model's )?(?:context|maximum context)|prompt is too long/i;
 
 export function classifyLlmFailure(facts: FailureFacts, ctx: FailureContext): FailureDecision {
   const d = classify(facts, ctx);
   // Once the stream started, the model is not switched and parameters are not dropped.
-  return facts.phase === 'stream' && (d.failover || d.drop) ? { kind: d.kind, transient: d.transient, failover: false, message: d.message, ...(d.retryAfterMs !== undefined ? { retryAfterMs: d.retryAfterMs } : {}) } : d;
+  return facts.phase === 'stream' && (d.failover || d.drop)
+    ? { kind: d.kind, transient: d.transient, failover: false, message: d.message, ...(d.retryAfterMs !== undefined ? { retryAfterMs: d.retryAfterMs } : {}) }
+    : d;
 }
 
 function classify(facts: FailureFacts, ctx: FailureContext): FailureDecision {
@@ -89,13 +104,25 @@ function classify(facts: FailureFacts, ctx: FailureContext): FailureDecision {
     case 'cancelled':
       return decision('cancelled', false, 'The LLM request was cancelled.');
     case 'request_timeout':
-      return decision('timeout', true, `The LLM endpoint ${ctx.baseUrl} did not answer within ${seconds(ctx.requestTimeoutMs)} (${setting('cortex.llm.requestTimeoutSeconds')}).`);
+      return decision(
+        'timeout',
+        true,
+        `The LLM endpoint ${ctx.baseUrl} did not answer within ${seconds(ctx.requestTimeoutMs)} (${setting('cortex.llm.requestTimeoutSeconds')}).`,
+      );
     case 'idle_timeout':
-      return decision('timeout', true, `The response stream from ${ctx.baseUrl} sent nothing for ${seconds(ctx.streamIdleTimeoutMs)} and was stopped (${setting('cortex.llm.streamIdleTimeoutSeconds')}).`);
+      return decision(
+        'timeout',
+        true,
+        `The response stream from ${ctx.baseUrl} sent nothing for ${seconds(ctx.streamIdleTimeoutMs)} and was stopped (${setting('cortex.llm.streamIdleTimeoutSeconds')}).`,
+      );
     case 'no_done':
       return decision('stream_broken', true, `The response stream from ${ctx.baseUrl} ended before the model finished (no [DONE], no finish_reason).`);
     case 'malformed':
-      return decision('bad_response', false, `The endpoint ${ctx.baseUrl} sent something that is not an OpenAI chat completion${said}. Check that ${setting('cortex.llm.baseUrl')} points at an OpenAI-compatible API (usually ending in /v1).`);
+      return decision(
+        'bad_response',
+        false,
+        `The endpoint ${ctx.baseUrl} sent something that is not an OpenAI chat completion${said}. Check that ${setting('cortex.llm.baseUrl')} points at an OpenAI-compatible API (usually ending in /v1).`,
+      );
     case 'network':
       return classifyNetwork(facts, ctx, said);
     case 'http':
@@ -107,10 +134,18 @@ function classifyNetwork(facts: FailureFacts, ctx: FailureContext, said: string)
   const code = facts.networkCode;
   const setting = (ctx.hints ?? EDITOR_LLM_HINTS).setting;
   if (facts.phase === 'request' && code && UNREACHABLE_CODES.has(code)) {
-    return decision('unreachable', false, `Cannot reach the LLM endpoint ${ctx.baseUrl} (${code}). Check ${setting('cortex.llm.baseUrl')} and that the server is running.`);
+    return decision(
+      'unreachable',
+      false,
+      `Cannot reach the LLM endpoint ${ctx.baseUrl} (${code}). Check ${setting('cortex.llm.baseUrl')} and that the server is running.`,
+    );
   }
   if (facts.phase === 'stream') {
-    return decision('stream_broken', true, `The connection to ${ctx.baseUrl} broke off in the middle of the model's response (${code ?? oneLine(facts.message, 300)}).`);
+    return decision(
+      'stream_broken',
+      true,
+      `The connection to ${ctx.baseUrl} broke off in the middle of the model's response (${code ?? oneLine(facts.message, 300)}).`,
+    );
   }
   return decision('stream_broken', true, `The connection to ${ctx.baseUrl} failed (${code ?? 'no error code'})${said}.`);
 }
@@ -130,9 +165,20 @@ function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): F
   }
   if (status === 404) {
     if (facts.code === 'model_not_found' || ABOUT_MODEL.test(facts.message)) {
-      return { ...decision('not_found', false, `Model '${ctx.model}' is not available at ${ctx.baseUrl} (404)${said}. Check ${setting('cortex.llm.model')}, or list other models in ${setting('cortex.llm.fallbackModels')}.`), failover: true };
+      return {
+        ...decision(
+          'not_found',
+          false,
+          `Model '${ctx.model}' is not available at ${ctx.baseUrl} (404)${said}. Check ${setting('cortex.llm.model')}, or list other models in ${setting('cortex.llm.fallbackModels')}.`,
+        ),
+        failover: true,
+      };
     }
-    return decision('not_found', false, `${ctx.baseUrl}/chat/completions was not found (404)${said}. Check that ${setting('cortex.llm.baseUrl')} is the API root, usually ending in /v1.`);
+    return decision(
+      'not_found',
+      false,
+      `${ctx.baseUrl}/chat/completions was not found (404)${said}. Check that ${setting('cortex.llm.baseUrl')} is the API root, usually ending in /v1.`,
+    );
   }
   if (status === 400 || status === 422) {
     if (ctx.sentStreamOptions && ABOUT_STREAM_OPTIONS.test(text)) {
@@ -147,7 +193,14 @@ function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): F
     }
     const aboutHistory = (facts.param ?? '').startsWith('messages') || /messages\[\d+\]/.test(facts.message);
     if (!aboutHistory && ABOUT_TOOLS.test(text)) {
-      return { ...decision('bad_request', false, `Model '${ctx.model}' refused the request's tools (${status})${said}. Use a model that supports tool calling, or list one in ${setting('cortex.llm.fallbackModels')}.`), failover: true };
+      return {
+        ...decision(
+          'bad_request',
+          false,
+          `Model '${ctx.model}' refused the request's tools (${status})${said}. Use a model that supports tool calling, or list one in ${setting('cortex.llm.fallbackModels')}.`,
+        ),
+        failover: true,
+      };
     }
     return override(decision('bad_request', false, `The endpoint rejected the request (${status})${said}.`));
   }
@@ -185,6 +238,8 @@ export function endsTheRun(kind: string | undefined): boolean {
 
 /** The one line a run says when a request had to leave its model for a fallback. */
 export function failoverNotice(skipped: Array<{ model: string; status?: number }>, usedModel: string, baseUrl: string): string {
-  const why = skipped.map((s) => (s.status === 404 ? `model ${s.model} not found` : `model ${s.model} refused the request's tools${s.status ? ` (${s.status})` : ''}`));
+  const why = skipped.map((s) =>
+    s.status === 404 ? `model ${s.model} not found` : `model ${s.model} refused the request's tools${s.status ? ` (${s.status})` : ''}`,
+  );
   return `${why.join(', ')} at ${baseUrl} — using ${usedModel}`;
 }

@@ -4,11 +4,7 @@
 
 /** The settings an LLM error message may point at. */
 export type LlmSettingKey =
-  | 'cortex.llm.baseUrl'
-  | 'cortex.llm.model'
-  | 'cortex.llm.fallbackModels'
-  | 'cortex.llm.requestTimeoutSeconds'
-  | 'cortex.llm.streamIdleTimeoutSeconds';
+  'cortex.llm.baseUrl' | 'cortex.llm.model' | 'cortex.llm.fallbackModels' | 'cortex.llm.requestTimeoutSeconds' | 'cortex.llm.streamIdleTimeoutSeconds';
 
 export interface LlmHints {
   /** What to do about a rejected API key: one sentence, ending with a period. */

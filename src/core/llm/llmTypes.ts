@@ -80,7 +80,18 @@ export interface ChatResponse {
   notes: string[];
 }
 
-export type LlmErrorKind = 'unreachable' | 'auth' | 'bad_request' | 'not_found' | 'rate_limit' | 'server' | 'stream_broken' | 'timeout' | 'cancelled' | 'bad_response' | 'context_overflow';
+export type LlmErrorKind =
+  | 'unreachable'
+  | 'auth'
+  | 'bad_request'
+  | 'not_found'
+  | 'rate_limit'
+  | 'server'
+  | 'stream_broken'
+  | 'timeout'
+  | 'cancelled'
+  | 'bad_response'
+  | 'context_overflow';
 
 /** A failed LLM request, with a message meant for a person (no stack traces). */
 export class LlmError extends Error {

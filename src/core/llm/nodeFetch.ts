@@ -23,7 +23,11 @@ export function createNodeFetch(fallback: typeof fetch = globalThis.fetch): type
   return (input, init) => {
     const url = typeof input === 'string' ? safeUrl(input) : input instanceof URL ? input : undefined;
     const body = init?.body;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)) {
+    if (
+      !url ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      !(body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array)
+    ) {
       return fallback(input, init);
     }
     return send(url, init ?? {}, 0);
@@ -47,7 +51,8 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
     }
     const method = (init.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init.headers);
-    const body = init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : Buffer.from(init.body as Uint8Array);
+    const body =
+      init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : Buffer.from(init.body as Uint8Array);
     if (body) headers['content-length'] = String(body.length);
     const request = (url.protocol === 'https:' ? https : http).request(url, { method, headers });
     let response: http.IncomingMessage | undefined;
@@ -107,18 +112,25 @@ function toResponse(incoming: http.IncomingMessage, method: string, url: URL): R
 function decoded(incoming: http.IncomingMessage, encoding: string | null): Readable {
   const coding = encoding?.trim().toLowerCase();
   const decoder =
-    coding === 'gzip' || coding === 'x-gzip' ? zlib.createGunzip() : coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : undefined;
+    coding === 'gzip' || coding === 'x-gzip'
+      ? zlib.createGunzip()
+      : coding === 'deflate'
+        ? zlib.createInflate()
+        : coding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined;
   if (!decoder) return incoming;
   // A transport error of the response reaches the reader as an error of the decoded stream.
   pipeline(incoming, decoder, () => undefined);
   return decoder;
 }
 
-function headerRecord(headers: HeadersInit | undefined): Record<string, string> {
+function headerRecord(headers: RequestInit['headers']): Record<string, string> {
   const record: Record<string, string> = {};
   if (!headers) return record;
-  const entries: Iterable<[string, string]> = headers instanceof Headers ? headers : Array.isArray(headers) ? headers : Object.entries(headers);
+  const entries: Iterable<[string, string | undefined]> = headers instanceof Headers ? headers : Array.isArray(headers) ? headers : Object.entries(headers);
   for (const [name, value] of entries) {
+    if (value === undefined) continue;
     const key = name.toLowerCase();
     record[key] = record[key] === undefined ? value : `${record[key]}, ${value}`;
   }

@@ -99,7 +99,10 @@ class OpenAiClient implements LlmClient {
       const model = models[m];
       for (;;) {
         if (request.signal?.aborted) throw new LlmError('cancelled', 'The LLM request was cancelled.', undefined, attempts);
-        const sent: Sent = { streamOptions: stream && !this.streamOptionsRefused, responseFormat: request.jsonResponse === true && !this.responseFormatRefused };
+        const sent: Sent = {
+          streamOptions: stream && !this.streamOptionsRefused,
+          responseFormat: request.jsonResponse === true && !this.responseFormatRefused,
+        };
         const started = Date.now();
         this.logger.debug('llm request', { purpose: request.purpose, stepId: request.stepId, model, stream, retry: retries });
         const outcome = await this.attempt(request, model, stream, sent, batch);
@@ -197,7 +200,10 @@ class OpenAiClient implements LlmClient {
 
     try {
       if (!stream) {
-        const completion = await this.sdk.chat.completions.create({ ...body, stream: false } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, requestOptions);
+        const completion = await this.sdk.chat.completions.create(
+          { ...body, stream: false } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+          requestOptions,
+        );
         if (abortCause) return aborted();
         if (!isCompletion(completion)) {
           return { ok: false, facts: { cause: 'malformed', phase: 'request', message: `expected a chat completion, got ${describeBody(completion)}` } };
@@ -208,7 +214,9 @@ class OpenAiClient implements LlmClient {
 
       const streamBody = { ...body, stream: true, ...(sent.streamOptions ? { stream_options: { include_usage: true } } : {}) };
       // The SDK sends the request (auth, headers, HTTP errors); its body is read here, once.
-      const response = await this.sdk.chat.completions.create(streamBody as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, requestOptions).asResponse();
+      const response = await this.sdk.chat.completions
+        .create(streamBody as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, requestOptions)
+        .asResponse();
       if (abortCause) return aborted();
       clearTimeout(timer);
       const state: SseReadState = { lastRead: Date.now(), sawDone: false };
@@ -227,10 +235,20 @@ class OpenAiClient implements LlmClient {
       if (abortCause) return aborted();
       const contentType = response.headers.get('content-type') ?? '';
       if (accumulator.chunkCount === 0 && !contentType.includes('text/event-stream')) {
-        return { ok: false, facts: { cause: 'malformed', phase: 'request', message: `a streaming request was answered with '${contentType || 'no content type'}' instead of an event stream` } };
+        return {
+          ok: false,
+          facts: {
+            cause: 'malformed',
+            phase: 'request',
+            message: `a streaming request was answered with '${contentType || 'no content type'}' instead of an event stream`,
+          },
+        };
       }
       if (!state.sawDone && accumulator.finishReason === null) {
-        return { ok: false, facts: { cause: 'no_done', phase: phase(), message: `stream ended after ${accumulator.chunkCount} chunks without [DONE] or finish_reason` } };
+        return {
+          ok: false,
+          facts: { cause: 'no_done', phase: phase(), message: `stream ended after ${accumulator.chunkCount} chunks without [DONE] or finish_reason` },
+        };
       }
       return { ok: true, result: accumulator.finish() };
     } catch (error) {

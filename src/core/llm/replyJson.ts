@@ -54,7 +54,7 @@ export function extractJsonObjects(content: string): Array<Record<string, unknow
   }
   if (fenced.length > 0) return fenced;
   const found: Array<Record<string, unknown>> = [];
-  for (let i = text.indexOf('{'); i !== -1; ) {
+  for (let i = text.indexOf('{'); i !== -1;) {
     const end = matchingBrace(text, i);
     const value = end === -1 ? undefined : tryParse(text.slice(i, end + 1));
     if (isRecord(value)) {

@@ -40,7 +40,8 @@ function eventHandler(headers: Headers, state: SseReadState, onChunk: (chunk: un
       throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
     }
     if (message.event === 'error') throw new OpenAI.APIError(undefined, errorPayload(chunk, true), undefined, headers);
-    if (typeof chunk === 'object' && chunk !== null && (chunk as { error?: unknown }).error) throw new OpenAI.APIError(undefined, errorPayload(chunk, false), undefined, headers);
+    if (typeof chunk === 'object' && chunk !== null && (chunk as { error?: unknown }).error)
+      throw new OpenAI.APIError(undefined, errorPayload(chunk, false), undefined, headers);
     onChunk(chunk);
   };
 }

@@ -327,7 +327,10 @@ class Accumulator implements ToolCallAccumulator {
     if (typeof key === 'number') {
       let slot = key;
       while (this.claimed.has(slot)) slot++;
-      if (slot !== key) this.note(`index ${key} was already used by ${displaced ? describe(displaced) : 'another call'}; a new call${id ? ` (id ${id})` : ''} took index ${slot} instead of merging`);
+      if (slot !== key)
+        this.note(
+          `index ${key} was already used by ${displaced ? describe(displaced) : 'another call'}; a new call${id ? ` (id ${id})` : ''} took index ${slot} instead of merging`,
+        );
       this.claim(slot);
       call = new CallState(seq, slot);
       this.byIndex.set(key, call);

@@ -77,7 +77,8 @@ function startErrorText(error: unknown, command: string, timeoutMs: number): str
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') return `the command "${command}" was not found`;
   if (code === 'EACCES') return `the command "${command}" cannot be run (permission denied)`;
-  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) return `it did not complete the MCP handshake within ${Math.round(timeoutMs / 1000)} s (cortex.mcp.startTimeoutSeconds)`;
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+    return `it did not complete the MCP handshake within ${Math.round(timeoutMs / 1000)} s (cortex.mcp.startTimeoutSeconds)`;
   return errorText(error);
 }
 
@@ -98,7 +99,8 @@ async function connectWith(make: () => Transport, via: 'http' | 'sse', options: 
   }
   const close = async () => {
     // Ask the server to end the session (Streamable HTTP), then close; neither may hold up the run.
-    if (transport instanceof StreamableHTTPClientTransport) await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+    if (transport instanceof StreamableHTTPClientTransport)
+      await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
     await closeQuietly(client);
   };
   return { client, transport, via, exitText: () => '', close };

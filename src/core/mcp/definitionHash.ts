@@ -27,5 +27,7 @@ export function describeServerCommand(entry: McpServerEntry): string {
   if (entry.type !== 'stdio') return `${entry.type === 'sse' ? 'SSE' : 'HTTP'} server at ${entry.url}`;
   const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
   const env = Object.keys(entry.env);
-  return [entry.command, ...entry.args].map(quote).join(' ') + (env.length > 0 ? ` (environment: ${env.join(', ')})` : '') + (entry.cwd ? ` in ${entry.cwd}` : '');
+  return (
+    [entry.command, ...entry.args].map(quote).join(' ') + (env.length > 0 ? ` (environment: ${env.join(', ')})` : '') + (entry.cwd ? ` in ${entry.cwd}` : '')
+  );
 }

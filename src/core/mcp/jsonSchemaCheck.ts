@@ -87,7 +87,11 @@ class Checker {
     const types = typesOf(schema);
     if (types && types.length > 0 && !types.some((type) => matchesType(type, value))) {
       const expected = types.join(' or ');
-      issues.push({ kind: 'type', path: where, message: where === '' ? `the arguments must be a JSON ${expected}, got ${jsonTypeOf(value)}` : `${field} must be ${expected}, got ${jsonTypeOf(value)}` });
+      issues.push({
+        kind: 'type',
+        path: where,
+        message: where === '' ? `the arguments must be a JSON ${expected}, got ${jsonTypeOf(value)}` : `${field} must be ${expected}, got ${jsonTypeOf(value)}`,
+      });
       return;
     }
     if (Array.isArray(schema.enum) && !schema.enum.some((option) => deepEqual(option, value))) {
@@ -110,8 +114,10 @@ class Checker {
 
   private checkString(schema: Schema, value: string, where: string, field: string, issues: ValidationIssue[]): void {
     const length = [...value].length;
-    if (typeof schema.minLength === 'number' && length < schema.minLength) issues.push({ kind: 'invalid', path: where, message: `${field} must be at least ${schema.minLength} characters long` });
-    if (typeof schema.maxLength === 'number' && length > schema.maxLength) issues.push({ kind: 'invalid', path: where, message: `${field} must be at most ${schema.maxLength} characters long` });
+    if (typeof schema.minLength === 'number' && length < schema.minLength)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must be at least ${schema.minLength} characters long` });
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must be at most ${schema.maxLength} characters long` });
     if (typeof schema.pattern === 'string') {
       let pattern: RegExp | undefined;
       try {
@@ -124,17 +130,23 @@ class Checker {
   }
 
   private checkNumber(schema: Schema, value: number, where: string, field: string, issues: ValidationIssue[]): void {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) issues.push({ kind: 'invalid', path: where, message: `${field} must be at least ${schema.minimum}` });
-    if (typeof schema.maximum === 'number' && value > schema.maximum) issues.push({ kind: 'invalid', path: where, message: `${field} must be at most ${schema.maximum}` });
-    if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) issues.push({ kind: 'invalid', path: where, message: `${field} must be greater than ${schema.exclusiveMinimum}` });
-    if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) issues.push({ kind: 'invalid', path: where, message: `${field} must be less than ${schema.exclusiveMaximum}` });
+    if (typeof schema.minimum === 'number' && value < schema.minimum)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must be at least ${schema.minimum}` });
+    if (typeof schema.maximum === 'number' && value > schema.maximum)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must be at most ${schema.maximum}` });
+    if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must be greater than ${schema.exclusiveMinimum}` });
+    if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must be less than ${schema.exclusiveMaximum}` });
   }
 
   private checkArray(schema: Schema, value: Json[], path: Array<string | number>, issues: ValidationIssue[], depth: number): void {
     const where = formatPath(path);
     const field = where === '' ? 'the arguments' : `field '${where}'`;
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) issues.push({ kind: 'invalid', path: where, message: `${field} must have at least ${schema.minItems} item(s)` });
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) issues.push({ kind: 'invalid', path: where, message: `${field} must have at most ${schema.maxItems} item(s)` });
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must have at least ${schema.minItems} item(s)` });
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+      issues.push({ kind: 'invalid', path: where, message: `${field} must have at most ${schema.maxItems} item(s)` });
     const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : [];
     const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
     value.forEach((item, index) => this.check(index < tuple.length ? tuple[index] : rest, item, [...path, index], issues, depth + 1));
@@ -166,7 +178,8 @@ class Checker {
       if (Object.hasOwn(properties, key)) this.check(properties[key], item, childPath, issues, depth + 1);
       for (const [, sub] of matched) this.check(sub, item, childPath, issues, depth + 1);
       if (Object.hasOwn(properties, key) || matched.length > 0) continue;
-      if (schema.additionalProperties === false) issues.push({ kind: 'unknown', path: formatPath(childPath), message: `unknown field '${formatPath(childPath)}'` });
+      if (schema.additionalProperties === false)
+        issues.push({ kind: 'unknown', path: formatPath(childPath), message: `unknown field '${formatPath(childPath)}'` });
       else if (isRecord(schema.additionalProperties)) this.check(schema.additionalProperties, item, childPath, issues, depth + 1);
     }
   }
@@ -187,7 +200,14 @@ class Checker {
     if (allTyped && best!.every((issue) => issue.kind === 'type' && issue.path === where)) {
       // Only the type is wrong: say every accepted type at once ("string or null").
       const expected = [...new Set(branches.flatMap((branch) => typesOf(branch)!))].join(' or ');
-      issues.push({ kind: 'type', path: where, message: where === '' ? `the arguments must be a JSON ${expected}, got ${jsonTypeOf(value)}` : `field '${where}' must be ${expected}, got ${jsonTypeOf(value)}` });
+      issues.push({
+        kind: 'type',
+        path: where,
+        message:
+          where === ''
+            ? `the arguments must be a JSON ${expected}, got ${jsonTypeOf(value)}`
+            : `field '${where}' must be ${expected}, got ${jsonTypeOf(value)}`,
+      });
       return;
     }
     issues.push(...best!);
@@ -201,7 +221,10 @@ export function createJsonSchemaValidator(schema: Record<string, unknown>): (val
   return (value) => {
     const issues: ValidationIssue[] = [];
     checker.check(schema, value, [], issues);
-    if (issues.length === 0) return isRecord(value) ? { ok: true, value } : { ok: false, error: describeIssues([{ kind: 'type', path: '', message: `the arguments must be a JSON object, got ${jsonTypeOf(value)}` }]), issues };
+    if (issues.length === 0)
+      return isRecord(value)
+        ? { ok: true, value }
+        : { ok: false, error: describeIssues([{ kind: 'type', path: '', message: `the arguments must be a JSON object, got ${jsonTypeOf(value)}` }]), issues };
     return { ok: false, error: describeIssues(issues, allowedKeys), issues };
   };
 }

@@ -44,7 +44,11 @@ function parseInputs(raw: unknown, problems: string[]): McpInput[] {
     if (item.type === 'promptString') {
       inputs.push({ type: 'promptString', id: item.id, description, password: item.password === true, default: fallback });
     } else if (item.type === 'pickString') {
-      const options = Array.isArray(item.options) ? (item.options as unknown[]).map((o): unknown => (isRecord(o) && typeof o.value === 'string' ? o.value : o)).filter((o): o is string => typeof o === 'string') : [];
+      const options = Array.isArray(item.options)
+        ? (item.options as unknown[])
+            .map((o): unknown => (isRecord(o) && typeof o.value === 'string' ? o.value : o))
+            .filter((o): o is string => typeof o === 'string')
+        : [];
       if (options.length === 0) problems.push(`${where}: a pickString input needs "options"`);
       else inputs.push({ type: 'pickString', id: item.id, description, options, default: fallback });
     } else {

@@ -37,7 +37,11 @@ export function mcpRuleMatches(toolName: string, origin: McpToolOrigin, rules: R
 export function mcpDefaultMatch(toolName: string, origin: McpToolOrigin, allowReadOnly: readonly string[]): PolicyMatch {
   const readOnly = origin.annotations?.readOnlyHint === true;
   if (readOnly && (allowReadOnly.includes(origin.server) || allowReadOnly.includes('*'))) {
-    return { decision: 'allow', rule: 'cortex.mcp.allowReadOnly', reason: `"${toolName}" is annotated read-only and MCP server "${origin.server}" is listed in cortex.mcp.allowReadOnly` };
+    return {
+      decision: 'allow',
+      rule: 'cortex.mcp.allowReadOnly',
+      reason: `"${toolName}" is annotated read-only and MCP server "${origin.server}" is listed in cortex.mcp.allowReadOnly`,
+    };
   }
   return { decision: 'confirm', rule: 'default: MCP tool', reason: `"${toolName}" comes from an MCP server, so it needs confirmation` };
 }

@@ -39,23 +39,39 @@ export class McpSession {
    */
   static async start(definitions: readonly McpServerDefinition[], options: McpSessionOptions): Promise<{ session: McpSession; tools: ToolDefinition[] }> {
     const { log } = options;
-    const report = (level: 'info' | 'warn' | 'error', message: string, data?: Record<string, unknown>) => log.append({ type: 'log', level, message, ...(data ? { data } : {}) });
-    const connections = definitions.map((definition) => new McpServerConnection(definition, { processEnv: options.processEnv, startTimeoutMs: options.startTimeoutMs, signal: options.signal, report }));
+    const report = (level: 'info' | 'warn' | 'error', message: string, data?: Record<string, unknown>) =>
+      log.append({ type: 'log', level, message, ...(data ? { data } : {}) });
+    const connections = definitions.map(
+      (definition) =>
+        new McpServerConnection(definition, { processEnv: options.processEnv, startTimeoutMs: options.startTimeoutMs, signal: options.signal, report }),
+    );
     const session = new McpSession(connections, log);
     await Promise.all(connections.map((connection) => connection.start()));
     const tools: ToolDefinition[] = [];
     for (const connection of connections) {
       const server = connection.name;
       if (connection.state !== 'running') {
-        report('warn', `MCP server "${server}" could not start: ${connection.error ?? 'unknown error'}. The run continues without its tools.`, { server, error: connection.error });
+        report('warn', `MCP server "${server}" could not start: ${connection.error ?? 'unknown error'}. The run continues without its tools.`, {
+          server,
+          error: connection.error,
+        });
         continue;
       }
       const defined = mcpToolDefinitions(connection);
       tools.push(...defined);
       const pid = connection.pids[0];
-      report('info', `MCP server "${server}" started (${connection.via}${pid !== undefined ? `, pid ${pid}` : ''}) with ${defined.length} tool(s)`, { server, transport: connection.via, ...(pid !== undefined ? { pid } : {}), tools: defined.map((tool) => tool.name) });
+      report('info', `MCP server "${server}" started (${connection.via}${pid !== undefined ? `, pid ${pid}` : ''}) with ${defined.length} tool(s)`, {
+        server,
+        transport: connection.via,
+        ...(pid !== undefined ? { pid } : {}),
+        tools: defined.map((tool) => tool.name),
+      });
     }
-    const conflicts = mcpNameConflicts(options.nativeNames, tools.map((tool) => ({ name: tool.name, origin: tool.mcp! })), options.normalizeFallback);
+    const conflicts = mcpNameConflicts(
+      options.nativeNames,
+      tools.map((tool) => ({ name: tool.name, origin: tool.mcp! })),
+      options.normalizeFallback,
+    );
     if (conflicts.length > 0) {
       await session.stop();
       throw new McpToolConflictError(conflicts);
@@ -65,7 +81,13 @@ export class McpSession {
 
   /** State of each server, for the trace and the host. */
   states(): Array<{ server: string; state: string; tools: number; restarts: number; error?: string }> {
-    return this.connections.map((c) => ({ server: c.name, state: c.state, tools: c.tools.length, restarts: c.restarts, ...(c.error ? { error: c.error } : {}) }));
+    return this.connections.map((c) => ({
+      server: c.name,
+      state: c.state,
+      tools: c.tools.length,
+      restarts: c.restarts,
+      ...(c.error ? { error: c.error } : {}),
+    }));
   }
 
   /** Stops every server (and its processes). Safe to call more than once. */
@@ -74,7 +96,12 @@ export class McpSession {
     const running = this.connections.filter((c) => c.state !== 'stopped' && c.state !== 'not_started');
     await Promise.all(this.connections.map((connection) => connection.stop()));
     if (running.length > 0 && started.length > 0) {
-      this.log.append({ type: 'log', level: 'info', message: `Stopped MCP server(s): ${started.map((c) => c.name).join(', ')}`, data: { servers: started.map((c) => ({ server: c.name, pids: c.pids, restarts: c.restarts })) } });
+      this.log.append({
+        type: 'log',
+        level: 'info',
+        message: `Stopped MCP server(s): ${started.map((c) => c.name).join(', ')}`,
+        data: { servers: started.map((c) => ({ server: c.name, pids: c.pids, restarts: c.restarts })) },
+      });
     }
   }
 }

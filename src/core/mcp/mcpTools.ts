@@ -58,7 +58,8 @@ export function mcpToolDefinitions(connection: McpServerConnection): ToolDefinit
         const result = await connection.callTool(tool.name, args as Record<string, unknown>, { signal: context.signal, timeoutMs: context.timeoutMs });
         const rendered = renderToolResult(result);
         context.reportRaw?.({ server: connection.name, tool: tool.name, isError: rendered.isError, raw: rendered.rawJson });
-        if (rendered.isError) throw new ToolError(rendered.text || `the tool "${tool.name}" of MCP server "${connection.name}" reported an error without a message`);
+        if (rendered.isError)
+          throw new ToolError(rendered.text || `the tool "${tool.name}" of MCP server "${connection.name}" reported an error without a message`);
         return rendered.text;
       },
     };

@@ -32,7 +32,12 @@ function base64Bytes(data: unknown): number {
 function describeResource(resource: unknown): string {
   if (!isRecord(resource)) return '[embedded resource]';
   const mime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
-  const size = typeof resource.text === 'string' ? `${resource.text.length} characters` : typeof resource.blob === 'string' ? `${base64Bytes(resource.blob)} bytes` : undefined;
+  const size =
+    typeof resource.text === 'string'
+      ? `${resource.text.length} characters`
+      : typeof resource.blob === 'string'
+        ? `${base64Bytes(resource.blob)} bytes`
+        : undefined;
   const detail = [mime, size].filter(Boolean).join(', ');
   return `[embedded resource ${textOf(resource.uri, '(no uri)')}${detail ? ` (${detail})` : ''}]`;
 }
@@ -68,7 +73,10 @@ function withoutBinary(value: unknown): unknown {
 export function renderToolResult(result: unknown): RenderedResult {
   const record = isRecord(result) ? result : {};
   const blocks = Array.isArray(record.content) ? record.content.filter(isRecord) : [];
-  let text = blocks.map(renderBlock).filter((part) => part !== '').join('\n');
+  let text = blocks
+    .map(renderBlock)
+    .filter((part) => part !== '')
+    .join('\n');
   if (text === '' && record.structuredContent !== undefined) text = JSON.stringify(record.structuredContent);
   if (text === '' && 'toolResult' in record) text = typeof record.toolResult === 'string' ? record.toolResult : JSON.stringify(record.toolResult); // protocol 2024-10-07 servers
   return { text, isError: record.isError === true, rawJson: capOutput(JSON.stringify(withoutBinary(result)) ?? 'null', MAX_RAW_RESULT_BYTES) };

@@ -24,7 +24,12 @@ export async function startRunMcp(options: RunMcpOptions): Promise<{ session?: M
   for (const notice of options.notices) log.append({ type: 'log', level: 'warn', message: notice });
   if (servers.length === 0) return { tools: [] };
   if (!options.trusted) {
-    log.append({ type: 'log', level: 'warn', message: `MCP servers are not started in Restricted Mode: ${servers.map((s) => s.name).join(', ')}`, data: { servers: servers.map((s) => s.name) } });
+    log.append({
+      type: 'log',
+      level: 'warn',
+      message: `MCP servers are not started in Restricted Mode: ${servers.map((s) => s.name).join(', ')}`,
+      data: { servers: servers.map((s) => s.name) },
+    });
     return { tools: [] };
   }
   // The MCP client (its SDK, transports and schema validators) loads only for a run that has servers.

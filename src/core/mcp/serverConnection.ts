@@ -95,7 +95,10 @@ export class McpServerConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LISTED_PAGES; page++) {
-      const listed = await this.session!.client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.startTimeoutMs, signal: this.options.signal });
+      const listed = await this.session!.client.listTools(cursor ? { cursor } : undefined, {
+        timeout: this.options.startTimeoutMs,
+        signal: this.options.signal,
+      });
       tools.push(...listed.tools);
       cursor = listed.nextCursor;
       if (!cursor) break;
@@ -109,7 +112,8 @@ export class McpServerConnection {
     if (this.state === 'stopped') throw new ToolError(`MCP server "${this.name}" was stopped because the run ended`);
     if (this.state !== 'crashed') throw new ToolError(`MCP server "${this.name}" is not running`);
     if (!this.restarting) {
-      if (this.restarts >= MAX_RESTARTS) throw new ToolError(`MCP server "${this.name}" stopped again after its restart; its tools cannot be used for the rest of this run`);
+      if (this.restarts >= MAX_RESTARTS)
+        throw new ToolError(`MCP server "${this.name}" stopped again after its restart; its tools cannot be used for the rest of this run`);
       this.restarts++;
       this.options.report('info', `Restarting MCP server "${this.name}" (restart ${this.restarts} of ${MAX_RESTARTS})`, { server: this.name });
       this.restarting = (async () => {

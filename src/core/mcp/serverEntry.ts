@@ -59,7 +59,10 @@ export function parseServerEntry(name: string, raw: unknown, strict: boolean): E
   }
   const known = isStdio ? STDIO_KEYS : HTTP_KEYS;
   const unknown = Object.keys(raw).filter((key) => !known.has(key));
-  if (strict && unknown.length > 0) problems.push(`unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')} for ${isStdio ? 'a stdio' : 'an HTTP'} server (allowed: ${[...known].join(', ')})`);
+  if (strict && unknown.length > 0)
+    problems.push(
+      `unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')} for ${isStdio ? 'a stdio' : 'an HTTP'} server (allowed: ${[...known].join(', ')})`,
+    );
 
   if (isStdio) {
     if (typeof raw.command !== 'string' || raw.command.trim() === '') problems.push('"command" must name the program to run');
@@ -76,11 +79,19 @@ export function parseServerEntry(name: string, raw: unknown, strict: boolean): E
     return {
       ok: true,
       disabled,
-      entry: { type: 'stdio', command: raw.command as string, args, env, ...(raw.cwd !== undefined ? { cwd: raw.cwd as string } : {}), ...(raw.envFile !== undefined ? { envFile: raw.envFile as string } : {}) },
+      entry: {
+        type: 'stdio',
+        command: raw.command as string,
+        args,
+        env,
+        ...(raw.cwd !== undefined ? { cwd: raw.cwd as string } : {}),
+        ...(raw.envFile !== undefined ? { envFile: raw.envFile as string } : {}),
+      },
     };
   }
   if (typeof raw.url !== 'string' || raw.url === '') problems.push('"url" must be the server\'s http(s) address');
-  else if (!/^https?:\/\//i.test(raw.url) && !raw.url.includes('${')) problems.push(`"url" must start with http:// or https://, not ${JSON.stringify(raw.url.slice(0, 80))}`);
+  else if (!/^https?:\/\//i.test(raw.url) && !raw.url.includes('${'))
+    problems.push(`"url" must start with http:// or https://, not ${JSON.stringify(raw.url.slice(0, 80))}`);
   const headers = stringMap(raw.headers, 'headers', problems);
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, disabled, entry: { type: httpType!, url: raw.url as string, headers } };

@@ -41,7 +41,11 @@ export function duplicateServerNames(groups: readonly ServerGroup[]): string[] {
  * plain text prompt named by its id. A server whose variables cannot be substituted (an unknown
  * variable, an input not given) is left out with a problem naming it; the others go on.
  */
-export async function resolveGroup(group: ServerGroup, context: Omit<VariableContext, 'input'>, ask: InputAsker): Promise<{ definitions: McpServerDefinition[]; problems: string[] }> {
+export async function resolveGroup(
+  group: ServerGroup,
+  context: Omit<VariableContext, 'input'>,
+  ask: InputAsker,
+): Promise<{ definitions: McpServerDefinition[]; problems: string[] }> {
   const answers = new Map<string, Promise<string | undefined>>();
   const input = (id: string) => {
     let answer = answers.get(id);

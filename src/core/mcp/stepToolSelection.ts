@@ -11,7 +11,9 @@ import type { ToolDefinition } from '../tools/toolTypes';
 // always sent and do not count.
 
 const STOP_WORDS = new Set(
-  'the and for with from into that this then than are was were will can not but all any its use using used file files step steps make sure each them they their there what when which while also only have has had more most some such your you our out via per one two'.split(' '),
+  'the and for with from into that this then than are was were will can not but all any its use using used file files step steps make sure each them they their there what when which while also only have has had more most some such your you our out via per one two'.split(
+    ' ',
+  ),
 );
 
 /** Lower-case words of at least three letters, camelCase and separators split, a plural `s` dropped. */
@@ -27,7 +29,11 @@ export function keywords(text: string): Set<string> {
 
 /** True when `name` occurs in `text` as a whole word (any case; `-`, `_` and spaces alike). */
 function mentions(text: string, name: string): boolean {
-  const fold = (s: string) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+  const fold = (s: string) =>
+    ` ${s
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()} `;
   const needle = fold(name);
   return needle.trim() !== '' && fold(text).includes(needle);
 }
@@ -68,7 +74,9 @@ export function selectStepTools(registry: ToolRegistry, description: string, max
     const score = [...stepWords].filter((word) => serverWords.has(word)).length;
     return { server, tools, named: mentions(description, server) || namedTools.size > 0, score, toolScores, namedTools };
   });
-  const ranked = choices.filter((c) => c.named || c.score > 0).sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score || a.server.localeCompare(b.server));
+  const ranked = choices
+    .filter((c) => c.named || c.score > 0)
+    .sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score || a.server.localeCompare(b.server));
 
   const chosen = new Set<string>();
   const selected: Array<Record<string, unknown>> = [];

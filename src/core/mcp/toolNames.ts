@@ -39,7 +39,9 @@ export function mcpNameConflicts(nativeNames: readonly string[], tools: readonly
       continue;
     }
     if (normalizeFallback && nativeByKey.has(key)) {
-      conflicts.push(`${describe(tool)} and the built-in tool "${nativeByKey.get(key)}" both normalize to "${key}" (rename the server, or set cortex.tools.normalizeFallback to false)`);
+      conflicts.push(
+        `${describe(tool)} and the built-in tool "${nativeByKey.get(key)}" both normalize to "${key}" (rename the server, or set cortex.tools.normalizeFallback to false)`,
+      );
       continue;
     }
     const sameName = byName.get(tool.name);
@@ -49,7 +51,9 @@ export function mcpNameConflicts(nativeNames: readonly string[], tools: readonly
     }
     const sameKey = normalizeFallback ? byKey.get(key) : undefined;
     if (sameKey) {
-      conflicts.push(`${describe(sameKey)} and ${describe(tool)} both normalize to "${key}" (rename one of the servers, or set cortex.tools.normalizeFallback to false)`);
+      conflicts.push(
+        `${describe(sameKey)} and ${describe(tool)} both normalize to "${key}" (rename one of the servers, or set cortex.tools.normalizeFallback to false)`,
+      );
       continue;
     }
     byName.set(tool.name, tool);

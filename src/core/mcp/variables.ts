@@ -51,7 +51,10 @@ async function substitute(text: string, where: string, context: VariableContext)
       const value = await context.input(name.slice('input:'.length));
       if (value === undefined) throw new McpVariableError(`${where}: no value was given for \${${name}}`);
       out += value;
-    } else throw new McpVariableError(`${where}: unknown variable \${${name}} (known: workspaceFolder, workspaceFolderBasename, userHome, pathSeparator, env:NAME, input:ID)`);
+    } else
+      throw new McpVariableError(
+        `${where}: unknown variable \${${name}} (known: workspaceFolder, workspaceFolderBasename, userHome, pathSeparator, env:NAME, input:ID)`,
+      );
   }
   return out + text.slice(last);
 }
@@ -70,7 +73,8 @@ export async function resolveVariables(serverName: string, entry: McpServerEntry
   const where = `MCP server "${serverName}"`;
   if (entry.type !== 'stdio') {
     const url = await substitute(entry.url, `${where} url`, context);
-    if (!/^https?:\/\//i.test(url)) throw new McpVariableError(`${where}: the url must start with http:// or https://, not ${JSON.stringify(url.slice(0, 80))}`);
+    if (!/^https?:\/\//i.test(url))
+      throw new McpVariableError(`${where}: the url must start with http:// or https://, not ${JSON.stringify(url.slice(0, 80))}`);
     return { type: entry.type, url, headers: await substituteMap(entry.headers, `${where} headers`, context) };
   }
   const command = await substitute(entry.command, `${where} command`, context);

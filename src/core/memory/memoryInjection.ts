@@ -32,7 +32,12 @@ export async function injectRelevantMemory(context: Pick<RunContext, 'memory' | 
     data: {
       count: hits.length,
       tokens: countMessageTokens(message),
-      memories: hits.map((hit) => ({ id: hit.id, tags: hit.tags, score: hit.score, text: hit.text.length > SHOWN_TEXT_CHARS ? `${hit.text.slice(0, SHOWN_TEXT_CHARS)}…` : hit.text })),
+      memories: hits.map((hit) => ({
+        id: hit.id,
+        tags: hit.tags,
+        score: hit.score,
+        text: hit.text.length > SHOWN_TEXT_CHARS ? `${hit.text.slice(0, SHOWN_TEXT_CHARS)}…` : hit.text,
+      })),
     },
   });
 }

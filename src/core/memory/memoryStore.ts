@@ -55,9 +55,11 @@ export class MemoryStore {
   async store(text: string, tags: readonly string[] = []): Promise<MemoryEntry> {
     const clean = text.trim();
     if (!clean) throw new MemoryError('a memory needs some text');
-    if (clean.length > MAX_MEMORY_TEXT_CHARS) throw new MemoryError(`a memory holds at most ${MAX_MEMORY_TEXT_CHARS} characters (this one has ${clean.length}); store the essentials`);
+    if (clean.length > MAX_MEMORY_TEXT_CHARS)
+      throw new MemoryError(`a memory holds at most ${MAX_MEMORY_TEXT_CHARS} characters (this one has ${clean.length}); store the essentials`);
     return this.change((entries) => {
-      if (entries.length >= MAX_MEMORY_ENTRIES) throw new MemoryError(`the memory is full (${MAX_MEMORY_ENTRIES} entries); forget outdated ones with memory_forget first`);
+      if (entries.length >= MAX_MEMORY_ENTRIES)
+        throw new MemoryError(`the memory is full (${MAX_MEMORY_ENTRIES} entries); forget outdated ones with memory_forget first`);
       const entry: MemoryEntry = { id: newId(entries), text: clean, tags: [...new Set(tags.map((t) => t.trim()).filter(Boolean))], createdAt: this.now() };
       entries.push(entry);
       return entry;
@@ -96,10 +98,19 @@ export class MemoryStore {
       key = 'missing';
     }
     if (this.cache?.key === key) return this.cache;
-    const entries = key === 'missing' ? [] : parseMemoryFile(await readFile(this.file, 'utf8').catch((error: Error) => {
-      throw new MemoryError(`cannot read the memory file ${this.file}: ${error.message}`);
-    }), this.file);
-    const index = new MiniSearch<MemoryEntry>({ fields: ['text', 'tags'], extractField: (doc, field) => (field === 'tags' ? doc.tags.join(' ') : String(doc[field as keyof MemoryEntry])) });
+    const entries =
+      key === 'missing'
+        ? []
+        : parseMemoryFile(
+            await readFile(this.file, 'utf8').catch((error: Error) => {
+              throw new MemoryError(`cannot read the memory file ${this.file}: ${error.message}`);
+            }),
+            this.file,
+          );
+    const index = new MiniSearch<MemoryEntry>({
+      fields: ['text', 'tags'],
+      extractField: (doc, field) => (field === 'tags' ? doc.tags.join(' ') : String(doc[field as keyof MemoryEntry])),
+    });
     index.addAll(entries);
     this.cache = { key, entries, index };
     return this.cache;
@@ -136,7 +147,13 @@ export function parseMemoryFile(text: string, file: string): MemoryEntry[] {
 function isEntry(value: unknown): value is MemoryEntry {
   if (!value || typeof value !== 'object') return false;
   const e = value as Record<string, unknown>;
-  return typeof e.id === 'string' && typeof e.text === 'string' && Array.isArray(e.tags) && e.tags.every((t) => typeof t === 'string') && typeof e.createdAt === 'number';
+  return (
+    typeof e.id === 'string' &&
+    typeof e.text === 'string' &&
+    Array.isArray(e.tags) &&
+    e.tags.every((t) => typeof t === 'string') &&
+    typeof e.createdAt === 'number'
+  );
 }
 
 async function writeAtomically(file: string, content: string): Promise<void> {

@@ -37,7 +37,8 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
 export function createMemoryTools(store: MemoryStore): ToolDefinition[] {
   const memoryStore: ToolDefinition<typeof StoreArgs> = {
     name: 'memory_store',
-    description: 'Remember a fact about this workspace for later steps and later runs (build commands, conventions, where things are, decisions). Stored outside the repository. Keep it short and self-contained.',
+    description:
+      'Remember a fact about this workspace for later steps and later runs (build commands, conventions, where things are, decisions). Stored outside the repository. Keep it short and self-contained.',
     schema: StoreArgs,
     kind: 'write',
     readOnly: false,

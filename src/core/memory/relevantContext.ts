@@ -6,7 +6,9 @@ import type { MemoryHit } from './memoryStore';
 // It is the first thing the context budget drops.
 
 export function relevantContextMessage(hits: readonly MemoryHit[]): ChatMessage {
-  const lines = hits.map((hit) => `- [${hit.id}]${hit.tags.length ? ` (${hit.tags.join(', ')})` : ''} ${hit.text.replaceAll('</relevant_context', '<\\/relevant_context')}`);
+  const lines = hits.map(
+    (hit) => `- [${hit.id}]${hit.tags.length ? ` (${hit.tags.join(', ')})` : ''} ${hit.text.replaceAll('</relevant_context', '<\\/relevant_context')}`,
+  );
   return {
     role: 'user',
     content: [

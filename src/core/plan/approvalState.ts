@@ -56,7 +56,8 @@ export function pendingApprovals(state: PlanState): PendingApproval[] {
     const step = state.steps.get(stepId);
     for (const call of step?.toolCalls ?? []) {
       const approval = call.approval;
-      if (approval?.state === 'pending' && call.status === 'awaiting_approval') found.push({ pending: toPending(stepId, call, approval), askedAt: approval.askedAt ?? 0 });
+      if (approval?.state === 'pending' && call.status === 'awaiting_approval')
+        found.push({ pending: toPending(stepId, call, approval), askedAt: approval.askedAt ?? 0 });
     }
   }
   // Array.prototype.sort is stable: requests of the same moment keep plan order.

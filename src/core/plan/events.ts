@@ -277,7 +277,14 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     usage: UsageSchema.optional(),
     durationMs: z.number(),
   }),
-  z.object({ ...Base, type: z.literal('log'), level: z.enum(['trace', 'debug', 'info', 'warn', 'error']), message: z.string(), stepId: z.string().optional(), data: Audit.optional() }),
+  z.object({
+    ...Base,
+    type: z.literal('log'),
+    level: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
+    message: z.string(),
+    stepId: z.string().optional(),
+    data: Audit.optional(),
+  }),
   z.object({
     ...Base,
     type: z.literal('run_finished'),

@@ -111,17 +111,15 @@ function buildStepAdded(state: PlanState, input: AddStepsInput, leaving: Readonl
     if (!anchors.includes(anchor)) anchors.push(anchor);
   }
   const ids = allocateIds(state, count, input.newId);
-  const events = dependencyFirstOrder(normalized.deps).map(
-    (i): NewEvent<'step_added'> => ({
-      type: 'step_added',
-      stepId: ids[i],
-      description: input.descriptions[i].trim(),
-      dependsOn: normalized.deps[i].length > 0 ? normalized.deps[i].map((j) => ids[j]) : [...anchors],
-      lineage: input.lineage?.(i, ids[i]) ?? ids[i],
-      replanAttempts: attempts,
-      origin: input.origin,
-    }),
-  );
+  const events = dependencyFirstOrder(normalized.deps).map((i): NewEvent<'step_added'> => ({
+    type: 'step_added',
+    stepId: ids[i],
+    description: input.descriptions[i].trim(),
+    dependsOn: normalized.deps[i].length > 0 ? normalized.deps[i].map((j) => ids[j]) : [...anchors],
+    lineage: input.lineage?.(i, ids[i]) ?? ids[i],
+    replanAttempts: attempts,
+    origin: input.origin,
+  }));
   return { ids, events };
 }
 
@@ -243,11 +241,14 @@ export function endStepEvents(state: PlanState, stepId: string, end: StepEndInpu
   const waitingForRetry = step.status === 'blocked' && step.endReason === 'approval_denied';
   if (step.status !== 'in_progress' && !waitingForRetry) throw new PlanInvariantError(`cannot end step ${stepId}: it is ${step.status}, not in_progress`);
   if ((end.status === 'completed') !== (end.verdict?.passed === true)) {
-    throw new PlanInvariantError(`cannot end step ${stepId} as ${end.status} with ${end.verdict ? (end.verdict.passed ? 'a passing' : 'a failing') : 'no'} verdict`);
+    throw new PlanInvariantError(
+      `cannot end step ${stepId} as ${end.status} with ${end.verdict ? (end.verdict.passed ? 'a passing' : 'a failing') : 'no'} verdict`,
+    );
   }
   const events: NewRunEvent[] = [];
   if (end.output !== undefined) events.push({ type: 'step_output', stepId, output: end.output });
-  if (end.verdict) events.push({ type: 'step_verified', stepId, passed: end.verdict.passed, reason: end.verdict.reason, failedCallIds: [...end.verdict.failedCallIds] });
+  if (end.verdict)
+    events.push({ type: 'step_verified', stepId, passed: end.verdict.passed, reason: end.verdict.reason, failedCallIds: [...end.verdict.failedCallIds] });
   const status: NewEvent<'step_status_changed'> = { type: 'step_status_changed', stepId, status: end.status };
   if (end.reason !== undefined) status.reason = end.reason;
   events.push(status);
@@ -342,7 +343,8 @@ function checkReplacedSet(state: PlanState, failedStepId: string, replacedStepId
     const missing = expected.filter((id) => !given.has(id));
     const extra = [...given].filter((id) => !expected.includes(id));
     if (missing.length > 0) throw new PlanInvariantError(`a replan of ${failedStepId} must also remove its downstream ${missing.join(', ')}`);
-    if (extra.length > 0) throw new PlanInvariantError(`a replan of ${failedStepId} cannot remove ${extra.join(', ')}: not the failed step or downstream of it`);
+    if (extra.length > 0)
+      throw new PlanInvariantError(`a replan of ${failedStepId} cannot remove ${extra.join(', ')}: not the failed step or downstream of it`);
   }
   for (const id of expected.slice(1)) {
     const status = state.steps.get(id)!.status;
@@ -357,10 +359,7 @@ function checkReplacedSet(state: PlanState, failedStepId: string, replacedStepId
  * Removes steps, the only way steps leave a plan: one `subgraph_replaced` event that
  * moves the failed step and its downstream to `replacedSteps` (kept in history for the panel).
  */
-export function removeStepsEvent(
-  state: PlanState,
-  input: ReplanCommon & { replacedStepIds?: readonly string[]; newStepIds: readonly string[] },
-): NewRunEvent {
+export function removeStepsEvent(state: PlanState, input: ReplanCommon & { replacedStepIds?: readonly string[]; newStepIds: readonly string[] }): NewRunEvent {
   checkReplanAttempt(state, input);
   const replacedStepIds = checkReplacedSet(state, input.failedStepId, input.replacedStepIds);
   return {
@@ -423,7 +422,8 @@ export function replaceSubgraphEvents(state: PlanState, input: ReplaceSubgraphIn
       }
     }
   }
-  for (const [stepId, cause] of blockedBy) events.push({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'upstream_blocked', blockedBy: cause });
+  for (const [stepId, cause] of blockedBy)
+    events.push({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'upstream_blocked', blockedBy: cause });
   return events;
 }
 
@@ -432,7 +432,15 @@ export function giveUpEvents(state: PlanState, input: ReplanCommon): NewRunEvent
   checkReplanAttempt(state, input);
   const record: NewRunEvent = {
     type: 'subgraph_replaced',
-    replan: { failedStepId: input.failedStepId, replacedStepIds: [], newStepIds: [], attempt: input.attempt, maxAttempts: input.maxAttempts, reason: input.reason, action: 'give_up' },
+    replan: {
+      failedStepId: input.failedStepId,
+      replacedStepIds: [],
+      newStepIds: [],
+      attempt: input.attempt,
+      maxAttempts: input.maxAttempts,
+      reason: input.reason,
+      action: 'give_up',
+    },
   };
   return [record, ...blockStepEvents(state, input.failedStepId, 'replan_gave_up')];
 }

@@ -168,7 +168,8 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       break;
     }
     case 'log':
-      if (event.level === 'warn' || event.level === 'error') (state.notices ??= []).push({ level: event.level, message: event.message, stepId: event.stepId, seq: event.seq });
+      if (event.level === 'warn' || event.level === 'error')
+        (state.notices ??= []).push({ level: event.level, message: event.message, stepId: event.stepId, seq: event.seq });
       break;
     case 'run_finished':
       state.status = event.status;

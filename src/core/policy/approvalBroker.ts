@@ -26,9 +26,7 @@ export interface ApprovalAnswer {
 }
 
 export type ApprovalOutcome =
-  | { decision: 'approve'; source?: string }
-  | { decision: 'deny'; feedback?: string; source?: string }
-  | { decision: 'cancelled'; reason: string };
+  { decision: 'approve'; source?: string } | { decision: 'deny'; feedback?: string; source?: string } | { decision: 'cancelled'; reason: string };
 
 /** Why an answer was not applied: a recorded refusal, or the run is over (its trace has ended, so nothing is recorded). */
 export type AnswerRefusal = ApprovalRefusal | 'run_over';
@@ -80,10 +78,7 @@ export class ApprovalBroker {
    * once: approve, deny (with feedback) or cancelled (the signal aborted, the step ended, or a newer
    * request for the same call superseded it).
    */
-  request(
-    input: Omit<ApprovalRequest, 'requestId' | 'argsHash'>,
-    signal?: AbortSignal,
-  ): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
+  request(input: Omit<ApprovalRequest, 'requestId' | 'argsHash'>, signal?: AbortSignal): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
     if (!input.callId || !input.stepId || !input.toolName) throw new TypeError('an approval request needs a stepId, a callId and a toolName');
     if (typeof input.argumentsJson !== 'string') throw new TypeError('an approval request needs the exact argument JSON string');
     const log = this.log;
@@ -91,7 +86,8 @@ export class ApprovalBroker {
     const call = log.state.steps.get(input.stepId)?.toolCalls.find((c) => c.id === input.callId);
     if (!call) throw new Error(`cannot ask approval for call ${input.callId} of step ${input.stepId}: the call is not recorded`);
     // A person approves what the trace and the panel show: the recorded call, exactly.
-    if (call.name !== input.toolName || call.arguments !== input.argumentsJson) throw new Error(`cannot ask approval for call ${input.callId}: the tool or arguments differ from the recorded call`);
+    if (call.name !== input.toolName || call.arguments !== input.argumentsJson)
+      throw new Error(`cannot ask approval for call ${input.callId}: the tool or arguments differ from the recorded call`);
     const requestId = this.newId();
     if (this.waiters.has(requestId) || findApproval(log.state, requestId)) throw new Error(`approval request id ${requestId} is already in use`);
     if (call.approval?.state === 'pending') this.withdraw(call.approval.requestId, 'superseded', 'superseded by a newer approval request for the same call');
@@ -100,7 +96,14 @@ export class ApprovalBroker {
       type: 'tool_call_awaiting_approval',
       stepId: input.stepId,
       callId: input.callId,
-      approval: { required: input.required, denyEffect: input.denyEffect, reason: input.reason, argsHash: hashArguments(input.argumentsJson), requestId, ...(input.diff !== undefined ? { diff: input.diff } : {}) },
+      approval: {
+        required: input.required,
+        denyEffect: input.denyEffect,
+        reason: input.reason,
+        argsHash: hashArguments(input.argumentsJson),
+        requestId,
+        ...(input.diff !== undefined ? { diff: input.diff } : {}),
+      },
     });
     const recorded = log.state.steps.get(input.stepId)!.toolCalls.find((c) => c.id === input.callId)!;
     const request = Object.freeze(toPending(input.stepId, recorded, recorded.approval!));
@@ -148,14 +151,23 @@ export class ApprovalBroker {
     if (!found) return refused('unknown_request', 'unknown approval request');
     const { approval } = found;
     if (approval.state === 'withdrawn') return refused('withdrawn', 'the request was cancelled');
-    if (approval.state === 'approved' || approval.state === 'denied') return refused('already_answered', `the request was already answered (${approval.state})`);
+    if (approval.state === 'approved' || approval.state === 'denied')
+      return refused('already_answered', `the request was already answered (${approval.state})`);
     if (answer.callId !== found.call.id) return refused('wrong_call', 'the answer names a different call');
     if (answer.argsHash !== approval.argsHash) return refused('stale_hash', 'stale answer: the arguments differ from the ones awaiting approval');
     if (!waiter) return refused('unknown_request', 'unknown approval request');
 
     const source = typeof answer.source === 'string' && answer.source ? answer.source : undefined;
     const feedback = answer.decision === 'deny' && typeof answer.feedback === 'string' ? answer.feedback.trim().slice(0, MAX_FEEDBACK_CHARS) : '';
-    this.log!.append({ type: 'approval_answered', stepId: waiter.stepId, callId: waiter.callId, requestId: answer.requestId, decision: answer.decision, feedback: feedback || undefined, source });
+    this.log!.append({
+      type: 'approval_answered',
+      stepId: waiter.stepId,
+      callId: waiter.callId,
+      requestId: answer.requestId,
+      decision: answer.decision,
+      feedback: feedback || undefined,
+      source,
+    });
     this.waiters.delete(answer.requestId);
     const outcome: ApprovalOutcome = answer.decision === 'approve' ? { decision: 'approve' } : { decision: 'deny' };
     if (feedback && outcome.decision === 'deny') outcome.feedback = feedback;

@@ -147,7 +147,11 @@ function withRule(verdict: SegmentVerdict, rule: string | undefined): SegmentVer
 function userDenial(texts: string[], rules: CompiledRules): Denial | undefined {
   for (const { pattern, regex } of rules.deny) {
     if (texts.some((text) => regex.test(text))) {
-      return { segment: texts[0] ?? '', reason: `matches the cortex.policy.commands deny rule ${JSON.stringify(pattern)}`, rule: `cortex.policy.commands.deny ${pattern}` };
+      return {
+        segment: texts[0] ?? '',
+        reason: `matches the cortex.policy.commands deny rule ${JSON.stringify(pattern)}`,
+        rule: `cortex.policy.commands.deny ${pattern}`,
+      };
     }
   }
   return undefined;
@@ -164,7 +168,8 @@ function segmentDenial(segment: CommandSegment, rules: CompiledRules, depth: num
   const user = userDenial([...views, ...values], rules);
   if (user) return { ...user, segment: segment.text };
   for (const regex of DEFAULT_DENIED_COMMANDS) {
-    if (views.some((view) => regex.test(view))) return { segment: segment.text, reason: `default deny rule: ${describeDeniedCommand(regex)}`, rule: `default-deny ${regex}` };
+    if (views.some((view) => regex.test(view)))
+      return { segment: segment.text, reason: `default deny rule: ${describeDeniedCommand(regex)}`, rule: `default-deny ${regex}` };
   }
   if (depth >= MAX_INNER_DEPTH) return undefined;
   for (const form of [values, ...strippedForms(values)]) {

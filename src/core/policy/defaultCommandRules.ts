@@ -42,7 +42,10 @@ export function judgeDefaultSafe(argv: readonly string[]): SafeJudgement {
   if (program === 'git') judged = judgeGit(args);
   else if (program === 'find') judged = judgeFind(args);
   else if (Object.hasOwn(VERSION_QUERIES, program)) {
-    judged = args.length === 1 && VERSION_QUERIES[program].includes(args[0]) ? { safe: true as const, printsOnly: true } : { safe: false as const, reason: `${program}: only ${VERSION_QUERIES[program].join(' or ')} is read-only` };
+    judged =
+      args.length === 1 && VERSION_QUERIES[program].includes(args[0])
+        ? { safe: true as const, printsOnly: true }
+        : { safe: false as const, reason: `${program}: only ${VERSION_QUERIES[program].join(' or ')} is read-only` };
   } else judged = judgeSpecCommand(program, args);
   if (judged === undefined) return { safe: false, reason: `"${program}" is not a default safe (read-only) command` };
   if (!judged.safe) return judged;
@@ -67,7 +70,10 @@ const ROOTISH = String.raw`(?:/+\*?|~/?\*?|\$\{?HOME\}?/?\*?|/(?:bin|boot|dev|et
  * systemctl poweroff/reboot; `kill -9 -1` (every process); `crontab -r`.
  */
 export const DEFAULT_DENIED_COMMANDS: RegExp[] = [
-  deny(new RegExp(`^rm(?=[\\s\\S]*\\s(?:-[A-Za-z]*[rR][A-Za-z]*|--recursive)(?:\\s|$))\\s[\\s\\S]*\\s${ROOTISH}(?:\\s|$)`), 'recursive rm of /, the home directory or a system directory'),
+  deny(
+    new RegExp(`^rm(?=[\\s\\S]*\\s(?:-[A-Za-z]*[rR][A-Za-z]*|--recursive)(?:\\s|$))\\s[\\s\\S]*\\s${ROOTISH}(?:\\s|$)`),
+    'recursive rm of /, the home directory or a system directory',
+  ),
   deny(/^rm\s[\s\S]*--no-preserve-root/, 'rm --no-preserve-root'),
   deny(new RegExp(`^(?:chmod|chown|chgrp)\\s[\\s\\S]*\\s${ROOTISH}(?:\\s|$)`), 'changing permissions or owner of /, the home directory or a system directory'),
   deny(/^(?:sudo|su|doas|pkexec|run0)(?:\s|$)/, 'privilege escalation'),

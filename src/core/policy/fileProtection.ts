@@ -48,7 +48,8 @@ export function assessAccess(matcher: ProtectedPathMatcher, realRoot: string, re
   if (access === 'write' && existing?.isFile()) {
     if (existing.nlink > 1) found.push({ access, path, kind: 'hard-link', detail: String(existing.nlink) });
     // Windows has no executable bit (Node reports one from the file extension).
-    if (process.platform !== 'win32' && (existing.mode & 0o111) !== 0) found.push({ access, path, kind: 'executable', detail: (existing.mode & 0o777).toString(8) });
+    if (process.platform !== 'win32' && (existing.mode & 0o111) !== 0)
+      found.push({ access, path, kind: 'executable', detail: (existing.mode & 0o777).toString(8) });
   }
   return found;
 }
@@ -58,7 +59,13 @@ export function assessAccess(matcher: ProtectedPathMatcher, realRoot: string, re
  * (outside the workspace, unreadable) yields nothing here: the tool refuses it itself, and its own
  * check right before the access still applies.
  */
-export async function findProtectedAccess(tool: unknown, args: unknown, workspaceRoot: string, realRoot: string, matcher: ProtectedPathMatcher): Promise<ProtectedAccess[]> {
+export async function findProtectedAccess(
+  tool: unknown,
+  args: unknown,
+  workspaceRoot: string,
+  realRoot: string,
+  matcher: ProtectedPathMatcher,
+): Promise<ProtectedAccess[]> {
   const found: ProtectedAccess[] = [];
   for (const declared of declaredFileAccesses(tool, args)) {
     let real: string;

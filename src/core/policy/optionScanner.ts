@@ -23,8 +23,7 @@ export interface OptionSpec {
 }
 
 export type OptionScan =
-  | { ok: true; operands: string[]; values: string[]; /** Options seen, as `-x` or `--name`. */ seen: string[] }
-  | { ok: false; reason: string };
+  { ok: true; operands: string[]; values: string[]; /** Options seen, as `-x` or `--name`. */ seen: string[] } | { ok: false; reason: string };
 
 /** Scans `args` (the words after the command name). */
 export function scanOptions(args: readonly string[], spec: OptionSpec): OptionScan {

@@ -38,7 +38,11 @@ export function protectedGlobProblem(glob: string): string | undefined {
 
 /** The spellings of a relative path that are compared with the globs (lower case, NFC). */
 export function matchForms(relativePath: string): string[] {
-  const plain = relativePath.normalize('NFC').toLowerCase().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const plain = relativePath
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '');
   const windows = plain
     .split('/')
     .map((segment) => (segment === '.' || segment === '..' ? segment : segment.replace(/:.*$/, '').replace(/[. ]+$/, '')))
@@ -52,7 +56,10 @@ interface CompiledGlob {
 }
 
 function compileGlob(glob: string): CompiledGlob {
-  const lowered = glob.normalize('NFC').toLowerCase().replace(/^(\.\/)+/, '');
+  const lowered = glob
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/^(\.\/)+/, '');
   const patterns = [lowered];
   if (lowered.endsWith('/**')) patterns.push(lowered.slice(0, -3));
   const regexes = patterns.map((p) => globToRegExp(p));

@@ -31,7 +31,11 @@ export function readsRecursively(argv: readonly string[]): boolean {
  * The first protected file (workspace-relative) found below `roots`, 'too many files to check' when
  * the walk passes MAX_WALK_ENTRIES, or undefined when there is none.
  */
-export async function protectedFileBelow(roots: readonly string[], realRoot: string, isProtected: (relativePath: string) => string | undefined): Promise<string | undefined> {
+export async function protectedFileBelow(
+  roots: readonly string[],
+  realRoot: string,
+  isProtected: (relativePath: string) => string | undefined,
+): Promise<string | undefined> {
   const queue = [...new Set(roots)];
   let seen = 0;
   while (queue.length > 0) {

@@ -90,9 +90,14 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
     }
   }
 
-  if (matches.length === 0) matches.push(tool?.mcp ? mcpDefaultMatch(toolName, tool.mcp, config['cortex.mcp.allowReadOnly'] ?? []) : defaultMatch(toolName, tool, command));
+  if (matches.length === 0)
+    matches.push(tool?.mcp ? mcpDefaultMatch(toolName, tool.mcp, config['cortex.mcp.allowReadOnly'] ?? []) : defaultMatch(toolName, tool, command));
   const strictest = matches.reduce((best, match) => (RANK[match.decision] > RANK[best.decision] ? match : best));
-  const result = verdict(strictest, matches.map((match) => match.rule), command);
+  const result = verdict(
+    strictest,
+    matches.map((match) => match.rule),
+    command,
+  );
   if (protectedAccess.length > 0) {
     result.protectedAccess = protectedAccess;
     if (strictest.rule !== matches[0].rule && result.decision === 'confirm') result.reason += `; ${matches[0].reason}`;

@@ -45,7 +45,9 @@ export function findResumePoint(events: readonly RunEvent[]): ResumePoint {
   if (started?.type !== 'run_started') throw new NotResumableError('the trace does not start with run_started: it is not the trace of a Cortex run');
   const finished = events.find((event): event is EventOf<'run_finished'> => event.type === 'run_finished');
   if (finished) {
-    throw new NotResumableError(`run ${started.runId} already finished (${finished.status}, run_finished at seq ${finished.seq}); only an interrupted run can be resumed — start a new run instead`);
+    throw new NotResumableError(
+      `run ${started.runId} already finished (${finished.status}, run_finished at seq ${finished.seq}); only an interrupted run can be resumed — start a new run instead`,
+    );
   }
   const state = foldEvents(events);
   const live = state.stepOrder.map((id) => state.steps.get(id)!);

@@ -102,7 +102,10 @@ export async function prepareResumedRun(opened: OpenedResume, log: EventLog, opt
     isReadOnlyTool: (name) => registry.get(name)?.readOnly ?? false,
   });
   const agent = new AgentRun({ ...options, task: point.started.task, runId: point.started.runId, workspaceRoot: point.started.workspace, log });
-  return { agent, run: () => agent.resume({ fromSeq: point.lastSeq, restartedStepIds: point.restartStepIds, replanStepIds: point.replanStepIds, partialChanges }) };
+  return {
+    agent,
+    run: () => agent.resume({ fromSeq: point.lastSeq, restartedStepIds: point.restartStepIds, replanStepIds: point.replanStepIds, partialChanges }),
+  };
 }
 
 export { NotResumableError };

@@ -34,7 +34,14 @@ const NEVER_RAN = new Set(['invalid_arguments', 'policy_denied', 'approval_denie
 function unrecordedWrites(step: StepState, isReadOnlyTool: (name: string) => boolean): string[] {
   const recorded = new Set((step.changes ?? []).map((change) => change.callId));
   return step.toolCalls
-    .filter((call) => (call.status === 'success' || call.status === 'error' || call.status === 'pending') && !NEVER_RAN.has(call.reason ?? '') && call.isComplete && !isReadOnlyTool(call.name) && !recorded.has(call.id))
+    .filter(
+      (call) =>
+        (call.status === 'success' || call.status === 'error' || call.status === 'pending') &&
+        !NEVER_RAN.has(call.reason ?? '') &&
+        call.isComplete &&
+        !isReadOnlyTool(call.name) &&
+        !recorded.has(call.id),
+    )
     .map((call) => `${call.id} (${call.name})`);
 }
 
@@ -47,7 +54,11 @@ export async function revertInterruptedChanges(input: InterruptedChangesInput): 
   if (targets.length > 0 && !input.checkpointsDir) remaining.push(`${targets.length} recorded change(s), with no checkpoint folder to restore them from`);
   else if (targets.length > 0) {
     try {
-      const outcome = await applyRevert(targets, { workspaceRoot: input.workspaceRoot, store: new ContentStore(input.checkpointsDir!), maxFileBytes: input.maxFileBytes });
+      const outcome = await applyRevert(targets, {
+        workspaceRoot: input.workspaceRoot,
+        store: new ContentStore(input.checkpointsDir!),
+        maxFileBytes: input.maxFileBytes,
+      });
       log.append({ type: 'files_reverted', reason: 'resume', stepIds: [...stepIds], files: outcome.files, conflicts: outcome.conflicts });
       reverted = outcome.files.length > 0;
       for (const conflict of outcome.conflicts) remaining.push(`${conflict.path}: ${conflict.detail}`);

@@ -61,7 +61,8 @@ export function processIsAlive(pid: number): boolean {
 function parseHolder(text: string): LockHolder | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
-    if (Number.isInteger(value.pid) && (value.pid as number) > 0 && typeof value.host === 'string' && typeof value.startedAt === 'number') return value as LockHolder;
+    if (Number.isInteger(value.pid) && (value.pid as number) > 0 && typeof value.host === 'string' && typeof value.startedAt === 'number')
+      return value as LockHolder;
   } catch {
     // Not a lock this code wrote (or half written): the caller decides.
   }
@@ -129,12 +130,17 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
     if (!holder) {
       const stat = statSync(file, { throwIfNoEntry: false });
       if (!stat) continue;
-      if (Date.now() - stat.mtimeMs < HALF_WRITTEN_GRACE_MS) throw new RunLockedError(`another process is taking the run lock ${file} right now; try again in a few seconds`, file);
+      if (Date.now() - stat.mtimeMs < HALF_WRITTEN_GRACE_MS)
+        throw new RunLockedError(`another process is taking the run lock ${file} right now; try again in a few seconds`, file);
       removeIfUnchanged(file, text);
       continue;
     }
     if (holder.host !== me.host) {
-      throw new RunLockedError(`the run is driven by ${describeHolder(holder)}, another machine; if that process is gone, delete ${file} and try again`, file, holder);
+      throw new RunLockedError(
+        `the run is driven by ${describeHolder(holder)}, another machine; if that process is gone, delete ${file} and try again`,
+        file,
+        holder,
+      );
     }
     if (isAlive(holder.pid)) {
       throw new RunLockedError(`the run is already driven by ${describeHolder(holder)}; only one process may drive a run (lock ${file})`, file, holder);

@@ -15,7 +15,7 @@ export function lastCompleteLine(file: string): string {
     let end = size;
     let tail = Buffer.alloc(0);
     // Walk back to the last newline: everything after it is a cut-off line.
-    for (let position = size; position > 0 && !tail.includes(0x0a); ) {
+    for (let position = size; position > 0 && !tail.includes(0x0a);) {
       const length = Math.min(CHUNK, position);
       position -= length;
       const chunk = Buffer.alloc(length);

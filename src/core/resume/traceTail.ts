@@ -32,5 +32,8 @@ export function repairTraceTail(file: string): TailRepair {
   }
   truncateSync(file, lastNewline + 1);
   const removedBytes = bytes.length - (lastNewline + 1);
-  return { removedBytes, message: `${file}: its last line was cut off when the run stopped (${removedBytes} bytes); it was removed, and the run resumes after the last complete event` };
+  return {
+    removedBytes,
+    message: `${file}: its last line was cut off when the run stopped (${removedBytes} bytes); it was removed, and the run resumes after the last complete event`,
+  };
 }

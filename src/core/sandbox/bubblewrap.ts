@@ -50,16 +50,22 @@ export function bubblewrapArgs(layout: SandboxLayout): string[] {
   // inside the workspace is emptied after the workspace is bound.
   mounts.sort((a, b) => depth(a.folder) - depth(b.folder));
   return [
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     ...mounts.flatMap((mount) => mount.args),
     '--unshare-all',
     ...(layout.network ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
-    '--cap-drop', 'ALL',
-    '--chdir', layout.cwd,
+    '--cap-drop',
+    'ALL',
+    '--chdir',
+    layout.cwd,
     '--',
   ];
 }
@@ -100,7 +106,11 @@ async function runProbe(): Promise<SandboxProbe> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve({ available: true, bwrap });
-      else resolve({ available: false, reason: `${bwrap} does not work here (${signal ? `killed by ${signal}` : `exit ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}); user namespaces may be disabled` });
+      else
+        resolve({
+          available: false,
+          reason: `${bwrap} does not work here (${signal ? `killed by ${signal}` : `exit ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}); user namespaces may be disabled`,
+        });
     });
   });
 }

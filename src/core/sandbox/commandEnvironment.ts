@@ -9,7 +9,25 @@ import { isInside } from '../tools/workspaceJail';
 const ALLOWED = new Set(['PATH', 'HOME', 'LANG', 'TERM', 'TMPDIR', 'USER', 'SHELL']);
 const ALLOWED_PREFIX = /^LC_[A-Z_]+$/;
 /** What Windows programs need to start at all. */
-const WINDOWS_ALLOWED = new Set(['SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'PATHEXT', 'TEMP', 'TMP', 'USERPROFILE', 'USERNAME', 'APPDATA', 'LOCALAPPDATA', 'PROGRAMDATA', 'PROGRAMFILES', 'PROGRAMFILES(X86)', 'NUMBER_OF_PROCESSORS', 'PROCESSOR_ARCHITECTURE', 'OS']);
+const WINDOWS_ALLOWED = new Set([
+  'SYSTEMROOT',
+  'SYSTEMDRIVE',
+  'WINDIR',
+  'COMSPEC',
+  'PATHEXT',
+  'TEMP',
+  'TMP',
+  'USERPROFILE',
+  'USERNAME',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'PROGRAMDATA',
+  'PROGRAMFILES',
+  'PROGRAMFILES(X86)',
+  'NUMBER_OF_PROCESSORS',
+  'PROCESSOR_ARCHITECTURE',
+  'OS',
+]);
 const FIXED = { NO_COLOR: '1', TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' };
 const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
 

@@ -5,7 +5,10 @@ import type { CommandExecutionSettings } from './executionSettings';
 
 export type SandboxChoice = { kind: 'bubblewrap'; bwrap: string } | { kind: 'none'; reason: string } | { kind: 'refused'; message: string };
 
-export async function chooseSandbox(settings: Pick<CommandExecutionSettings, 'sandboxMode'>, probeOnce: () => Promise<SandboxProbe> = probeSandbox): Promise<SandboxChoice> {
+export async function chooseSandbox(
+  settings: Pick<CommandExecutionSettings, 'sandboxMode'>,
+  probeOnce: () => Promise<SandboxProbe> = probeSandbox,
+): Promise<SandboxChoice> {
   if (settings.sandboxMode === 'off') return { kind: 'none', reason: 'cortex.sandbox.mode is "off"' };
   const probe = await probeOnce();
   if (probe.available) return { kind: 'bubblewrap', bwrap: probe.bwrap };
@@ -20,7 +23,10 @@ export async function chooseSandbox(settings: Pick<CommandExecutionSettings, 'sa
  * a warning that they run unsandboxed (mode auto without a sandbox, or off) or will be refused
  * (mode required without a sandbox).
  */
-export async function sandboxNotice(settings: Pick<CommandExecutionSettings, 'sandboxMode'>, probeOnce: () => Promise<SandboxProbe> = probeSandbox): Promise<string | undefined> {
+export async function sandboxNotice(
+  settings: Pick<CommandExecutionSettings, 'sandboxMode'>,
+  probeOnce: () => Promise<SandboxProbe> = probeSandbox,
+): Promise<string | undefined> {
   const choice = await chooseSandbox(settings, probeOnce);
   if (choice.kind === 'bubblewrap') return undefined;
   if (choice.kind === 'refused') return `run_command is refused in this run: ${choice.message.replace(/ The command did not run\.$/, '')}`;

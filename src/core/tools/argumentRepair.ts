@@ -133,7 +133,10 @@ export interface ArgumentRepairDeps extends ArgumentRepairLimits {
  * temperature 0) for the candidates still unrepaired. An LLM failure ends the repair with the
  * error in the audit; cancellation is rethrown.
  */
-export async function repairToolArguments(candidates: ArgumentRepairCandidate[], deps: ArgumentRepairDeps): Promise<{ repaired: Map<string, Record<string, unknown>>; audit: ArgumentRepairAudit }> {
+export async function repairToolArguments(
+  candidates: ArgumentRepairCandidate[],
+  deps: ArgumentRepairDeps,
+): Promise<{ repaired: Map<string, Record<string, unknown>>; audit: ArgumentRepairAudit }> {
   const byId = new Map(candidates.map((c) => [c.tool_call_id, c]));
   const audit: ArgumentRepairAudit = {
     attempts: 0,
@@ -153,7 +156,10 @@ export async function repairToolArguments(candidates: ArgumentRepairCandidate[],
     signal: deps.signal,
     stepId: deps.stepId,
     buildRound: (remainingIds) => {
-      const prompt = buildArgumentRepairPrompt(remainingIds.map((id) => byId.get(id)!), deps);
+      const prompt = buildArgumentRepairPrompt(
+        remainingIds.map((id) => byId.get(id)!),
+        deps,
+      );
       audit.candidatesNotSent = prompt.notSent.length;
       audit.schemasShortened = [...new Set([...audit.schemasShortened, ...prompt.schemasShortened])];
       return { messages: prompt.messages, sentIds: prompt.sent.map((c) => c.tool_call_id), notSentIds: prompt.notSent.map((c) => c.tool_call_id) };

@@ -52,9 +52,14 @@ function toIssues(zodIssues: z.core.$ZodIssue[], input: unknown): ValidationIssu
   for (const issue of zodIssues) {
     const path = formatPath(issue.path);
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.push({ kind: 'unknown', path: formatPath([...issue.path, key]), message: `unknown field '${formatPath([...issue.path, key])}'` });
+      for (const key of issue.keys)
+        issues.push({ kind: 'unknown', path: formatPath([...issue.path, key]), message: `unknown field '${formatPath([...issue.path, key])}'` });
     } else if (issue.code === 'invalid_type' && !hasKey(input, issue.path)) {
-      issues.push(path === '' ? { kind: 'type', path, message: `the arguments must be a JSON object, got nothing` } : { kind: 'missing', path, message: `missing required field '${path}'` });
+      issues.push(
+        path === ''
+          ? { kind: 'type', path, message: `the arguments must be a JSON object, got nothing` }
+          : { kind: 'missing', path, message: `missing required field '${path}'` },
+      );
     } else if (issue.code === 'invalid_type') {
       const got = jsonTypeOf(valueAt(input, issue.path));
       issues.push(

@@ -39,7 +39,7 @@ export const TOOL_ERROR_GUIDANCE = [
   '## Tool errors',
   'When a tool call cannot run as sent, its result is a JSON object {"tool": "<the name you used>", "error": "<what is wrong>", "receivedArgs": <the arguments you sent>}.',
   'Read "error": it names the missing fields, the fields with the wrong type, unknown fields, or an unknown tool name (with the tools that do exist).',
-  'Then call the tool again with corrected arguments: add every missing required field, use the types the tool\'s schema asks for, drop fields it does not know, and use an exact tool name from your tool list.',
+  "Then call the tool again with corrected arguments: add every missing required field, use the types the tool's schema asks for, drop fields it does not know, and use an exact tool name from your tool list.",
   'Do not repeat the same call unchanged and do not stop or ask the user because of such an error; fix the arguments and retry (at least two or three attempts before trying another approach).',
   'Example: you call read_file with {} and get {"tool":"read_file","error":"Invalid arguments: missing required field(s): path","receivedArgs":{}}; you then call read_file with {"path":"src/index.ts"}.',
   'If a result says your arguments were cut off (truncated), your output was too long: do the work in smaller steps (for example write a large file in several smaller edits).',

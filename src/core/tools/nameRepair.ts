@@ -42,8 +42,14 @@ const SYSTEM_PROMPT = [
 /** Visible names ordered so that names sharing a word with a candidate come first (stable). */
 function rankVisibleNames(visibleNames: string[], candidates: NameRepairCandidate[]): string[] {
   const words = new Set(candidates.flatMap((c) => normalizeToolName(c.name).split('_').filter(Boolean)));
-  const score = (name: string) => normalizeToolName(name).split('_').filter((w) => words.has(w)).length;
-  return visibleNames.map((name, i) => ({ name, i, s: score(name) })).sort((a, b) => b.s - a.s || a.i - b.i).map((e) => e.name);
+  const score = (name: string) =>
+    normalizeToolName(name)
+      .split('_')
+      .filter((w) => words.has(w)).length;
+  return visibleNames
+    .map((name, i) => ({ name, i, s: score(name) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((e) => e.name);
 }
 
 /** Builds the repair prompt; caps the visible names and candidates, marking any truncation. */
@@ -122,7 +128,11 @@ export interface NameRepairDeps extends NameRepairLimits {
  * temperature 0), each for the candidates still unrepaired. An LLM failure ends the repair with
  * the error in the audit; cancellation is rethrown.
  */
-export async function repairToolNames(candidates: NameRepairCandidate[], visibleNames: string[], deps: NameRepairDeps): Promise<{ repaired: Map<string, string>; audit: NameRepairAudit }> {
+export async function repairToolNames(
+  candidates: NameRepairCandidate[],
+  visibleNames: string[],
+  deps: NameRepairDeps,
+): Promise<{ repaired: Map<string, string>; audit: NameRepairAudit }> {
   const byId = new Map(candidates.map((c) => [c.tool_call_id, c]));
   const audit: NameRepairAudit = {
     attempts: 0,
@@ -144,7 +154,11 @@ export async function repairToolNames(candidates: NameRepairCandidate[], visible
     signal: deps.signal,
     stepId: deps.stepId,
     buildRound: (remainingIds) => {
-      const prompt = buildNameRepairPrompt(remainingIds.map((id) => byId.get(id)!), visibleNames, deps);
+      const prompt = buildNameRepairPrompt(
+        remainingIds.map((id) => byId.get(id)!),
+        visibleNames,
+        deps,
+      );
       audit.visibleToolNamesSent = prompt.visibleNamesSent;
       audit.visibleToolNamesTruncated = prompt.visibleNamesTruncated;
       audit.candidatesNotSent = prompt.notSent.length;
@@ -158,7 +172,11 @@ export async function repairToolNames(candidates: NameRepairCandidate[], visible
   for (const c of candidates) {
     const to = loop.repaired.get(c.tool_call_id);
     if (to !== undefined) audit.repaired.push({ tool_call_id: c.tool_call_id, from: c.name, to });
-    else audit.failed.push({ tool_call_id: c.tool_call_id, reason: audit.error ?? loop.failures.get(c.tool_call_id) ?? (visibleNames.length === 0 ? 'no visible tools' : 'not repaired') });
+    else
+      audit.failed.push({
+        tool_call_id: c.tool_call_id,
+        reason: audit.error ?? loop.failures.get(c.tool_call_id) ?? (visibleNames.length === 0 ? 'no visible tools' : 'not repaired'),
+      });
   }
   return { repaired: loop.repaired, audit };
 }

@@ -48,7 +48,15 @@ export async function runRepairLoop<T>(options: RepairLoopOptions<T>): Promise<R
     result.attempts++;
     let content: string;
     try {
-      const response = await options.llm.chat({ purpose: options.purpose, stepId: options.stepId, messages: round.messages, stream: false, temperature: 0, jsonResponse: true, signal: options.signal });
+      const response = await options.llm.chat({
+        purpose: options.purpose,
+        stepId: options.stepId,
+        messages: round.messages,
+        stream: false,
+        temperature: 0,
+        jsonResponse: true,
+        signal: options.signal,
+      });
       content = response.content;
     } catch (error) {
       if (options.signal?.aborted || (error instanceof LlmError && error.kind === 'cancelled')) throw error;

@@ -53,7 +53,8 @@ export async function executeTool(tool: ToolDefinition, args: unknown, context: 
       return finish(false, error instanceof ToolError ? error.message : `Cancelled while '${tool.name}' was running`, { cancelled: true });
     }
     if (error instanceof ToolError) return finish(false, error.message, timedOut ? { timedOut } : {});
-    if (timedOut || isAbortLike(error)) return finish(false, `'${tool.name}' timed out after ${Math.round(context.timeoutMs / 1000)} s and was stopped`, { timedOut: true });
+    if (timedOut || isAbortLike(error))
+      return finish(false, `'${tool.name}' timed out after ${Math.round(context.timeoutMs / 1000)} s and was stopped`, { timedOut: true });
     return finish(false, `'${tool.name}' failed: ${(error as Error)?.message ?? String(error)}`);
   } finally {
     if (arm) signal.removeEventListener('abort', arm);

@@ -134,7 +134,13 @@ function checkArguments(tool: ToolDefinition, value: unknown): { ok: true; value
 
 /** A call that never runs; its payload is built here and nowhere else. */
 function invalidCall(base: Omit<PreparedBase, 'argumentsJson'>, error: string, received: unknown): InvalidCall {
-  return { ...base, argumentsJson: JSON.stringify(received), disposition: 'invalid', reason: error, invalidPayload: buildInvalidPayload(base.requestedName, error, received) };
+  return {
+    ...base,
+    argumentsJson: JSON.stringify(received),
+    disposition: 'invalid',
+    reason: error,
+    invalidPayload: buildInvalidPayload(base.requestedName, error, received),
+  };
 }
 
 /**
@@ -153,13 +159,27 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
     const callAudit: Record<string, unknown> = { nameResolution: resolved.resolution };
     if (resolved.via !== undefined) callAudit.resolvedVia = resolved.via;
     if (resolved.hidden) callAudit.hiddenTool = true;
-    return { call, requestedName: call.name, name: resolved.name, resolution: resolved.resolution, hidden: resolved.hidden ?? false, parsed: call.decoded, validated: false, audit: callAudit };
+    return {
+      call,
+      requestedName: call.name,
+      name: resolved.name,
+      resolution: resolved.resolution,
+      hidden: resolved.hidden ?? false,
+      parsed: call.decoded,
+      validated: false,
+      audit: callAudit,
+    };
   });
 
   // 2. Name repair for names that resolve to no visible tool.
   const nameCandidates: NameRepairCandidate[] = work
     .filter((w) => w.resolution === 'unknown' || w.resolution === 'missing')
-    .map((w) => ({ tool_call_id: w.call.id, name: w.requestedName, reason: w.resolution === 'missing' ? 'missing_name' : w.hidden ? 'tool_not_in_profile' : 'tool_not_found', arguments: w.call.rawArguments }));
+    .map((w) => ({
+      tool_call_id: w.call.id,
+      name: w.requestedName,
+      reason: w.resolution === 'missing' ? 'missing_name' : w.hidden ? 'tool_not_in_profile' : 'tool_not_found',
+      arguments: w.call.rawArguments,
+    }));
   if (nameCandidates.length && config['cortex.repair.toolNameAttempts'] > 0) {
     const { repaired, audit: repairAudit } = await repairToolNames(nameCandidates, registry.names(), {
       llm,
@@ -198,7 +218,11 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
     const tool = registry.get(w.name);
     if (!tool) continue;
     const value = w.parsed.value;
-    const checked = validateSchema ? checkArguments(tool, value) : isRecord(value) ? { ok: true as const, value } : { ok: false as const, error: NOT_AN_OBJECT };
+    const checked = validateSchema
+      ? checkArguments(tool, value)
+      : isRecord(value)
+        ? { ok: true as const, value }
+        : { ok: false as const, error: NOT_AN_OBJECT };
     if (checked.ok) {
       w.args = checked.value;
       w.validated = validateSchema;
@@ -213,9 +237,23 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
     const parameters = registry.parameters(w.name);
     if (!parameters) continue;
     if (!w.parsed.ok && w.parsed.error !== 'truncated') {
-      argumentCandidates.push({ tool_call_id: w.call.id, tool: w.name, problem: w.parsed.error, error: w.parsed.message, arguments: w.call.rawArguments, schema: parameters });
+      argumentCandidates.push({
+        tool_call_id: w.call.id,
+        tool: w.name,
+        problem: w.parsed.error,
+        error: w.parsed.message,
+        arguments: w.call.rawArguments,
+        schema: parameters,
+      });
     } else if (w.parsed.ok && w.validationError) {
-      argumentCandidates.push({ tool_call_id: w.call.id, tool: w.name, problem: 'schema_invalid', error: w.validationError, arguments: JSON.stringify(w.parsed.value), schema: parameters });
+      argumentCandidates.push({
+        tool_call_id: w.call.id,
+        tool: w.name,
+        problem: 'schema_invalid',
+        error: w.validationError,
+        arguments: JSON.stringify(w.parsed.value),
+        schema: parameters,
+      });
     }
   }
   if (argumentCandidates.length && config['cortex.repair.toolCallAttempts'] > 0) {
@@ -258,7 +296,13 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
     if (!w.parsed.ok) {
       const remedy = w.parsed.error === 'truncated' ? '; the output was cut off, so redo this in a smaller step' : '';
       if (w.parsed.error === 'truncated') (audit.truncated ??= []).push({ tool_call_id: w.call.id, name: w.name });
-      return { ...base, argumentsJson: w.call.rawArguments, disposition: 'unparseable', parseError: w.parsed.error, reason: `${w.parsed.error}: ${w.parsed.message}${remedy}` };
+      return {
+        ...base,
+        argumentsJson: w.call.rawArguments,
+        disposition: 'unparseable',
+        parseError: w.parsed.error,
+        reason: `${w.parsed.error}: ${w.parsed.message}${remedy}`,
+      };
     }
     const received = w.parsed.value;
     if (!tool) return invalidCall(base, unknownToolError(w, registry), received);

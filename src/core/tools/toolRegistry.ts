@@ -78,7 +78,7 @@ export interface ToolRegistry {
 
 /** JSON Schema for the model: input shape (optional/defaulted fields not required), no `$schema`. */
 export function toolParametersSchema(tool: ToolDefinition): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = tool.parameters ?? (z.toJSONSchema(tool.schema, { io: 'input' }));
+  const { $schema: _ignored, ...schema } = tool.parameters ?? z.toJSONSchema(tool.schema, { io: 'input' });
   return toStrictSchema(schema);
 }
 
@@ -111,7 +111,10 @@ function buildIndex(tools: ToolDefinition[], options: ToolRegistryOptions): Inde
       keyOwners.set(key, [...(keyOwners.get(key) ?? []), name]);
     }
     for (const [key, owners] of keyOwners) {
-      if (owners.length > 1) conflicts.push(`tool names ${owners.map((o) => `'${o}'`).join(' and ')} all normalize to '${key}' (rename one, or set cortex.tools.normalizeFallback to false)`);
+      if (owners.length > 1)
+        conflicts.push(
+          `tool names ${owners.map((o) => `'${o}'`).join(' and ')} all normalize to '${key}' (rename one, or set cortex.tools.normalizeFallback to false)`,
+        );
       else byKey.set(key, owners[0]);
     }
   }

@@ -62,7 +62,8 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
     case 'log':
       return verbose || event.level === 'warn' || event.level === 'error' ? `  ${event.level}: ${event.message}` : undefined;
     case 'llm_request':
-      if (!event.ok) return verbose || saidNowhereElse(event) ? `  ${event.purpose}${event.stepId ? ` ${event.stepId}` : ''} request failed: ${event.error}` : undefined;
+      if (!event.ok)
+        return verbose || saidNowhereElse(event) ? `  ${event.purpose}${event.stepId ? ` ${event.stepId}` : ''} request failed: ${event.error}` : undefined;
       return verbose
         ? `  ${event.purpose}${event.stepId ? ` ${event.stepId}` : ''}: ${event.usedModel ?? event.requestedModel}${event.usedModel && event.usedModel !== event.requestedModel ? ` (failover from ${event.requestedModel})` : ''}, ${event.durationMs} ms, ${event.attempts.length} attempt(s)${event.finishReason ? `, finish ${event.finishReason}` : ''}`
         : undefined;

@@ -38,11 +38,13 @@ export function parseTrace(text: string, source = 'trace'): { events: RunEvent[]
       throw new TraceError(`${source}: line ${lineNo} is not a Cortex event (${issue.path.join('.') || 'event'}: ${issue.message}).`);
     }
     const previous = events[events.length - 1];
-    if (previous && parsed.data.seq <= previous.seq) throw new TraceError(`${source}: line ${lineNo} has seq ${parsed.data.seq} after ${previous.seq}; events must be in order.`);
+    if (previous && parsed.data.seq <= previous.seq)
+      throw new TraceError(`${source}: line ${lineNo} has seq ${parsed.data.seq} after ${previous.seq}; events must be in order.`);
     events.push(parsed.data);
   });
   // A finished run's reverts (files_reverted) are appended after its run_finished line.
-  if (!events.some((event) => event.type === 'run_finished')) warnings.push(`${source}: the run did not finish (no run_finished line); showing it as it was left.`);
+  if (!events.some((event) => event.type === 'run_finished'))
+    warnings.push(`${source}: the run did not finish (no run_finished line); showing it as it was left.`);
   return { events, warnings };
 }
 

@@ -9,7 +9,10 @@ import type { EventListener } from '../plan/eventLog';
  * everything is flushed to disk. `append`: continue an existing trace (a resumed run) instead of
  * starting the file over.
  */
-export function createTraceWriter(file: string, options: { append?: boolean } = {}): { listener: EventListener; close(): Promise<void>; error(): Error | undefined } {
+export function createTraceWriter(
+  file: string,
+  options: { append?: boolean } = {},
+): { listener: EventListener; close(): Promise<void>; error(): Error | undefined } {
   mkdirSync(dirname(file), { recursive: true });
   const stream = createWriteStream(file, { flags: options.append ? 'a' : 'w', encoding: 'utf8' });
   let failure: Error | undefined;

@@ -30,7 +30,11 @@ export function priceOf(pricing: PricingTable, model: string): ModelPrice | unde
 export function costOf(usage: TokenUsage, price: ModelPrice | undefined): number | undefined {
   if (!price) return undefined;
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
-  const cost = ((usage.promptTokens - cached) * price.inputPerMTok + cached * (price.cachedInputPerMTok ?? price.inputPerMTok) + usage.completionTokens * price.outputPerMTok) / 1_000_000;
+  const cost =
+    ((usage.promptTokens - cached) * price.inputPerMTok +
+      cached * (price.cachedInputPerMTok ?? price.inputPerMTok) +
+      usage.completionTokens * price.outputPerMTok) /
+    1_000_000;
   // Sums of many tiny costs: keep 10 significant decimals, no binary noise in the trace.
   return Math.round(cost * 1e10) / 1e10;
 }

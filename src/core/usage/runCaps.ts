@@ -32,7 +32,9 @@ export class RunCaps {
   }
 
   /** A warning when the cost cap cannot see a model's spending because it has no price. */
-  unpricedWarning(config: Pick<FlatConfig, 'cortex.limits.maxRunCost' | 'cortex.llm.pricing' | 'cortex.llm.model' | 'cortex.llm.fallbackModels'>): string | undefined {
+  unpricedWarning(
+    config: Pick<FlatConfig, 'cortex.limits.maxRunCost' | 'cortex.llm.pricing' | 'cortex.llm.model' | 'cortex.llm.fallbackModels'>,
+  ): string | undefined {
     if (config['cortex.limits.maxRunCost'] === null) return undefined;
     const missing = [config['cortex.llm.model'], ...config['cortex.llm.fallbackModels']].filter((m) => !priceOf(config['cortex.llm.pricing'], m));
     if (missing.length === 0) return undefined;

@@ -40,7 +40,12 @@ export async function freePort(): Promise<number> {
 
 /** Environment for code-server: no API keys leak in, and all its state stays under `home`. */
 function isolatedEnv(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+  };
   delete env.OPENAI_API_KEY;
   delete env.VSCODE_IPC_HOOK_CLI;
   delete env.NODE_OPTIONS;
@@ -52,11 +57,15 @@ export function installVsix(vsix: string, home: string): { userDataDir: string; 
   const extensionsDir = join(home, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  const result = spawnSync(node24Path(), [codeServerEntry(installedCodeServer()), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], {
-    env: isolatedEnv(home),
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const result = spawnSync(
+    node24Path(),
+    [codeServerEntry(installedCodeServer()), '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'],
+    {
+      env: isolatedEnv(home),
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   if (result.status !== 0 || !/was successfully installed/.test(result.stdout + result.stderr)) {
     throw new Error(`code-server could not install ${vsix} (exit ${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
   }
@@ -79,7 +88,22 @@ export async function startCodeServer(options: { home: string; vsix: string; set
   let output = '';
   const child: ChildProcess = spawn(
     node24Path(),
-    [codeServerEntry(installedCodeServer()), '--config', configFile, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir],
+    [
+      codeServerEntry(installedCodeServer()),
+      '--config',
+      configFile,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-getting-started-override',
+      '--user-data-dir',
+      userDataDir,
+      '--extensions-dir',
+      extensionsDir,
+    ],
     { env: isolatedEnv(options.home), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -46,7 +46,8 @@ export function baseSettings(server: ScriptedServer): Record<string, unknown> {
 export function e2eEnvironment(): Promise<E2eEnvironment> {
   environment ??= (async () => {
     const vsix = process.env.CORTEX_E2E_VSIX;
-    if (!vsix) throw new Error('CORTEX_E2E_VSIX is not set: run the suite through `npm run test:e2e` (test/e2e/runE2e.mjs), which packages the extension first.');
+    if (!vsix)
+      throw new Error('CORTEX_E2E_VSIX is not set: run the suite through `npm run test:e2e` (test/e2e/runE2e.mjs), which packages the extension first.');
     mkdirSync(ARTIFACTS, { recursive: true });
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'cortex-e2e-')));
     const server = await startScriptedServer();
@@ -147,11 +148,21 @@ export async function cortexPanel(page: Page): Promise<PanelHandle> {
       const deadline = Date.now() + timeout;
       let last = '';
       while (Date.now() < deadline) {
-        last = (await node(text).getAttribute('class', { timeout: 1000 }).catch(() => null)) ?? '(no such node)';
+        last =
+          (await node(text)
+            .getAttribute('class', { timeout: 1000 })
+            .catch(() => null)) ?? '(no such node)';
         if (last.split(/\s+/).includes(`status-${status}`)) return;
         await page.waitForTimeout(200);
       }
-      throw new Error(`step "${text}" did not reach ${status} within ${timeout} ms (classes: ${last}); panel text: ${(await frame.locator('body').innerText().catch(() => '?')).slice(0, 1500)}`);
+      throw new Error(
+        `step "${text}" did not reach ${status} within ${timeout} ms (classes: ${last}); panel text: ${(
+          await frame
+            .locator('body')
+            .innerText()
+            .catch(() => '?')
+        ).slice(0, 1500)}`,
+      );
     },
   };
 }

@@ -10,8 +10,14 @@ export const mochaHooks = {
   async afterEach(this: Mocha.Context) {
     const test = this.currentTest;
     if (test?.state === 'failed') {
-      const name = `failure-${test.fullTitle().replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}`;
-      if (currentPage.page) await screenshot(currentPage.page, name).then((file) => console.log(`    screenshot: ${file}`)).catch(() => undefined);
+      const name = `failure-${test
+        .fullTitle()
+        .replace(/[^a-z0-9]+/gi, '-')
+        .slice(0, 80)}`;
+      if (currentPage.page)
+        await screenshot(currentPage.page, name)
+          .then((file) => console.log(`    screenshot: ${file}`))
+          .catch(() => undefined);
       const env = await e2eEnvironment().catch(() => undefined);
       if (env) console.log(`    --- Cortex output channel ---\n${cortexLog(env).split('\n').slice(-40).join('\n')}\n    ---`);
     }

@@ -17,7 +17,12 @@ export async function startTask(page: Page, task: string): Promise<void> {
 }
 
 /** Waits until `check` returns true (polling), else throws with `describe()`'s text. */
-export async function eventually(page: Page, check: () => boolean | Promise<boolean>, describe: () => string | Promise<string>, timeout = 30_000): Promise<void> {
+export async function eventually(
+  page: Page,
+  check: () => boolean | Promise<boolean>,
+  describe: () => string | Promise<string>,
+  timeout = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeout;
   while (Date.now() < deadline) {
     if (await check()) return;

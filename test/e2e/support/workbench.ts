@@ -6,7 +6,16 @@ import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 export const EXTENSION_ID = 'cortex-dev.cortex-agent';
 export const CHROMIUM = process.env.CORTEX_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium (or set CORTEX_CHROMIUM)`);
@@ -125,7 +134,11 @@ export function editorTab(page: Page, title: RegExp): ReturnType<Page['locator']
 
 /** True if the tab is the visible one of its group and that group is the active (focused) one. */
 export async function isActiveTab(tab: ReturnType<Page['locator']>): Promise<boolean> {
-  return tab.evaluate((element) => element.getAttribute('aria-selected') === 'true' && element.closest('.editor-group-container')?.classList.contains('active') === true).catch(() => false);
+  return tab
+    .evaluate(
+      (element) => element.getAttribute('aria-selected') === 'true' && element.closest('.editor-group-container')?.classList.contains('active') === true,
+    )
+    .catch(() => false);
 }
 
 /** True while the keyboard focus is inside a webview (the workbench's active element is a webview iframe). */

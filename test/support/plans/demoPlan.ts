@@ -18,24 +18,78 @@ export function demoPlan(): { events: RunEvent[]; approvals: ApprovalRequestMess
   const push = (e: NewRunEvent, ms = 400): void => {
     events.push(st.stamp(e, ms));
   };
-  const call = (stepId: string, id: string, name: string, args: unknown, extra: Partial<{ requestedName: string; nameResolution: 'exact' | 'alias' | 'normalized' | 'repaired' }> = {}): void => {
+  const call = (
+    stepId: string,
+    id: string,
+    name: string,
+    args: unknown,
+    extra: Partial<{ requestedName: string; nameResolution: 'exact' | 'alias' | 'normalized' | 'repaired' }> = {},
+  ): void => {
     const json = JSON.stringify(args);
-    push({ type: 'tool_call_requested', stepId, call: { id, index: 0, turn: 1, name, requestedName: extra.requestedName ?? name, nameResolution: extra.nameResolution ?? 'exact', arguments: json, rawArguments: json, isComplete: true, finishReason: 'tool_calls' } }, 900);
+    push(
+      {
+        type: 'tool_call_requested',
+        stepId,
+        call: {
+          id,
+          index: 0,
+          turn: 1,
+          name,
+          requestedName: extra.requestedName ?? name,
+          nameResolution: extra.nameResolution ?? 'exact',
+          arguments: json,
+          rawArguments: json,
+          isComplete: true,
+          finishReason: 'tool_calls',
+        },
+      },
+      900,
+    );
   };
   const done = (stepId: string, callId: string, status: 'success' | 'error' | 'rejected', result: string, durationMs = 180): void => {
     push({ type: 'tool_call_completed', stepId, callId, status, result, error: status === 'error', durationMs }, 300);
   };
   const usage = (stepId: string | undefined, p: number, c: number): void => {
-    push({ type: 'llm_request', purpose: stepId ? 'executor' : 'planner', stepId, requestedModel: 'gpt-4.1', usedModel: 'gpt-4.1', attempts: [], ok: true, usage: { promptTokens: p, completionTokens: c }, durationMs: 1200 }, 200);
+    push(
+      {
+        type: 'llm_request',
+        purpose: stepId ? 'executor' : 'planner',
+        stepId,
+        requestedModel: 'gpt-4.1',
+        usedModel: 'gpt-4.1',
+        attempts: [],
+        ok: true,
+        usage: { promptTokens: p, completionTokens: c },
+        durationMs: 1200,
+      },
+      200,
+    );
   };
   const status = (stepId: string, s: 'in_progress' | 'completed' | 'failed' | 'blocked', reason?: string, blockedBy?: string): void => {
     push({ type: 'step_status_changed', stepId, status: s, reason, blockedBy }, 200);
   };
-  const add = (stepId: string, description: string, dependsOn: string[], origin: 'planner' | 'replan' = 'planner', lineage = stepId, replanAttempts = 0): void => {
+  const add = (
+    stepId: string,
+    description: string,
+    dependsOn: string[],
+    origin: 'planner' | 'replan' = 'planner',
+    lineage = stepId,
+    replanAttempts = 0,
+  ): void => {
     push({ type: 'step_added', stepId, description, dependsOn, lineage, replanAttempts, origin }, 0);
   };
 
-  push({ type: 'run_started', runId: DEMO_RUN_ID, task: 'Add input validation to the CLI flags, cover it with tests and document the new errors in the README.', workspace: '/home/dev/cortex', model: 'gpt-4.1', baseUrl: 'https://api.openai.com/v1' }, 0);
+  push(
+    {
+      type: 'run_started',
+      runId: DEMO_RUN_ID,
+      task: 'Add input validation to the CLI flags, cover it with tests and document the new errors in the README.',
+      workspace: '/home/dev/cortex',
+      model: 'gpt-4.1',
+      baseUrl: 'https://api.openai.com/v1',
+    },
+    0,
+  );
   usage(undefined, 2140, 512);
   push({ type: 'plan_created', title: 'Validate CLI flags, test them and document the errors' });
   add('s1', 'Read src/cli/main.ts and list every command, flag and default value it accepts', []);
@@ -57,25 +111,47 @@ export function demoPlan(): { events: RunEvent[]; approvals: ApprovalRequestMess
 
   status('s2', 'in_progress');
   status('s3', 'in_progress');
-  call('s2', 'call_b1', 'edit_file', { path: 'src/cli/main.ts', find: 'const maxSteps = Number(args.maxSteps)', replace: 'const maxSteps = FlagsSchema.shape.maxSteps.parse(args.maxSteps)' });
+  call('s2', 'call_b1', 'edit_file', {
+    path: 'src/cli/main.ts',
+    find: 'const maxSteps = Number(args.maxSteps)',
+    replace: 'const maxSteps = FlagsSchema.shape.maxSteps.parse(args.maxSteps)',
+  });
   done('s2', 'call_b1', 'error', 'edit_file: the text to find occurs 0 times in src/cli/main.ts', 35);
   call('s2', 'call_b2', 'edit_file', { path: 'src/cli/main.ts', find: 'maxSteps', replace: 'flags.maxSteps' });
   usage('s2', 4100, 620);
   push({ type: 'step_verified', stepId: 's2', passed: false, reason: '1 tool call still pending (call_b2), 1 failed', failedCallIds: ['call_b1', 'call_b2'] });
   status('s2', 'failed', 'max_steps_exceeded');
-  push({ type: 'subgraph_replaced', replan: { failedStepId: 's2', replacedStepIds: ['s2', 's4'], newStepIds: ['s5', 's6', 's7'], attempt: 1, maxAttempts: 2, reason: 'The edit did not match the file; split the work: schema first, then wire it in.', action: 'redesign' } });
+  push({
+    type: 'subgraph_replaced',
+    replan: {
+      failedStepId: 's2',
+      replacedStepIds: ['s2', 's4'],
+      newStepIds: ['s5', 's6', 's7'],
+      attempt: 1,
+      maxAttempts: 2,
+      reason: 'The edit did not match the file; split the work: schema first, then wire it in.',
+      action: 'redesign',
+    },
+  });
   add('s5', 'Create src/cli/flags.ts with a zod schema for every CLI flag', ['s1'], 'replan', 's2', 1);
   add('s6', 'Use the schema in main.ts and print a readable error for invalid flags', ['s5'], 'replan', 's2', 1);
   add('s7', 'Run npm test and fix the failures the new validation causes', ['s6'], 'replan', 's4', 1);
   usage(undefined, 1800, 390);
 
   status('s5', 'in_progress');
-  call('s5', 'call_c1', 'write_file', { path: 'src/cli/flags.ts', content: "import { z } from 'zod';\nexport const FlagsSchema = z.object({ maxSteps: z.coerce.number().int().min(1).max(200) });\n" });
+  call('s5', 'call_c1', 'write_file', {
+    path: 'src/cli/flags.ts',
+    content: "import { z } from 'zod';\nexport const FlagsSchema = z.object({ maxSteps: z.coerce.number().int().min(1).max(200) });\n",
+  });
   done('s5', 'call_c1', 'success', 'wrote 2 lines to src/cli/flags.ts');
   push({ type: 'step_verified', stepId: 's5', passed: true, reason: 'all 1 tool calls succeeded', failedCallIds: [] });
   status('s5', 'completed');
   status('s6', 'in_progress');
-  call('s6', 'call_d1', 'edit_file', { path: 'src/cli/main.ts', find: 'const maxSteps = Number(args.maxSteps);', replace: 'const flags = FlagsSchema.parse(args);' });
+  call('s6', 'call_d1', 'edit_file', {
+    path: 'src/cli/main.ts',
+    find: 'const maxSteps = Number(args.maxSteps);',
+    replace: 'const flags = FlagsSchema.parse(args);',
+  });
   done('s6', 'call_d1', 'success', 'replaced 1 occurrence');
   push({ type: 'step_verified', stepId: 's6', passed: true, reason: 'all 1 tool calls succeeded', failedCallIds: [] });
   status('s6', 'completed');
@@ -86,27 +162,65 @@ export function demoPlan(): { events: RunEvent[]; approvals: ApprovalRequestMess
   const runArgs = { command: 'npm test -- --grep "cli flags"', cwd: '.', timeoutMs: 120000 };
   call('s7', 'call_e2', 'run_command', runArgs);
   const runHash = sha(JSON.stringify(runArgs));
-  push({ type: 'tool_call_awaiting_approval', stepId: 's7', callId: 'call_e2', approval: { required: true, denyEffect: 'block', reason: 'run_command needs approval (policy: confirm)', argsHash: runHash, requestId: 'apr_e2' } });
+  push({
+    type: 'tool_call_awaiting_approval',
+    stepId: 's7',
+    callId: 'call_e2',
+    approval: { required: true, denyEffect: 'block', reason: 'run_command needs approval (policy: confirm)', argsHash: runHash, requestId: 'apr_e2' },
+  });
   usage('s7', 5200, 300);
 
   call('s3', 'call_f1', 'read_file', { path: 'README.md' });
   done('s3', 'call_f1', 'success', '# Cortex\n## Usage\n...');
-  const writeArgs = { path: 'README.md', content: '## Usage\n\n`cortex run --max-steps 30 "task"`\n\nInvalid flags exit with code 2 and say which flag and why.\n' };
+  const writeArgs = {
+    path: 'README.md',
+    content: '## Usage\n\n`cortex run --max-steps 30 "task"`\n\nInvalid flags exit with code 2 and say which flag and why.\n',
+  };
   call('s3', 'call_f2', 'write_file', writeArgs);
   const writeHash = sha(JSON.stringify(writeArgs));
-  push({ type: 'tool_call_awaiting_approval', stepId: 's3', callId: 'call_f2', approval: { required: false, denyEffect: 'continue', reason: 'write_file outside src/ asks first', argsHash: writeHash, requestId: 'apr_f2' } });
+  push({
+    type: 'tool_call_awaiting_approval',
+    stepId: 's3',
+    callId: 'call_f2',
+    approval: { required: false, denyEffect: 'continue', reason: 'write_file outside src/ asks first', argsHash: writeHash, requestId: 'apr_f2' },
+  });
 
   status('s8', 'in_progress');
   const pushArgs = { command: 'git push origin feature/cli-validation' };
   call('s8', 'call_g1', 'run_command', pushArgs);
-  push({ type: 'tool_call_awaiting_approval', stepId: 's8', callId: 'call_g1', approval: { required: true, denyEffect: 'block', reason: 'git push needs approval', argsHash: sha(JSON.stringify(pushArgs)), requestId: 'apr_g1' } });
+  push({
+    type: 'tool_call_awaiting_approval',
+    stepId: 's8',
+    callId: 'call_g1',
+    approval: { required: true, denyEffect: 'block', reason: 'git push needs approval', argsHash: sha(JSON.stringify(pushArgs)), requestId: 'apr_g1' },
+  });
   done('s8', 'call_g1', 'rejected', 'Denied by the user: not yet, CI is down today.', 0);
   status('s8', 'blocked', 'approval_denied');
   status('s9', 'blocked', undefined, 's8');
 
   const approvals: ApprovalRequestMessage[] = [
-    { requestId: 'apr_e2', stepId: 's7', callId: 'call_e2', toolName: 'run_command', argumentsJson: JSON.stringify(runArgs), argsHash: runHash, required: true, denyEffect: 'block', reason: 'run_command needs approval (policy: confirm)' },
-    { requestId: 'apr_f2', stepId: 's3', callId: 'call_f2', toolName: 'write_file', argumentsJson: JSON.stringify(writeArgs), argsHash: writeHash, required: false, denyEffect: 'continue', reason: 'write_file outside src/ asks first' },
+    {
+      requestId: 'apr_e2',
+      stepId: 's7',
+      callId: 'call_e2',
+      toolName: 'run_command',
+      argumentsJson: JSON.stringify(runArgs),
+      argsHash: runHash,
+      required: true,
+      denyEffect: 'block',
+      reason: 'run_command needs approval (policy: confirm)',
+    },
+    {
+      requestId: 'apr_f2',
+      stepId: 's3',
+      callId: 'call_f2',
+      toolName: 'write_file',
+      argumentsJson: JSON.stringify(writeArgs),
+      argsHash: writeHash,
+      required: false,
+      denyEffect: 'continue',
+      reason: 'write_file outside src/ asks first',
+    },
   ];
   return { events, approvals };
 }

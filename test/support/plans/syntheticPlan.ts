@@ -30,7 +30,18 @@ export function prng(seed: number): () => number {
 }
 
 const VERBS = ['Read', 'Summarise', 'Refactor', 'Test', 'Check', 'Update', 'Search', 'Write', 'Compare', 'Document'];
-const THINGS = ['the config loader', 'src/core/agent/executor.ts', 'the README usage section', 'failing unit tests', 'the tool registry', 'CHANGELOG.md', 'the retry policy', 'package.json scripts', 'the trace format', 'error messages'];
+const THINGS = [
+  'the config loader',
+  'src/core/agent/executor.ts',
+  'the README usage section',
+  'failing unit tests',
+  'the tool registry',
+  'CHANGELOG.md',
+  'the retry policy',
+  'package.json scripts',
+  'the trace format',
+  'error messages',
+];
 
 /** Step ids and dependencies of a layered synthetic plan with `count` steps. */
 export function syntheticSteps(count: number, seed = 42): Array<{ id: string; description: string; dependsOn: string[] }> {
@@ -63,7 +74,12 @@ export function syntheticPlanEvents(count: number, stamper = new EventStamper(),
     stamper.stamp({ type: 'plan_created', title: `Synthetic plan (${count} steps)` }),
   ];
   for (const s of syntheticSteps(count)) {
-    events.push(stamper.stamp({ type: 'step_added', stepId: s.id, description: s.description, dependsOn: s.dependsOn, lineage: s.id, replanAttempts: 0, origin: 'planner' }, 0));
+    events.push(
+      stamper.stamp(
+        { type: 'step_added', stepId: s.id, description: s.description, dependsOn: s.dependsOn, lineage: s.id, replanAttempts: 0, origin: 'planner' },
+        0,
+      ),
+    );
   }
   return events;
 }
@@ -83,23 +99,61 @@ export function liveEventSource(stepCount: number, stamper: EventStamper, seed =
       if (r < 0.25) {
         const callId = `call_${callNo++}`;
         open.push({ stepId, callId });
-        return stamper.stamp({
-          type: 'tool_call_requested',
-          stepId,
-          call: { id: callId, index: 0, turn: 1, name: 'read_file', requestedName: 'read_file', nameResolution: 'exact', arguments: `{"path":"src/file${callNo}.ts"}`, rawArguments: `{"path":"src/file${callNo}.ts"}`, isComplete: true, finishReason: 'tool_calls' },
-        }, 1);
+        return stamper.stamp(
+          {
+            type: 'tool_call_requested',
+            stepId,
+            call: {
+              id: callId,
+              index: 0,
+              turn: 1,
+              name: 'read_file',
+              requestedName: 'read_file',
+              nameResolution: 'exact',
+              arguments: `{"path":"src/file${callNo}.ts"}`,
+              rawArguments: `{"path":"src/file${callNo}.ts"}`,
+              isComplete: true,
+              finishReason: 'tool_calls',
+            },
+          },
+          1,
+        );
       }
       if (r < 0.5 && open.length > 0) {
         const { stepId: sid, callId } = open.shift()!;
         const ok = rand() < 0.85;
-        return stamper.stamp({ type: 'tool_call_completed', stepId: sid, callId, status: ok ? 'success' : 'error', result: ok ? 'export const x = 1;\n'.repeat(3) : 'ENOENT: no such file', error: !ok, durationMs: 12 }, 1);
+        return stamper.stamp(
+          {
+            type: 'tool_call_completed',
+            stepId: sid,
+            callId,
+            status: ok ? 'success' : 'error',
+            result: ok ? 'export const x = 1;\n'.repeat(3) : 'ENOENT: no such file',
+            error: !ok,
+            durationMs: 12,
+          },
+          1,
+        );
       }
       if (r < 0.7) {
         const statuses = ['in_progress', 'completed', 'failed', 'not_started'] as const;
         return stamper.stamp({ type: 'step_status_changed', stepId, status: statuses[Math.floor(rand() * statuses.length)] }, 1);
       }
       if (r < 0.8) return stamper.stamp({ type: 'step_note', stepId, note: 'Found the relevant function.' }, 1);
-      if (r < 0.88) return stamper.stamp({ type: 'llm_request', purpose: 'executor', stepId, requestedModel: 'gpt-test', ok: true, attempts: [], usage: { promptTokens: 120, completionTokens: 30 }, durationMs: 300 }, 1);
+      if (r < 0.88)
+        return stamper.stamp(
+          {
+            type: 'llm_request',
+            purpose: 'executor',
+            stepId,
+            requestedModel: 'gpt-test',
+            ok: true,
+            attempts: [],
+            usage: { promptTokens: 120, completionTokens: 30 },
+            durationMs: 300,
+          },
+          1,
+        );
       if (r < 0.94) return stamper.stamp({ type: 'step_output', stepId, output: `Output of ${stepId} at ${stamper.seq}` }, 1);
       return stamper.stamp({ type: 'log', level: 'debug', message: 'tick', stepId }, 1);
     },

@@ -35,7 +35,11 @@ describe('planParsing (planner reply)', () => {
   });
 
   it('accepts quoted indexes, bare indexes, null and missing dependencies; trims; defaults the title', () => {
-    assert.deepEqual(parsePlannerReply('{"title":"t","steps":[" a ","b","c"],"dependencies":{"1":"0","2":[1, "0", 1]}}'), { title: 't', steps: ['a', 'b', 'c'], dependencies: { 1: [0], 2: [1, 0] } });
+    assert.deepEqual(parsePlannerReply('{"title":"t","steps":[" a ","b","c"],"dependencies":{"1":"0","2":[1, "0", 1]}}'), {
+      title: 't',
+      steps: ['a', 'b', 'c'],
+      dependencies: { 1: [0], 2: [1, 0] },
+    });
     assert.deepEqual(parsePlannerReply('{"title":"t","steps":["a"],"dependencies":null}').dependencies, {});
     assert.deepEqual(parsePlannerReply('{"steps":["a"]}'), { title: 'Plan', steps: ['a'], dependencies: {} });
   });
@@ -73,7 +77,7 @@ describe('planParsing (planner reply)', () => {
   });
 
   it('refuses two different plans in one reply, but not the same one twice', () => {
-    const other = { ...PLAN, steps: ['x'] , dependencies: {} };
+    const other = { ...PLAN, steps: ['x'], dependencies: {} };
     expectError('```json\n' + JSON.stringify(PLAN) + '\n```\nor\n```json\n' + JSON.stringify(other) + '\n```', 'ambiguous', /2 different plan objects/);
     assert.equal(parsePlannerReply('```json\n' + JSON.stringify(PLAN) + '\n```\n```json\n' + JSON.stringify(PLAN) + '\n```').steps.length, 3);
   });

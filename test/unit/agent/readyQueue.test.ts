@@ -43,7 +43,7 @@ describe('ReadyQueue', () => {
     assert.deepEqual(queue.ready(new Set(['b'])), ['a', 'd']);
   });
 
-  it('drops a step once it started, and never releases a failed step\'s dependents', () => {
+  it("drops a step once it started, and never releases a failed step's dependents", () => {
     const { log } = examplePlan();
     const queue = queueOn(log);
     runStep(log, sid(0), [{ name: 'write_file', args: { path: 'a' } }]);
@@ -67,7 +67,18 @@ describe('ReadyQueue', () => {
     const queue = queueOn(log);
     assert.deepEqual(queue.ready(new Set()), [sid(5)]);
     runStep(log, sid(5), [{ name: 'write_file', args: { path: 'src/api.py' } }]);
-    appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['api', 'tests'], newDependencies: { 1: [0] }, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
+    appendAll(
+      log,
+      replaceSubgraphEvents(log.state, {
+        failedStepId: sid(5),
+        newSteps: ['api', 'tests'],
+        newDependencies: { 1: [0] },
+        attempt: 1,
+        maxAttempts: 2,
+        reason: 'r',
+        newId: () => ids.next(),
+      }),
+    );
     assert.deepEqual(queue.ready(new Set()), ['s9']);
     runStep(log, 's9', []);
     assert.deepEqual(queue.ready(new Set()), ['s10']);

@@ -33,7 +33,13 @@ describe('replanPrompt (docs/design.md §15)', () => {
       const sections = text.split('\n\n---\n\n');
       assert.deepEqual(
         sections.map((s) => s.split('\n')[0]),
-        ['## Task', '## Completed steps (full record)', '## Failed step and its downstream (to redesign)', '## Available tools', '## Redesign steps s6, s7, s8'],
+        [
+          '## Task',
+          '## Completed steps (full record)',
+          '## Failed step and its downstream (to redesign)',
+          '## Available tools',
+          '## Redesign steps s6, s7, s8',
+        ],
       );
       assert.match(sections[0], /Build a REST API\n\nPlan: REST API/);
       // Every completed step, every call with its real result (not a summary).
@@ -60,7 +66,16 @@ describe('replanPrompt (docs/design.md §15)', () => {
       // a → b → d ; a → c. a done, c running, b fails: b and d are redesigned, c is not.
       const log = newLog();
       const ids = new StepIdAllocator();
-      appendAll(log, addStepsEvents(log.state, { descriptions: ['a', 'b', 'c', 'd'], dependencies: { 1: [0], 2: [0], 3: [1] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
+      appendAll(
+        log,
+        addStepsEvents(log.state, {
+          descriptions: ['a', 'b', 'c', 'd'],
+          dependencies: { 1: [0], 2: [0], 3: [1] },
+          anchorDeps: [],
+          origin: 'planner',
+          newId: () => ids.next(),
+        }),
+      );
       runStep(log, 's1', [], { output: 'ok' });
       log.append(startStepEvent(log.state, 's3'));
       runStep(log, 's2', [{ name: 'write_file', args: { path: 'a' } }]);
@@ -74,12 +89,23 @@ describe('replanPrompt (docs/design.md §15)', () => {
 
     it('tells the model about earlier redesigns of the lineage; replaced steps are not completed work', () => {
       const { log, ids } = failedExample();
-      appendAll(log, replanOutcomeEvents(log.state, { failedStepId: sid(5), decision: { action: 'redesign', newSteps: ['retry API', 'test'], newDependencies: { 1: [0] } }, maxAttempts: 2, newId: () => ids.next() }));
+      appendAll(
+        log,
+        replanOutcomeEvents(log.state, {
+          failedStepId: sid(5),
+          decision: { action: 'redesign', newSteps: ['retry API', 'test'], newDependencies: { 1: [0] } },
+          maxAttempts: 2,
+          newId: () => ids.next(),
+        }),
+      );
       runStep(log, 's9', [{ name: 'write_file', args: { path: 'b' } }], { endReason: 'max_steps_exceeded' });
       const plan = nextReplan(log.state, 's9', 2);
       assert.deepEqual(plan.stepsToReplan, ['s9', 's10']);
       const text = userText(buildReplanMessages(log.state, 's9', plan.stepsToReplan, TOOLS, { maxAttempts: 2 }));
-      assert.match(text, /## Earlier redesigns of this part of the plan\n- attempt 1: s6, s7, s8 replaced by s9, s10, because 1 of 1 tool call never got a result: write_file/);
+      assert.match(
+        text,
+        /## Earlier redesigns of this part of the plan\n- attempt 1: s6, s7, s8 replaced by s9, s10, because 1 of 1 tool call never got a result: write_file/,
+      );
       assert.match(text, /Why it failed: .*the step ended because the tool loop hit its step limit \(max_steps_exceeded\)\n/);
       assert.match(text, /rewrite 2 of at most 2/);
       const completed = text.split('\n\n---\n\n')[1];
@@ -96,7 +122,11 @@ describe('replanPrompt (docs/design.md §15)', () => {
 
   describe('parseReplanReply (the replanner reply)', () => {
     it('parses a redesign of the example plan', () => {
-      const reply = JSON.stringify({ action: 'redesign', new_steps: ['API scaffold and routes', 'Endpoint logic', 'Unit tests and run them'], new_dependencies: { 0: [], 1: [0], 2: [1] } });
+      const reply = JSON.stringify({
+        action: 'redesign',
+        new_steps: ['API scaffold and routes', 'Endpoint logic', 'Unit tests and run them'],
+        new_dependencies: { 0: [], 1: [0], 2: [1] },
+      });
       assert.deepEqual(parseReplanReply(reply), {
         action: 'redesign',
         new_steps: ['API scaffold and routes', 'Endpoint logic', 'Unit tests and run them'],
@@ -105,13 +135,28 @@ describe('replanPrompt (docs/design.md §15)', () => {
     });
 
     it('parses give_up (any spelling), dropping steps, keeping the reason', () => {
-      assert.deepEqual(parseReplanReply('```json\n{"action": "Give Up", "new_steps": ["x"], "reason": "no network tool"}\n```'), { action: 'give_up', new_steps: [], new_dependencies: {}, reason: 'no network tool' });
+      assert.deepEqual(parseReplanReply('```json\n{"action": "Give Up", "new_steps": ["x"], "reason": "no network tool"}\n```'), {
+        action: 'give_up',
+        new_steps: [],
+        new_dependencies: {},
+        reason: 'no network tool',
+      });
       assert.equal(parseReplanReply('{"action":"giveup"}').action, 'give_up');
     });
 
     for (const [name, reply, kind, text] of [
-      ['a cycle from the model', { action: 'redesign', new_steps: ['a', 'b', 'c'], new_dependencies: { 0: [2], 2: [1], 1: [0] } }, 'cycle', /cycle: step 0 → step 2 → step 1 → step 0 \(indexes are 0-based positions in "new_steps"\)/],
-      ['an index out of range', { action: 'redesign', new_steps: ['a'], new_dependencies: { 0: [1] } }, 'dangling', /step 0 depends on step 1, which does not exist/],
+      [
+        'a cycle from the model',
+        { action: 'redesign', new_steps: ['a', 'b', 'c'], new_dependencies: { 0: [2], 2: [1], 1: [0] } },
+        'cycle',
+        /cycle: step 0 → step 2 → step 1 → step 0 \(indexes are 0-based positions in "new_steps"\)/,
+      ],
+      [
+        'an index out of range',
+        { action: 'redesign', new_steps: ['a'], new_dependencies: { 0: [1] } },
+        'dangling',
+        /step 0 depends on step 1, which does not exist/,
+      ],
       ['a self-dependency', { action: 'redesign', new_steps: ['a', 'b'], new_dependencies: { 1: [1] } }, 'self_dependency', /step 1 depends on itself/],
       ['a redesign without steps', { action: 'redesign', new_steps: [] }, 'shape', /needs at least one new step/],
       ['an unknown action', { action: 'retry' }, 'shape', /action must be "redesign" or "give_up"/],
@@ -142,8 +187,18 @@ describe('replanPrompt (docs/design.md §15)', () => {
       const before = structuredClone([0, 1, 2, 3, 4].map((i) => log.state.steps.get(sid(i))));
       const plan = nextReplan(log.state, sid(5), 2);
       buildReplanMessages(log.state, sid(5), plan.stepsToReplan, TOOLS);
-      const decision = parseReplanReply('Redesign:\n```json\n{"action":"redesign","new_steps":["Write src/api.py","Write tests","Run tests"],"new_dependencies":{"1":[0],"2":[1]}}\n```');
-      appendAll(log, replanOutcomeEvents(log.state, { failedStepId: sid(5), decision: { action: decision.action, newSteps: decision.new_steps, newDependencies: decision.new_dependencies }, maxAttempts: 2, newId: () => ids.next() }));
+      const decision = parseReplanReply(
+        'Redesign:\n```json\n{"action":"redesign","new_steps":["Write src/api.py","Write tests","Run tests"],"new_dependencies":{"1":[0],"2":[1]}}\n```',
+      );
+      appendAll(
+        log,
+        replanOutcomeEvents(log.state, {
+          failedStepId: sid(5),
+          decision: { action: decision.action, newSteps: decision.new_steps, newDependencies: decision.new_dependencies },
+          maxAttempts: 2,
+          newId: () => ids.next(),
+        }),
+      );
       assert.deepEqual(structuredClone([0, 1, 2, 3, 4].map((i) => log.state.steps.get(sid(i)))), before);
       assert.deepEqual(log.state.stepOrder.slice(5), ['s9', 's10', 's11']);
       assert.equal(log.state.replans[0].newStepIds.length, 3);
@@ -156,7 +211,15 @@ describe('replanPrompt (docs/design.md §15)', () => {
         const plan = nextReplan(log.state, failed, 2);
         assert.equal(plan.attempt, attempt);
         const decision = parseReplanReply('{"action":"redesign","new_steps":["retry"]}');
-        appendAll(log, replanOutcomeEvents(log.state, { failedStepId: failed, decision: { action: decision.action, newSteps: decision.new_steps, newDependencies: decision.new_dependencies }, maxAttempts: 2, newId: () => ids.next() }));
+        appendAll(
+          log,
+          replanOutcomeEvents(log.state, {
+            failedStepId: failed,
+            decision: { action: decision.action, newSteps: decision.new_steps, newDependencies: decision.new_dependencies },
+            maxAttempts: 2,
+            newId: () => ids.next(),
+          }),
+        );
         failed = log.state.stepOrder.at(-1)!;
         runStep(log, failed, [{ name: 'write_file', args: { path: 'src/api.py' } }]);
       }

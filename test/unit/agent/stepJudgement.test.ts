@@ -17,7 +17,8 @@ function runningStep(statuses: ToolCallStatus[]): EventLog {
   statuses.forEach((status, i) => {
     const id = `c${i + 1}`;
     log.append(addToolCallEvent(log.state, sid(0), { id, name: 'read_file', arguments: { path: `f${i}` } }));
-    if (status === 'success' || status === 'error' || status === 'rejected') log.append(updateToolResultEvent(log.state, sid(0), id, { status, result: `${status} result` }));
+    if (status === 'success' || status === 'error' || status === 'rejected')
+      log.append(updateToolResultEvent(log.state, sid(0), id, { status, result: `${status} result` }));
   });
   return log;
 }
@@ -34,7 +35,10 @@ describe('how a step ends (stepEndEvents)', () => {
   it('answered with every call answered: completed, output then verdict then status', () => {
     const log = runningStep(['success', 'error']);
     const { step, events, replannable } = end(log, loop('answered', 'the answer'));
-    assert.deepEqual(events.map((e) => e.type), ['step_output', 'step_verified', 'step_status_changed']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['step_output', 'step_verified', 'step_status_changed'],
+    );
     assert.equal(step.status, 'completed');
     assert.equal(step.endReason, undefined);
     assert.equal(step.output, 'the answer');
@@ -77,7 +81,10 @@ describe('how a step ends (stepEndEvents)', () => {
   });
 
   it('an exhausted context window: failed (context_exhausted), replannable', () => {
-    const { step, replannable } = end(runningStep([]), { kind: 'error', error: new ContextExhaustedError('the prompt needs 9000 tokens, 8000 fit', 9000, 8000) });
+    const { step, replannable } = end(runningStep([]), {
+      kind: 'error',
+      error: new ContextExhaustedError('the prompt needs 9000 tokens, 8000 fit', 9000, 8000),
+    });
     assert.equal(step.output, 'The step stopped: the prompt needs 9000 tokens, 8000 fit');
     assert.equal(step.status, 'failed');
     assert.equal(step.endReason, 'context_exhausted');
@@ -103,7 +110,10 @@ describe('how a step ends (stepEndEvents)', () => {
 
   it('cancelled: failed (cancelled) with no output and no verdict; pending calls stay pending', () => {
     const { step, events, replannable } = end(runningStep(['pending']), { kind: 'cancelled' });
-    assert.deepEqual(events.map((e) => e.type), ['step_status_changed']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['step_status_changed'],
+    );
     assert.equal(step.status, 'failed');
     assert.equal(step.endReason, 'cancelled');
     assert.equal(step.verdict, undefined);

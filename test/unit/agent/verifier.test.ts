@@ -12,7 +12,12 @@ function stepWith(statuses: ToolCallStatus[]) {
     const id = `c${i}`;
     log.append(addToolCallEvent(log.state, sid(0), { id, name: `tool${i}`, arguments: {} }));
     if (status === 'awaiting_approval') {
-      log.append({ type: 'tool_call_awaiting_approval', stepId: sid(0), callId: id, approval: { required: true, denyEffect: 'block', reason: 'write', argsHash: 'h', requestId: 'r' } });
+      log.append({
+        type: 'tool_call_awaiting_approval',
+        stepId: sid(0),
+        callId: id,
+        approval: { required: true, denyEffect: 'block', reason: 'write', argsHash: 'h', requestId: 'r' },
+      });
     } else if (status !== 'pending') {
       log.append(updateToolResultEvent(log.state, sid(0), id, { status, result: `${status} result` }));
     }
@@ -39,7 +44,10 @@ describe('verifier (docs/design.md §14)', () => {
     assert.equal(verdict.passed, false);
     assert.deepEqual(verdict.failedCallIds, ['c1', 'c3']);
     assert.equal(verdict.reason, '2 of 4 tool calls never got a result: tool1 (c1, pending), tool3 (c3, pending)');
-    assert.deepEqual(getFailedCalls(step).map((c) => c.id), ['c1', 'c3']);
+    assert.deepEqual(
+      getFailedCalls(step).map((c) => c.id),
+      ['c1', 'c3'],
+    );
   });
 
   it('a call still awaiting approval is not answered', () => {

@@ -13,7 +13,17 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 
 describe('CLI approvals on a terminal', () => {
   it('the prompt shows every byte of a command that tries to hide itself', () => {
-    const prompt = approvalPrompt({ requestId: 'r', stepId: 's1', callId: 'c1', toolName: 'run_command', argumentsJson: JSON.stringify({ command: HIDING_COMMAND }), argsHash: 'h', required: false, denyEffect: 'continue', reason: 'runs a \u202eshell command' });
+    const prompt = approvalPrompt({
+      requestId: 'r',
+      stepId: 's1',
+      callId: 'c1',
+      toolName: 'run_command',
+      argumentsJson: JSON.stringify({ command: HIDING_COMMAND }),
+      argsHash: 'h',
+      required: false,
+      denyEffect: 'continue',
+      reason: 'runs a \u202eshell command',
+    });
     assert.ok(prompt.includes('`touch x #\\r\\x1b[2K\\x1b[8m`'), prompt);
     assert.ok(prompt.includes('reason: runs a \\u202eshell command'), prompt);
     assert.doesNotMatch(prompt, RAW_CONTROL);
@@ -35,7 +45,10 @@ describe('CLI approvals on a terminal', () => {
     assert.ok(shown.includes('touch x #\\r\\x1b[2K\\x1b[8m'), JSON.stringify(shown));
     assert.ok(!shown.includes(HIDING_COMMAND), 'the raw command never reaches the terminal');
     const answered = run.log.events.filter((event) => event.type === 'approval_answered');
-    assert.deepEqual(answered.map((event) => event.type === 'approval_answered' && [event.decision, event.source]), [['deny', 'cli-tty']]);
+    assert.deepEqual(
+      answered.map((event) => event.type === 'approval_answered' && [event.decision, event.source]),
+      [['deny', 'cli-tty']],
+    );
   });
 
   it('--approve all|none and a missing terminal answer at once, each recorded with who answered', async () => {

@@ -5,7 +5,17 @@ import { EXIT, exitCodeFor } from '../../../src/cli/exitCode';
 
 const snapshot = (steps: number) => ({ steps: Array.from({ length: steps }, () => ({})) }) as unknown as RunResult['snapshot'];
 const result = (status: RunResult['status'], steps: number): RunResult => ({ status, snapshot: snapshot(steps) });
-const plannerFailure = (errorKind?: string): RunEvent => ({ type: 'llm_request', seq: 0, time: 0, purpose: 'planner', requestedModel: 'm', attempts: errorKind ? [{ model: 'm', ok: false, durationMs: 1, errorKind }] : [], ok: false, error: 'x', durationMs: 1 });
+const plannerFailure = (errorKind?: string): RunEvent => ({
+  type: 'llm_request',
+  seq: 0,
+  time: 0,
+  purpose: 'planner',
+  requestedModel: 'm',
+  attempts: errorKind ? [{ model: 'm', ok: false, durationMs: 1, errorKind }] : [],
+  ok: false,
+  error: 'x',
+  durationMs: 1,
+});
 
 describe('CLI exit codes', () => {
   it('0 when every step completed, 1 for failed steps or a cancel', () => {
@@ -19,6 +29,7 @@ describe('CLI exit codes', () => {
   });
 
   it('1 when the planner failure could pass (server error, bad reply) or its kind is unknown', () => {
-    for (const kind of ['server', 'rate_limit', 'bad_response', 'bad_request', undefined]) assert.equal(exitCodeFor(result('failed', 0), [plannerFailure(kind)]), EXIT.incomplete, String(kind));
+    for (const kind of ['server', 'rate_limit', 'bad_response', 'bad_request', undefined])
+      assert.equal(exitCodeFor(result('failed', 0), [plannerFailure(kind)]), EXIT.incomplete, String(kind));
   });
 });

@@ -15,8 +15,16 @@ describe('counting on the background thread (docs/design.md §19)', function () 
   });
 
   it('counts a prompt exactly as countPromptTokens does, and keeps the counts', async () => {
-    const tools: ToolSpec[] = [{ type: 'function', function: { name: 'read_file', description: 'Read a file '.repeat(40), parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
-    const messages: ChatMessage[] = [...conversation(3, 400), { role: 'assistant', content: 'done', tool_calls: [{ id: 'c9', type: 'function', function: { name: 'write_file', arguments: '{"path":"a"}' } }] }];
+    const tools: ToolSpec[] = [
+      {
+        type: 'function',
+        function: { name: 'read_file', description: 'Read a file '.repeat(40), parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+      },
+    ];
+    const messages: ChatMessage[] = [
+      ...conversation(3, 400),
+      { role: 'assistant', content: 'done', tool_calls: [{ id: 'c9', type: 'function', function: { name: 'write_file', arguments: '{"path":"a"}' } }] },
+    ];
     const soon = await countPromptTokensSoon(messages, tools);
     const copies = messages.map((m) => structuredClone(m));
     assert.equal(soon, countPromptTokens(copies, structuredClone(tools)));

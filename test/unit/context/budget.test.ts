@@ -81,8 +81,16 @@ describe('context budget (docs/design.md §19)', () => {
   });
 
   describe("a provider's context-overflow error", () => {
-    const ctx = { baseUrl: 'http://x/v1', model: 'gpt-4o', sentStreamOptions: true, sentResponseFormat: false, requestTimeoutMs: 1000, streamIdleTimeoutMs: 1000 };
-    const openAiWords = "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens (120000 in the messages, 10000 in the functions). Please reduce the length of the messages or functions.";
+    const ctx = {
+      baseUrl: 'http://x/v1',
+      model: 'gpt-4o',
+      sentStreamOptions: true,
+      sentResponseFormat: false,
+      requestTimeoutMs: 1000,
+      streamIdleTimeoutMs: 1000,
+    };
+    const openAiWords =
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens (120000 in the messages, 10000 in the functions). Please reduce the length of the messages or functions.";
 
     it('is its own kind and never fails over (the words mention "functions")', () => {
       for (const facts of [
@@ -101,7 +109,10 @@ describe('context budget (docs/design.md §19)', () => {
 
     it('gives the limit and the size when the provider says them', () => {
       assert.deepEqual(overflowFacts(openAiWords), { limit: 128_000, actual: 120_000 });
-      assert.deepEqual(overflowFacts("This model's maximum context length is 20000 tokens. However, your messages resulted in 20500 tokens."), { limit: 20_000, actual: 20_500 });
+      assert.deepEqual(overflowFacts("This model's maximum context length is 20000 tokens. However, your messages resulted in 20500 tokens."), {
+        limit: 20_000,
+        actual: 20_500,
+      });
       assert.deepEqual(overflowFacts('prompt is too long: 210000 tokens > 200000 maximum'), { limit: 200_000, actual: 210_000 });
       assert.deepEqual(overflowFacts('context window exceeded'), {});
       assert.equal(isContextOverflow(new LlmError('context_overflow', 'x', 400)), true);

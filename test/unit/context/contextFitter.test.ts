@@ -32,7 +32,10 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     assert.deepEqual(messages, before);
     assert.equal(outcome.counted, countPromptTokens(messages));
     assert.equal(records.length, 1);
-    assert.deepEqual({ ...records[0], tokensBefore: 0, tokensAfter: 0 }, { purpose: 'executor', model: 'm', window: 100_000, budget: 100_000, tokensBefore: 0, tokensAfter: 0, actions: [], calibration: 1 });
+    assert.deepEqual(
+      { ...records[0], tokensBefore: 0, tokensAfter: 0 },
+      { purpose: 'executor', model: 'm', window: 100_000, budget: 100_000, tokensBefore: 0, tokensAfter: 0, actions: [], calibration: 1 },
+    );
     assert.equal(records[0].tokensBefore, outcome.counted);
   });
 
@@ -54,7 +57,10 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     const messages = conversation(6, 1000);
     const { deps, records } = harness(countPromptTokens(messages) - 1500);
     const prepared = await prepareFit(deps, { purpose: 'executor', stepId: 's1', messages });
-    assert.deepEqual(records.map((r) => r.actions.map((a) => a.kind)), [['prune_tool_outputs']]);
+    assert.deepEqual(
+      records.map((r) => r.actions.map((a) => a.kind)),
+      [['prune_tool_outputs']],
+    );
     assert.equal((await prepared.settle()).record, records[0]);
   });
 
@@ -65,7 +71,10 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     await fitRequest(deps, { purpose: 'executor', stepId: 's1', messages: list });
     assert.equal(list, messages, 'the same array');
     assert.deepEqual(list.filter((m) => m.role === 'tool').map(isPrunedStub), [true, true, false, false, false, false]);
-    assert.deepEqual(records[0].actions.map((a) => a.kind), ['prune_tool_outputs']);
+    assert.deepEqual(
+      records[0].actions.map((a) => a.kind),
+      ['prune_tool_outputs'],
+    );
     assert.equal(summaries.length, 0, 'no compaction when pruning is enough');
     assert.ok(records[0].tokensAfter <= records[0].budget);
   });
@@ -78,19 +87,31 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     assert.equal(summaries.length, 1, 'one compaction request');
     const [system, user] = summaries[0];
     assert.ok(contentText(system.content).startsWith(COMPACT_SYSTEM_PROMPT));
-    assert.match(contentText(user.content), /# Turns to summarise \(\d+\)\n\n## Turn 1\nCalled read_file \{"path":"f0.txt"\}\nResult of read_file: \[output of read_file pruned: /);
+    assert.match(
+      contentText(user.content),
+      /# Turns to summarise \(\d+\)\n\n## Turn 1\nCalled read_file \{"path":"f0.txt"\}\nResult of read_file: \[output of read_file pruned: /,
+    );
     assert.ok(countPromptTokens(summaries[0]) <= limit, 'the compaction request fits too');
     assert.deepEqual(messages.slice(0, 2), head());
     const summary = messages[2];
     assert.equal(summary.role, 'user');
-    assert.match(contentText(summary.content), /^<compacted_history turns="\d+">\nSummary of earlier turns of this step[^\n]*\nRead f0…f5; nothing else found.\n<\/compacted_history>$/);
+    assert.match(
+      contentText(summary.content),
+      /^<compacted_history turns="\d+">\nSummary of earlier turns of this step[^\n]*\nRead f0…f5; nothing else found.\n<\/compacted_history>$/,
+    );
     assertPaired(messages);
     const record = records[0];
-    assert.deepEqual(record.actions.map((a) => a.kind), ['prune_tool_outputs', 'shrink_turns', 'compact']);
+    assert.deepEqual(
+      record.actions.map((a) => a.kind),
+      ['prune_tool_outputs', 'shrink_turns', 'compact'],
+    );
     const shrink = record.actions[1];
     assert.equal(record.actions[2].count, shrink.count);
     assert.ok(record.actions[2].tokensSaved < 0, 'the summary costs its own tokens');
-    assert.equal(record.tokensBefore - record.tokensAfter, record.actions.reduce((n, a) => n + a.tokensSaved, 0));
+    assert.equal(
+      record.tokensBefore - record.tokensAfter,
+      record.actions.reduce((n, a) => n + a.tokensSaved, 0),
+    );
     assert.ok(outcome.counted <= limit);
   });
 
@@ -100,7 +121,12 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     const messages = conversation(10, 1000);
     await fitRequest(deps, { purpose: 'executor', stepId: 's1', messages });
     const firstTurns = Number(/turns="(\d+)"/.exec(contentText(messages[2].content))![1]);
-    for (let i = 10; i < 20; i++) messages.push(...conversation(1, 1000).slice(2).map((m) => JSON.parse(JSON.stringify(m).replaceAll('call_0', `call_${i}`)) as ChatMessage));
+    for (let i = 10; i < 20; i++)
+      messages.push(
+        ...conversation(1, 1000)
+          .slice(2)
+          .map((m) => JSON.parse(JSON.stringify(m).replaceAll('call_0', `call_${i}`)) as ChatMessage),
+      );
     await fitRequest(deps, { purpose: 'executor', stepId: 's1', messages });
     assert.equal(summaries.length, 2);
     assert.match(contentText(summaries[1][1].content), /^# Summary of even earlier turns\nSummary of earlier turns of this step/);
@@ -124,7 +150,10 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     const { deps, records } = harness(limit, () => Promise.reject(new LlmError('server', 'The endpoint failed with 500.', 500)));
     const messages = conversation(10, 1000);
     await fitRequest(deps, { purpose: 'executor', stepId: 's1', messages });
-    assert.match(contentText(messages[2].content), /earlier turns of this step were removed to fit the context window; their summary could not be written \(The endpoint failed with 500\.\)/);
+    assert.match(
+      contentText(messages[2].content),
+      /earlier turns of this step were removed to fit the context window; their summary could not be written \(The endpoint failed with 500\.\)/,
+    );
     assert.equal(records[0].actions.at(-1)!.failed, 'The endpoint failed with 500.');
   });
 
@@ -140,7 +169,8 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
     const before = structuredClone(messages);
     await assert.rejects(
       fitRequest(deps, { purpose: 'executor', stepId: 's1', messages }),
-      (error: unknown) => error instanceof ContextExhaustedError && error.reason === 'context_exhausted' && /does not fit the context window of m/.test(error.message),
+      (error: unknown) =>
+        error instanceof ContextExhaustedError && error.reason === 'context_exhausted' && /does not fit the context window of m/.test(error.message),
     );
     assert.equal(summaries.length, 0, 'no compaction that could not help');
     assert.deepEqual(messages, before, 'nothing changed');
@@ -149,7 +179,10 @@ describe('fitting a request into its budget (docs/design.md §19)', () => {
 
   it('never compacts a compaction request: it fits or fails', async () => {
     const { deps, summaries } = harness(500);
-    const messages: ChatMessage[] = [{ role: 'system', content: 'summarise' }, { role: 'user', content: filler(2000) }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'summarise' },
+      { role: 'user', content: filler(2000) },
+    ];
     await assert.rejects(fitRequest(deps, { purpose: 'compact', stepId: 's1', messages }), ContextExhaustedError);
     assert.equal(summaries.length, 0);
   });

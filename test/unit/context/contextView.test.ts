@@ -21,26 +21,74 @@ describe('panel: tokens and context of a step', () => {
 
   it("puts the step's tokens on its node, with usage and cost on hover and in the aria label", () => {
     const log = step();
-    log.append({ type: 'llm_request', purpose: 'executor', stepId: 's1', requestedModel: 'm', usedModel: 'm', attempts: [], ok: true, usage: { promptTokens: 11_000, completionTokens: 1300, cost: 0.012 }, durationMs: 1 });
+    log.append({
+      type: 'llm_request',
+      purpose: 'executor',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [],
+      ok: true,
+      usage: { promptTokens: 11_000, completionTokens: 1300, cost: 0.012 },
+      durationMs: 1,
+    });
     const s = log.state.steps.get('s1')!;
     const view = stepView(log.state, s, false);
-    assert.deepEqual(view.tags.find((t) => t.kind === 'tokens'), { text: '12k tok', title: 'Tokens of this step: 12k tokens (11k in, 1.3k out), $0.012', kind: 'tokens' });
+    assert.deepEqual(
+      view.tags.find((t) => t.kind === 'tokens'),
+      { text: '12k tok', title: 'Tokens of this step: 12k tokens (11k in, 1.3k out), $0.012', kind: 'tokens' },
+    );
     assert.match(view.ariaLabel, /Tokens of this step: 12k tokens/);
-    log.append({ type: 'llm_request', purpose: 'compact', stepId: 's1', requestedModel: 'm', usedModel: 'm', attempts: [], ok: true, usage: { promptTokens: 100, completionTokens: 10, estimated: true }, durationMs: 1 });
+    log.append({
+      type: 'llm_request',
+      purpose: 'compact',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [],
+      ok: true,
+      usage: { promptTokens: 100, completionTokens: 10, estimated: true },
+      durationMs: 1,
+    });
     assert.equal(stepTokensTag(s)!.text, '~12k tok');
   });
 
   it('lists each budget decision, the memories injected, and keeps the generic audit list for the rest', () => {
     const log = step();
-    log.append({ type: 'step_audit', stepId: 's1', kind: 'memory_injected', data: { count: 1, tokens: 40, memories: [{ id: 'm1', text: 'Build with make', tags: ['build'], score: 3 }] } });
-    log.append({ type: 'step_audit', stepId: 's1', kind: 'context_cost', data: { purpose: 'executor', budget: 7000, tokensBefore: 2000, tokensAfter: 2000, actions: [] } });
+    log.append({
+      type: 'step_audit',
+      stepId: 's1',
+      kind: 'memory_injected',
+      data: { count: 1, tokens: 40, memories: [{ id: 'm1', text: 'Build with make', tags: ['build'], score: 3 }] },
+    });
     log.append({
       type: 'step_audit',
       stepId: 's1',
       kind: 'context_cost',
-      data: { purpose: 'executor', budget: 7000, tokensBefore: 7100, tokensAfter: 4400, actions: [{ kind: 'prune_tool_outputs', count: 2, tokensSaved: 1500 }, { kind: 'shrink_turns', count: 1, tokensSaved: 1267 }, { kind: 'compact', count: 1, tokensSaved: -67 }] },
+      data: { purpose: 'executor', budget: 7000, tokensBefore: 2000, tokensAfter: 2000, actions: [] },
     });
-    log.append({ type: 'step_audit', stepId: 's1', kind: 'context_cost', data: { purpose: 'executor', budget: 7000, tokensBefore: 9000, tokensAfter: 9000, actions: [], exhausted: true } });
+    log.append({
+      type: 'step_audit',
+      stepId: 's1',
+      kind: 'context_cost',
+      data: {
+        purpose: 'executor',
+        budget: 7000,
+        tokensBefore: 7100,
+        tokensAfter: 4400,
+        actions: [
+          { kind: 'prune_tool_outputs', count: 2, tokensSaved: 1500 },
+          { kind: 'shrink_turns', count: 1, tokensSaved: 1267 },
+          { kind: 'compact', count: 1, tokensSaved: -67 },
+        ],
+      },
+    });
+    log.append({
+      type: 'step_audit',
+      stepId: 's1',
+      kind: 'context_cost',
+      data: { purpose: 'executor', budget: 7000, tokensBefore: 9000, tokensAfter: 9000, actions: [], exhausted: true },
+    });
     const view = stepContextView(log.state.steps.get('s1')!)!;
     assert.equal(view.summary, '3 requests: 1 pruned, 1 compacted, context exhausted');
     assert.deepEqual(view.rows, [
@@ -53,7 +101,13 @@ describe('panel: tokens and context of a step', () => {
 
   it('lists only the last decisions of a long step and counts the others', () => {
     const log = step();
-    for (let i = 0; i < MAX_DECISION_ROWS + 12; i++) log.append({ type: 'step_audit', stepId: 's1', kind: 'context_cost', data: { purpose: 'executor', budget: 100, tokensBefore: i, tokensAfter: i, actions: [] } });
+    for (let i = 0; i < MAX_DECISION_ROWS + 12; i++)
+      log.append({
+        type: 'step_audit',
+        stepId: 's1',
+        kind: 'context_cost',
+        data: { purpose: 'executor', budget: 100, tokensBefore: i, tokensAfter: i, actions: [] },
+      });
     const view = stepContextView(log.state.steps.get('s1')!)!;
     assert.equal(view.rows.length, MAX_DECISION_ROWS);
     assert.equal(view.hiddenRows, 12);

@@ -6,7 +6,8 @@ import type { ChatMessage } from '../../../src/core/llm/llmTypes';
 import { assertPaired, conversation, head } from './conversationFixtures';
 
 const ALLOWANCE = 300;
-const fit = (messages: ChatMessage[], limit: number, extra: Partial<Parameters<typeof planFit>[1]> = {}) => planFit(messages, { limit, summaryAllowance: ALLOWANCE, ...extra });
+const fit = (messages: ChatMessage[], limit: number, extra: Partial<Parameters<typeof planFit>[1]> = {}) =>
+  planFit(messages, { limit, summaryAllowance: ALLOWANCE, ...extra });
 
 describe('context budget stages (docs/design.md §19)', () => {
   it('leaves a prompt that fits alone and says so', () => {
@@ -22,7 +23,10 @@ describe('context budget stages (docs/design.md §19)', () => {
     const messages = conversation(3, 500, { memory: true });
     const total = countPromptTokens(messages);
     const plan = fit(messages, total - 50);
-    assert.deepEqual(plan.actions.map((a) => a.kind), ['drop_memory']);
+    assert.deepEqual(
+      plan.actions.map((a) => a.kind),
+      ['drop_memory'],
+    );
     assert.equal(plan.actions[0].count, 1);
     const after = messagesOf(plan.shape);
     assert.ok(!after.some((m) => contentText(m.content).startsWith('<relevant_context')));
@@ -36,7 +40,10 @@ describe('context budget stages (docs/design.md §19)', () => {
     const total = countPromptTokens(messages);
     // Room for about four of the six outputs: the two oldest become stubs.
     const plan = fit(messages, total - 1500);
-    assert.deepEqual(plan.actions.map((a) => a.kind), ['prune_tool_outputs']);
+    assert.deepEqual(
+      plan.actions.map((a) => a.kind),
+      ['prune_tool_outputs'],
+    );
     assert.equal(plan.actions[0].count, 2);
     const tools = messagesOf(plan.shape).filter((m) => m.role === 'tool');
     assert.deepEqual(tools.map(isPrunedStub), [true, true, false, false, false, false]);
@@ -61,7 +68,10 @@ describe('context budget stages (docs/design.md §19)', () => {
     const headTokens = countPromptTokens(head());
     const limit = headTokens + 1250;
     const plan = fit(messages, limit, { summaryAllowance: 150 });
-    assert.deepEqual(plan.actions.map((a) => a.kind), ['prune_tool_outputs', 'shrink_turns']);
+    assert.deepEqual(
+      plan.actions.map((a) => a.kind),
+      ['prune_tool_outputs', 'shrink_turns'],
+    );
     const shrink = plan.actions[1];
     assert.equal(shrink.count, plan.dropped.length);
     assert.ok(plan.dropped.length > 0 && plan.dropped.length < 8);

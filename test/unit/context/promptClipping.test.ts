@@ -13,7 +13,16 @@ import { filler } from './conversationFixtures';
 function plan(outputs: number) {
   const log = newLog();
   const ids = new StepIdAllocator();
-  appendAll(log, addStepsEvents(log.state, { descriptions: ['read everything', 'read more', 'use it'], dependencies: { 2: [0, 1] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
+  appendAll(
+    log,
+    addStepsEvents(log.state, {
+      descriptions: ['read everything', 'read more', 'use it'],
+      dependencies: { 2: [0, 1] },
+      anchorDeps: [],
+      origin: 'planner',
+      newId: () => ids.next(),
+    }),
+  );
   runStep(log, 's1', [{ name: 'read_file', args: { path: 'big.txt', note: filler(500) }, result: filler(outputs) }], { output: filler(outputs, 1) });
   runStep(log, 's2', [{ name: 'read_file', args: { path: 'other.txt' }, result: filler(outputs, 2) }], { output: filler(outputs, 3) });
   return log;
@@ -38,7 +47,13 @@ describe('prompts clipped by tokens (docs/design.md §19)', () => {
     const log = plan(5_000);
     log.append({ type: 'step_status_changed', stepId: 's3', status: 'in_progress' });
     log.append({ type: 'step_output', stepId: 's3', output: 'The step stopped: too long' });
-    log.append({ type: 'step_verified', stepId: 's3', passed: false, reason: 'no tool calls to verify; the step ended because context_exhausted', failedCallIds: [] });
+    log.append({
+      type: 'step_verified',
+      stepId: 's3',
+      passed: false,
+      reason: 'no tool calls to verify; the step ended because context_exhausted',
+      failedCallIds: [],
+    });
     log.append({ type: 'step_status_changed', stepId: 's3', status: 'failed', reason: 'context_exhausted' });
     const replan = nextReplan(log.state, 's3', 2);
     const tools = [{ name: 'read_file', description: 'Read a file.' }];

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { clipToTokens, countMessageTokens, countPromptTokens, countTextTokens, countToolsTokens, MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS } from '../../../src/core/context/tokenCounter';
+import {
+  clipToTokens,
+  countMessageTokens,
+  countPromptTokens,
+  countTextTokens,
+  countToolsTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+  REPLY_PRIMING_TOKENS,
+} from '../../../src/core/context/tokenCounter';
 import type { ChatMessage, ToolSpec } from '../../../src/core/llm/llmTypes';
 
 describe('token counting (docs/design.md §19)', () => {
@@ -13,7 +21,7 @@ describe('token counting (docs/design.md §19)', () => {
     assert.ok(countTextTokens(repeated) < repeated.length / 4 / 1.4, String(countTextTokens(repeated)));
     const greek = 'αβγδεζηθικλμνξοπρστυφχψω '.repeat(40);
     assert.equal(countTextTokens(greek), encode(greek).length);
-    assert.ok(countTextTokens(greek) > greek.length / 4 * 1.5, `${countTextTokens(greek)} tokens for ${greek.length} characters`);
+    assert.ok(countTextTokens(greek) > (greek.length / 4) * 1.5, `${countTextTokens(greek)} tokens for ${greek.length} characters`);
     const code = 'const x = { a: [1, 2, 3], b: "z" };\n'.repeat(50);
     assert.equal(countTextTokens(code), encode(code).length);
     assert.equal(countTextTokens(''), 0);
@@ -37,7 +45,11 @@ describe('token counting (docs/design.md §19)', () => {
   it('counts a message: content, each tool call (name, arguments, id) and the overhead', () => {
     const plain: ChatMessage = { role: 'user', content: 'hello world' };
     assert.equal(countMessageTokens(plain), MESSAGE_OVERHEAD_TOKENS + 2);
-    const call: ChatMessage = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }] };
+    const call: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }],
+    };
     const args = countTextTokens('{"path":"a.ts"}') + countTextTokens('read_file') + countTextTokens('c1');
     assert.ok(countMessageTokens(call) >= MESSAGE_OVERHEAD_TOKENS + args);
     const parts: ChatMessage = { role: 'user', content: [{ type: 'text', text: 'hello world' }] };
@@ -45,10 +57,18 @@ describe('token counting (docs/design.md §19)', () => {
   });
 
   it('counts the whole prompt: messages, tool specs and the reply priming', () => {
-    const messages: ChatMessage[] = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello world' }];
-    const tools: ToolSpec[] = [{ type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: {} } } }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hello world' },
+    ];
+    const tools: ToolSpec[] = [
+      { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: {} } } },
+    ];
     assert.equal(countToolsTokens(tools), countTextTokens(JSON.stringify(tools)));
-    assert.equal(countPromptTokens(messages, tools), REPLY_PRIMING_TOKENS + countToolsTokens(tools) + countMessageTokens(messages[0]) + countMessageTokens(messages[1]));
+    assert.equal(
+      countPromptTokens(messages, tools),
+      REPLY_PRIMING_TOKENS + countToolsTokens(tools) + countMessageTokens(messages[0]) + countMessageTokens(messages[1]),
+    );
     assert.equal(countPromptTokens(messages), countPromptTokens(messages, []));
   });
 

@@ -8,7 +8,17 @@ import { countReplyTokens, requestUsage } from '../../../src/core/usage/requestU
 import { RunCaps } from '../../../src/core/usage/runCaps';
 
 function response(extra: Partial<ChatResponse> = {}): ChatResponse {
-  return { content: 'done: two files read', toolCalls: [], droppedToolNames: [], finishReason: 'stop', requestedModel: 'gpt-4o-mini', usedModel: 'gpt-4o-mini', attempts: [], notes: [], ...extra };
+  return {
+    content: 'done: two files read',
+    toolCalls: [],
+    droppedToolNames: [],
+    finishReason: 'stop',
+    requestedModel: 'gpt-4o-mini',
+    usedModel: 'gpt-4o-mini',
+    attempts: [],
+    notes: [],
+    ...extra,
+  };
 }
 
 describe('tokens and cost (docs/design.md §20)', () => {
@@ -17,7 +27,11 @@ describe('tokens and cost (docs/design.md §20)', () => {
   it('prices prompt, cached prompt and completion tokens per million', () => {
     assert.equal(costOf({ promptTokens: 1_000_000, completionTokens: 0 }, pricing['gpt-4o-mini']), 0.15);
     assert.equal(costOf({ promptTokens: 1_000_000, completionTokens: 1_000_000, cachedPromptTokens: 500_000 }, pricing['gpt-4o-mini']), 0.7125);
-    assert.equal(costOf({ promptTokens: 1000, completionTokens: 0, cachedPromptTokens: 1000 }, { inputPerMTok: 2, outputPerMTok: 8 }), 0.002, 'cached at the input price when no cached price is set');
+    assert.equal(
+      costOf({ promptTokens: 1000, completionTokens: 0, cachedPromptTokens: 1000 }, { inputPerMTok: 2, outputPerMTok: 8 }),
+      0.002,
+      'cached at the input price when no cached price is set',
+    );
     assert.equal(costOf({ promptTokens: 10, completionTokens: 10 }, undefined), undefined);
   });
 
@@ -29,11 +43,29 @@ describe('tokens and cost (docs/design.md §20)', () => {
 
   it('records reported usage as is, with its cost', () => {
     const usage = requestUsage(response({ usage: { promptTokens: 2000, completionTokens: 100, cachedPromptTokens: 1000 } }), 1900, pricing);
-    assert.deepEqual(usage, { promptTokens: 2000, completionTokens: 100, cachedPromptTokens: 1000, cost: costOf({ promptTokens: 2000, completionTokens: 100, cachedPromptTokens: 1000 }, pricing['gpt-4o-mini']) });
+    assert.deepEqual(usage, {
+      promptTokens: 2000,
+      completionTokens: 100,
+      cachedPromptTokens: 1000,
+      cost: costOf({ promptTokens: 2000, completionTokens: 100, cachedPromptTokens: 1000 }, pricing['gpt-4o-mini']),
+    });
   });
 
   it('counts with the tokenizer, marked estimated, when the endpoint reported nothing', () => {
-    const reply = response({ toolCalls: [{ id: 'c', providerId: true, index: 0, name: 'read_file', rawArguments: '{"path":"a.ts"}', decoded: { ok: true, value: { path: 'a.ts' }, doubleEncoded: false }, isComplete: true, finishReason: 'tool_calls' }] });
+    const reply = response({
+      toolCalls: [
+        {
+          id: 'c',
+          providerId: true,
+          index: 0,
+          name: 'read_file',
+          rawArguments: '{"path":"a.ts"}',
+          decoded: { ok: true, value: { path: 'a.ts' }, doubleEncoded: false },
+          isComplete: true,
+          finishReason: 'tool_calls',
+        },
+      ],
+    });
     const usage = requestUsage(reply, 1234, pricing);
     assert.equal(usage.estimated, true);
     assert.equal(usage.promptTokens, 1234);
@@ -46,9 +78,38 @@ describe('tokens and cost (docs/design.md §20)', () => {
   it('adds usage up per step and per run in the reducer, estimated once any part was', () => {
     const log = new EventLog({ now: () => 1 });
     log.append({ type: 'step_added', stepId: 's1', description: 'd', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' });
-    log.append({ type: 'llm_request', purpose: 'planner', requestedModel: 'm', usedModel: 'm', attempts: [], ok: true, usage: { promptTokens: 100, completionTokens: 10, cost: 0.5 }, durationMs: 1 });
-    log.append({ type: 'llm_request', purpose: 'executor', stepId: 's1', requestedModel: 'm', usedModel: 'm', attempts: [], ok: true, usage: { promptTokens: 200, completionTokens: 20, cachedPromptTokens: 50, cost: 0.25 }, durationMs: 1 });
-    log.append({ type: 'llm_request', purpose: 'compact', stepId: 's1', requestedModel: 'm', usedModel: 'm', attempts: [], ok: true, usage: { promptTokens: 30, completionTokens: 3, estimated: true }, durationMs: 1 });
+    log.append({
+      type: 'llm_request',
+      purpose: 'planner',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [],
+      ok: true,
+      usage: { promptTokens: 100, completionTokens: 10, cost: 0.5 },
+      durationMs: 1,
+    });
+    log.append({
+      type: 'llm_request',
+      purpose: 'executor',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [],
+      ok: true,
+      usage: { promptTokens: 200, completionTokens: 20, cachedPromptTokens: 50, cost: 0.25 },
+      durationMs: 1,
+    });
+    log.append({
+      type: 'llm_request',
+      purpose: 'compact',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [],
+      ok: true,
+      usage: { promptTokens: 30, completionTokens: 3, estimated: true },
+      durationMs: 1,
+    });
     assert.deepEqual(log.state.usage, { promptTokens: 330, completionTokens: 33, cost: 0.75, cachedPromptTokens: 50, estimated: true });
     assert.deepEqual(log.state.steps.get('s1')!.usage, { promptTokens: 230, completionTokens: 23, cachedPromptTokens: 50, cost: 0.25, estimated: true });
   });
@@ -62,7 +123,12 @@ describe('tokens and cost (docs/design.md §20)', () => {
   });
 
   it('warns when the cost cap cannot see a model without a price', () => {
-    const config = parseConfig({ 'cortex.limits.maxRunCost': 1, 'cortex.llm.model': 'a', 'cortex.llm.fallbackModels': ['b'], 'cortex.llm.pricing': { a: { inputPerMTok: 1, outputPerMTok: 1 } } });
+    const config = parseConfig({
+      'cortex.limits.maxRunCost': 1,
+      'cortex.llm.model': 'a',
+      'cortex.llm.fallbackModels': ['b'],
+      'cortex.llm.pricing': { a: { inputPerMTok: 1, outputPerMTok: 1 } },
+    });
     assert.match(new RunCaps(config).unpricedWarning(config)!, /no price for b/);
     const none = parseConfig({});
     assert.equal(new RunCaps(none).unpricedWarning(none), undefined);
@@ -83,7 +149,10 @@ describe('tokens and cost (docs/design.md §20)', () => {
     assert.throws(() => parseConfig({ 'cortex.llm.pricing': { m: { input: 1 } } }), /cortex.llm.pricing/);
     assert.throws(() => parseConfig({ 'cortex.limits.maxRunCost': 0 }), /cortex.limits.maxRunCost/);
     assert.throws(() => parseConfig({ 'cortex.limits.maxRunTokens': 1.5 }), /cortex.limits.maxRunTokens/);
-    assert.throws(() => parseConfig({ 'cortex.context.windowTokens': 8000, 'cortex.context.reserveOutputTokens': 8000 }), /cortex.context.reserveOutputTokens: must leave at least 256 tokens of cortex.context.windowTokens \(8000\)/);
+    assert.throws(
+      () => parseConfig({ 'cortex.context.windowTokens': 8000, 'cortex.context.reserveOutputTokens': 8000 }),
+      /cortex.context.reserveOutputTokens: must leave at least 256 tokens of cortex.context.windowTokens \(8000\)/,
+    );
     assert.throws(() => parseConfig({ 'cortex.memory.searchLimit': 51 }), /cortex.memory.searchLimit/);
     const config = parseConfig({});
     assert.equal(config['cortex.context.windowTokens'], null);

@@ -90,7 +90,11 @@ describe('ApprovalAttention', () => {
     assert.equal(window.current(), undefined, 'hidden while nothing waits');
     const first = ask(run, 'call-1').request;
     const second = ask(run, 'call-2').request;
-    assert.deepEqual(window.current(), { text: '$(bell) 2 approvals waiting', tooltip: 'Cortex: 2 tool calls wait for your approval. Click to show the panel.', runId: 'run-a' });
+    assert.deepEqual(window.current(), {
+      text: '$(bell) 2 approvals waiting',
+      tooltip: 'Cortex: 2 tool calls wait for your approval. Click to show the panel.',
+      runId: 'run-a',
+    });
     assert.equal(window.notifications.length, 0, 'the panel shows the buttons; no notification next to it');
     answerFromPanel(broker, first);
     assert.equal(window.current()?.text, '$(bell) 1 approval waiting');
@@ -104,10 +108,17 @@ describe('ApprovalAttention', () => {
     attention.watch('run-a', brokerApprovals(broker));
     ask(run, 'call-1');
     ask(run, 'call-2');
-    assert.deepEqual(window.notifications.map((n) => n.request.callId), ['call-1', 'call-2'], 'one each, not repeated on the second change');
+    assert.deepEqual(
+      window.notifications.map((n) => n.request.callId),
+      ['call-1', 'call-2'],
+      'one each, not repeated on the second change',
+    );
     window.visible.add('run-a');
     ask(run, 'call-3');
-    assert.deepEqual(window.notifications.map((n) => n.request.callId), ['call-1', 'call-2']);
+    assert.deepEqual(
+      window.notifications.map((n) => n.request.callId),
+      ['call-1', 'call-2'],
+    );
     assert.equal(window.current()?.text, '$(bell) 3 approvals waiting');
   });
 
@@ -131,9 +142,16 @@ describe('ApprovalAttention', () => {
     await window.notifications[0].press('approve');
     assert.equal((await outcome).decision, 'deny', 'the first answer stands');
     assert.deepEqual(window.warnings, []);
-    assert.ok(logLines.some((line) => /notification answer for call-1 ignored \(already answered\)/.test(line)), logLines.join('\n'));
+    assert.ok(
+      logLines.some((line) => /notification answer for call-1 ignored \(already answered\)/.test(line)),
+      logLines.join('\n'),
+    );
     const refusals = run.log.events.filter((event) => event.type === 'approval_refused');
-    assert.deepEqual(refusals.map((event) => event.type === 'approval_refused' && [event.reason, event.source]), [['already_answered', 'notification']], 'the late click is in the trace');
+    assert.deepEqual(
+      refusals.map((event) => event.type === 'approval_refused' && [event.reason, event.source]),
+      [['already_answered', 'notification']],
+      'the late click is in the trace',
+    );
   });
 
   it('"Show panel" on the notification reveals that run\'s panel; dismissing it does nothing', async () => {

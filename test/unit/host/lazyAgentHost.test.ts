@@ -15,7 +15,16 @@ function fakeHost(onDispose: () => void): AgentHost {
   const unused = () => {
     throw new Error('not used here');
   };
-  return { runTask: unused, showPanel: unused, cancelRun: unused, openTrace: unused, restorePanel: unused, showMcpServers: unused, resumeRun: unused, dispose: onDispose };
+  return {
+    runTask: unused,
+    showPanel: unused,
+    cancelRun: unused,
+    openTrace: unused,
+    restorePanel: unused,
+    showMcpServers: unused,
+    resumeRun: unused,
+    dispose: onDispose,
+  };
 }
 
 describe('LazyAgentHost', () => {
@@ -83,7 +92,9 @@ describe('activation bundle', () => {
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile.inputs);
-    const heavy = inputs.filter((file) => /node_modules\/(zod|openai)\/|src\/core\/(agent|llm|plan|tools|config)\/|src\/panel\/dagPanel|src\/protocol\//.test(file));
+    const heavy = inputs.filter((file) =>
+      /node_modules\/(zod|openai)\/|src\/core\/(agent|llm|plan|tools|config)\/|src\/panel\/dagPanel|src\/protocol\//.test(file),
+    );
     assert.deepEqual(heavy, [], `activation pulls in: ${heavy.join(', ')}`);
     assert.ok(inputs.includes('src/host/activate.ts'), inputs.join(', '));
     assert.match(result.outputFiles[0].text, /require\("\.\/agentHost"\)/, 'the agent host stays a separate require');

@@ -69,7 +69,8 @@ describe('package.json contributes.configuration', () => {
       assert.ok(restricted.includes(key), `${key} missing from restrictedConfigurations`);
     }
     for (const key of Object.keys(contributed)) {
-      if (!SECURITY_KEYS.includes(key as never)) assert.ok(!['machine', 'application'].includes(contributed[key].scope), `${key} should be settable per workspace`);
+      if (!SECURITY_KEYS.includes(key as never))
+        assert.ok(!['machine', 'application'].includes(contributed[key].scope), `${key} should be settable per workspace`);
     }
   });
 });
@@ -79,7 +80,16 @@ describe('package.json commands and activation', () => {
 
   it('contributes the Cortex commands under the Cortex category', () => {
     const ids = commands.map((c) => c.command).sort();
-    assert.deepEqual(ids, ['cortex.cancelRun', 'cortex.clearApiKey', 'cortex.mcpServers', 'cortex.openTrace', 'cortex.resumeRun', 'cortex.runTask', 'cortex.setApiKey', 'cortex.showPanel']);
+    assert.deepEqual(ids, [
+      'cortex.cancelRun',
+      'cortex.clearApiKey',
+      'cortex.mcpServers',
+      'cortex.openTrace',
+      'cortex.resumeRun',
+      'cortex.runTask',
+      'cortex.setApiKey',
+      'cortex.showPanel',
+    ]);
     for (const command of commands) assert.equal(command.category, 'Cortex', command.command);
     assert.equal(commands.find((c) => c.command === 'cortex.runTask')?.title, 'Run agent task');
     assert.equal(commands.find((c) => c.command === 'cortex.openTrace')?.title, 'Open run trace…');
@@ -94,22 +104,33 @@ describe('package.json commands and activation', () => {
 
   it('registers every contributed command in the extension code', () => {
     const source = readFileSync(join(__dirname, '..', '..', '..', 'src', 'host', 'activate.ts'), 'utf8');
-    for (const command of commands) assert.match(source, new RegExp(`register\\('${command.command.replace('.', '\\.')}'`), `${command.command} is contributed but not registered`);
+    for (const command of commands)
+      assert.match(source, new RegExp(`register\\('${command.command.replace('.', '\\.')}'`), `${command.command} is contributed but not registered`);
   });
 });
 
 describe('package.json walkthrough', () => {
-  const walkthroughs: Array<{ id: string; title: string; steps: Array<{ id: string; title: string; description: string; media: { markdown?: string }; completionEvents?: string[] }> }> = pkg.contributes.walkthroughs;
+  const walkthroughs: Array<{
+    id: string;
+    title: string;
+    steps: Array<{ id: string; title: string; description: string; media: { markdown?: string }; completionEvents?: string[] }>;
+  }> = pkg.contributes.walkthroughs;
   const root = join(__dirname, '..', '..', '..');
 
   it('contributes the one walkthrough the first start opens', () => {
-    assert.deepEqual(walkthroughs.map((w) => w.id), [WALKTHROUGH_ID]);
+    assert.deepEqual(
+      walkthroughs.map((w) => w.id),
+      [WALKTHROUGH_ID],
+    );
     assert.equal(walkthroughs[0].title, 'Get started with Cortex');
   });
 
   it('has the endpoint, API key and first task steps, each with a button that does it', () => {
     const steps = walkthroughs[0].steps;
-    assert.deepEqual(steps.map((s) => s.title), ['Set the endpoint', 'Set the API key', 'Run a first task']);
+    assert.deepEqual(
+      steps.map((s) => s.title),
+      ['Set the endpoint', 'Set the API key', 'Run a first task'],
+    );
     const buttons = steps.map((s) => /\n\[[^\]]+\]\((command:[^)]+)\)$/.exec(s.description)?.[1]);
     assert.deepEqual(buttons, ['command:workbench.action.openSettings?%5B%22cortex.llm%22%5D', 'command:cortex.setApiKey', 'command:cortex.runTask']);
     assert.deepEqual(JSON.parse(decodeURIComponent(String(buttons[0]).split('?')[1])), ['cortex.llm'], 'the settings button filters to cortex.llm');

@@ -9,7 +9,13 @@ const logEvent = (seq: number): RunEvent => ({ type: 'log', seq, time: seq, leve
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('panel HTML', () => {
-  const html = renderPanelHtml({ cspSource: 'https://x.vscode-cdn.net', nonce: 'abc+/=', scriptUri: 'https://x.vscode-cdn.net/dist/webview.js', styleUris: ['https://x.vscode-cdn.net/media/panel.css'], title: 'Cortex: <b>"task"</b>' });
+  const html = renderPanelHtml({
+    cspSource: 'https://x.vscode-cdn.net',
+    nonce: 'abc+/=',
+    scriptUri: 'https://x.vscode-cdn.net/dist/webview.js',
+    styleUris: ['https://x.vscode-cdn.net/media/panel.css'],
+    title: 'Cortex: <b>"task"</b>',
+  });
 
   it('has a strict CSP: nonce-only scripts, no inline, no eval, no network', () => {
     const csp = contentSecurityPolicy('https://x.vscode-cdn.net', 'abc+/=');
@@ -69,19 +75,34 @@ describe('EventBatcher', () => {
 });
 
 describe('recent runs index', () => {
-  const run = (runId: string, startedAt: number, status: RecentRun['status'] = 'completed'): RecentRun => ({ runId, task: `task ${runId}`, startedAt, status, traceFile: `/runs/${runId}.jsonl` });
+  const run = (runId: string, startedAt: number, status: RecentRun['status'] = 'completed'): RecentRun => ({
+    runId,
+    task: `task ${runId}`,
+    startedAt,
+    status,
+    traceFile: `/runs/${runId}.jsonl`,
+  });
 
   it('keeps newest first, updates in place and caps the length', () => {
     let list: RecentRun[] = [];
     for (let i = 0; i < 5; i++) list = upsertRecentRun(list, run(`r${i}`, i, 'running'), 3);
-    assert.deepEqual(list.map((r) => r.runId), ['r4', 'r3', 'r2']);
+    assert.deepEqual(
+      list.map((r) => r.runId),
+      ['r4', 'r3', 'r2'],
+    );
     list = upsertRecentRun(list, run('r3', 3, 'failed'), 3);
-    assert.deepEqual(list.map((r) => `${r.runId}:${r.status}`), ['r4:running', 'r3:failed', 'r2:running']);
+    assert.deepEqual(
+      list.map((r) => `${r.runId}:${r.status}`),
+      ['r4:running', 'r3:failed', 'r2:running'],
+    );
   });
 
   it('drops corrupt stored entries instead of losing the list', () => {
     const stored = [run('a', 2), { runId: 42 }, null, run('b', 1)];
-    assert.deepEqual(parseRecentRuns(stored).map((r) => r.runId), ['a', 'b']);
+    assert.deepEqual(
+      parseRecentRuns(stored).map((r) => r.runId),
+      ['a', 'b'],
+    );
     assert.deepEqual(parseRecentRuns('garbage'), []);
   });
 });
@@ -89,6 +110,7 @@ describe('recent runs index', () => {
 describe('isRunId', () => {
   it('accepts file-name-safe ids and refuses paths and junk', () => {
     for (const id of ['run-20261122T050312Z-a1b2c3', 'abc', 'A.b_c-1']) assert.equal(isRunId(id), true, id);
-    for (const id of ['../etc/passwd', 'a/b', '', '.hidden', 'x'.repeat(200), 42, undefined, { runId: 'x' }]) assert.equal(isRunId(id), false, JSON.stringify(id));
+    for (const id of ['../etc/passwd', 'a/b', '', '.hidden', 'x'.repeat(200), 42, undefined, { runId: 'x' }])
+      assert.equal(isRunId(id), false, JSON.stringify(id));
   });
 });

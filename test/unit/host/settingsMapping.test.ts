@@ -41,15 +41,20 @@ describe('mapSettings', () => {
 
   it('passes invalid values through so parseConfig names them', () => {
     const { input } = mapSettings(inspector({ 'cortex.llm.maxRetries': { globalValue: -1 }, 'cortex.llm.baseUrl': { workspaceValue: 'ftp://x' } }));
-    assert.throws(() => parseConfig(input), (error: Error) => /cortex\.llm\.maxRetries/.test(error.message) && /cortex\.llm\.baseUrl/.test(error.message));
+    assert.throws(
+      () => parseConfig(input),
+      (error: Error) => /cortex\.llm\.maxRetries/.test(error.message) && /cortex\.llm\.baseUrl/.test(error.message),
+    );
   });
 });
 
 describe('isLocalEndpoint', () => {
   it('recognises loopback endpoints', () => {
-    for (const url of ['http://127.0.0.1:11434/v1', 'http://localhost:1234/v1', 'http://[::1]:8080/v1', 'http://127.1.2.3/v1', 'http://api.localhost/v1']) assert.equal(isLocalEndpoint(url), true, url);
+    for (const url of ['http://127.0.0.1:11434/v1', 'http://localhost:1234/v1', 'http://[::1]:8080/v1', 'http://127.1.2.3/v1', 'http://api.localhost/v1'])
+      assert.equal(isLocalEndpoint(url), true, url);
   });
   it('treats everything else (and garbage) as remote', () => {
-    for (const url of ['https://api.openai.com/v1', 'http://192.168.1.5:11434/v1', 'http://127.0.0.1.evil.com/v1', 'not a url', 'http://localhost.evil.com/v1']) assert.equal(isLocalEndpoint(url), false, url);
+    for (const url of ['https://api.openai.com/v1', 'http://192.168.1.5:11434/v1', 'http://127.0.0.1.evil.com/v1', 'not a url', 'http://localhost.evil.com/v1'])
+      assert.equal(isLocalEndpoint(url), false, url);
   });
 });

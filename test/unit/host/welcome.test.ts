@@ -52,7 +52,11 @@ describe('greetOnFirstStart', () => {
   });
 
   it('marks the profile greeted before opening, so a failure is logged and never retried', async () => {
-    const { ports: p, state, lines } = ports({
+    const {
+      ports: p,
+      state,
+      lines,
+    } = ports({
       openWalkthrough: () => Promise.reject(new Error('command not found')),
     });
     assert.equal(await greetOnFirstStart('cortex-dev.cortex-agent', p), 'failed');

@@ -14,19 +14,35 @@ describe('decodeArgumentText', () => {
   });
 
   it('unwraps double-encoded objects and arrays once, and says so', () => {
-    assert.deepEqual(decodeArgumentText(JSON.stringify(JSON.stringify({ path: 'a.ts' })), whole), { decoded: { ok: true, value: { path: 'a.ts' }, doubleEncoded: true }, note: 'double-encoded JSON arguments: parsed a second time' });
+    assert.deepEqual(decodeArgumentText(JSON.stringify(JSON.stringify({ path: 'a.ts' })), whole), {
+      decoded: { ok: true, value: { path: 'a.ts' }, doubleEncoded: true },
+      note: 'double-encoded JSON arguments: parsed a second time',
+    });
     assert.deepEqual(decodeArgumentText(JSON.stringify('[1]'), whole).decoded, { ok: true, value: [1], doubleEncoded: true });
   });
 
   it('leaves other JSON values for validation to refuse, with a note', () => {
-    assert.deepEqual(decodeArgumentText('"hello"', whole), { decoded: { ok: true, value: 'hello', doubleEncoded: false }, note: 'arguments are a JSON string that is not itself JSON' });
-    assert.deepEqual(decodeArgumentText(JSON.stringify('42'), whole), { decoded: { ok: true, value: '42', doubleEncoded: false }, note: 'double-encoded arguments are not a JSON object' });
-    assert.deepEqual(decodeArgumentText('null', whole), { decoded: { ok: true, value: null, doubleEncoded: false }, note: 'arguments must be a JSON object, got null' });
+    assert.deepEqual(decodeArgumentText('"hello"', whole), {
+      decoded: { ok: true, value: 'hello', doubleEncoded: false },
+      note: 'arguments are a JSON string that is not itself JSON',
+    });
+    assert.deepEqual(decodeArgumentText(JSON.stringify('42'), whole), {
+      decoded: { ok: true, value: '42', doubleEncoded: false },
+      note: 'double-encoded arguments are not a JSON object',
+    });
+    assert.deepEqual(decodeArgumentText('null', whole), {
+      decoded: { ok: true, value: null, doubleEncoded: false },
+      note: 'arguments must be a JSON object, got null',
+    });
   });
 
   it('classifies an unterminated value as truncated', () => {
     for (const raw of ['{"path":"a.ts', '{"content":"line\\n', '{"a":[1,2', '{"a":{"b":1}']) {
-      assert.deepEqual(decodeArgumentText(raw, whole).decoded, { ok: false, error: 'truncated', message: 'the arguments were cut off before the JSON ended' }, raw);
+      assert.deepEqual(
+        decodeArgumentText(raw, whole).decoded,
+        { ok: false, error: 'truncated', message: 'the arguments were cut off before the JSON ended' },
+        raw,
+      );
     }
   });
 
@@ -49,7 +65,11 @@ describe('decodeArgumentText', () => {
   });
 
   it('does not decode text that went over the byte cap', () => {
-    assert.deepEqual(decodeArgumentText('{"a":1}', { cutOff: false, tooLarge: true }).decoded, { ok: false, error: 'too_large', message: 'the arguments are too large' });
+    assert.deepEqual(decodeArgumentText('{"a":1}', { cutOff: false, tooLarge: true }).decoded, {
+      ok: false,
+      error: 'too_large',
+      message: 'the arguments are too large',
+    });
   });
 });
 

@@ -3,14 +3,30 @@ import OpenAI from 'openai';
 import { classifyLlmFailure, type FailureContext, type FailureFacts } from '../../../src/core/llm/failoverPolicy';
 import { describeSdkFailure } from '../../../src/core/llm/sdkFailure';
 
-const ctx: FailureContext = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5', sentStreamOptions: true, sentResponseFormat: true, requestTimeoutMs: 120_000, streamIdleTimeoutMs: 60_000 };
-const http = (status: number | undefined, message: string, more: Partial<FailureFacts> = {}): FailureFacts => ({ cause: 'http', phase: 'request', status, message, ...more });
+const ctx: FailureContext = {
+  baseUrl: 'http://127.0.0.1:11434/v1',
+  model: 'qwen2.5',
+  sentStreamOptions: true,
+  sentResponseFormat: true,
+  requestTimeoutMs: 120_000,
+  streamIdleTimeoutMs: 60_000,
+};
+const http = (status: number | undefined, message: string, more: Partial<FailureFacts> = {}): FailureFacts => ({
+  cause: 'http',
+  phase: 'request',
+  status,
+  message,
+  ...more,
+});
 const decide = (facts: FailureFacts, c: Partial<FailureContext> = {}) => classifyLlmFailure(facts, { ...ctx, ...c });
 
 describe('failoverPolicy', () => {
   describe('failover only where docs/design.md §17 allows it', () => {
     it('fails over on a 404 for an unknown or unsupported model', () => {
-      for (const facts of [http(404, 'The model `x` does not exist or you do not have access to it.', { code: 'model_not_found' }), http(404, "model 'llama9' not found, try pulling it first")]) {
+      for (const facts of [
+        http(404, 'The model `x` does not exist or you do not have access to it.', { code: 'model_not_found' }),
+        http(404, "model 'llama9' not found, try pulling it first"),
+      ]) {
         const d = decide(facts);
         assert.equal(d.kind, 'not_found');
         assert.equal(d.failover, true, facts.message);
@@ -88,7 +104,10 @@ describe('failoverPolicy', () => {
     it('network: refused/DNS is unreachable and final; a reset is retried', () => {
       const refused = decide({ cause: 'network', phase: 'request', message: 'connect ECONNREFUSED', networkCode: 'ECONNREFUSED' });
       assert.deepEqual([refused.kind, refused.transient, refused.failover], ['unreachable', false, false]);
-      assert.equal(refused.message, 'Cannot reach the LLM endpoint http://127.0.0.1:11434/v1 (ECONNREFUSED). Check cortex.llm.baseUrl and that the server is running.');
+      assert.equal(
+        refused.message,
+        'Cannot reach the LLM endpoint http://127.0.0.1:11434/v1 (ECONNREFUSED). Check cortex.llm.baseUrl and that the server is running.',
+      );
       const reset = decide({ cause: 'network', phase: 'request', message: 'socket hang up', networkCode: 'ECONNRESET' });
       assert.deepEqual([reset.kind, reset.transient], ['stream_broken', true]);
       const midStream = decide({ cause: 'network', phase: 'stream', message: 'terminated', networkCode: 'UND_ERR_SOCKET' });
@@ -99,28 +118,49 @@ describe('failoverPolicy', () => {
       const idle = decide({ cause: 'idle_timeout', phase: 'stream', message: '' });
       assert.deepEqual([idle.kind, idle.transient], ['timeout', true]);
       assert.match(idle.message, /60 s .*streamIdleTimeoutSeconds/);
-      assert.deepEqual([decide({ cause: 'request_timeout', phase: 'request', message: '' }).kind, decide({ cause: 'no_done', phase: 'stream', message: '' }).kind], ['timeout', 'stream_broken']);
+      assert.deepEqual(
+        [decide({ cause: 'request_timeout', phase: 'request', message: '' }).kind, decide({ cause: 'no_done', phase: 'stream', message: '' }).kind],
+        ['timeout', 'stream_broken'],
+      );
       const event = decide(http(undefined, 'upstream overloaded', { phase: 'stream' }));
       assert.deepEqual([event.kind, event.transient, event.failover], ['server', true, false]);
     });
 
     it('malformed responses and cancels are final', () => {
-      assert.deepEqual([decide({ cause: 'malformed', phase: 'stream', message: 'bad json' }).transient, decide({ cause: 'cancelled', phase: 'stream', message: '' }).kind], [false, 'cancelled']);
+      assert.deepEqual(
+        [decide({ cause: 'malformed', phase: 'stream', message: 'bad json' }).transient, decide({ cause: 'cancelled', phase: 'stream', message: '' }).kind],
+        [false, 'cancelled'],
+      );
     });
   });
 
   describe('describeSdkFailure (real SDK error classes)', () => {
     it('reads status, code, param and retry headers of an APIError', () => {
       const headers = new Headers({ 'retry-after-ms': '250', 'x-should-retry': 'true' });
-      const err = OpenAI.APIError.generate(429, { error: { message: 'slow down', code: 'rate_limit_exceeded', param: null, type: 'requests' } }, undefined, headers);
+      const err = OpenAI.APIError.generate(
+        429,
+        { error: { message: 'slow down', code: 'rate_limit_exceeded', param: null, type: 'requests' } },
+        undefined,
+        headers,
+      );
       const facts = describeSdkFailure(err, 'request');
-      assert.deepEqual(facts, { cause: 'http', phase: 'request', status: 429, message: 'slow down', code: 'rate_limit_exceeded', shouldRetry: true, retryAfterMs: 250 });
+      assert.deepEqual(facts, {
+        cause: 'http',
+        phase: 'request',
+        status: 429,
+        message: 'slow down',
+        code: 'rate_limit_exceeded',
+        shouldRetry: true,
+        retryAfterMs: 250,
+      });
       const seconds = describeSdkFailure(OpenAI.APIError.generate(503, { error: { message: 'x' } }, undefined, new Headers({ 'retry-after': '2' })), 'request');
       assert.equal(seconds.retryAfterMs, 2000);
     });
 
     it('finds the network code along the cause chain', () => {
-      const cause = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+      const cause = Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+      });
       const facts = describeSdkFailure(new OpenAI.APIConnectionError({ cause }), 'request');
       assert.equal(facts.cause, 'network');
       assert.equal(facts.networkCode, 'ECONNREFUSED');

@@ -6,7 +6,14 @@ import { EDITOR_LLM_HINTS } from '../../../src/core/llm/llmHints';
 // The words of LLM errors: remedies the host's user can reach, and clean punctuation whatever the
 // endpoint says.
 
-const ctx: FailureContext = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'm', sentStreamOptions: true, sentResponseFormat: true, requestTimeoutMs: 5_000, streamIdleTimeoutMs: 60_000 };
+const ctx: FailureContext = {
+  baseUrl: 'http://127.0.0.1:11434/v1',
+  model: 'm',
+  sentStreamOptions: true,
+  sentResponseFormat: true,
+  requestTimeoutMs: 5_000,
+  streamIdleTimeoutMs: 60_000,
+};
 
 /** Every kind of failure, each with endpoint words that end in a period (as OpenAI's do). */
 function everyFailure(): FailureFacts[] {
@@ -50,7 +57,10 @@ describe('LLM error words', () => {
     }
     const key = classifyLlmFailure({ cause: 'http', phase: 'request', status: 401, message: 'Incorrect API key provided.' }, { ...ctx, hints: CLI_LLM_HINTS });
     assert.equal(key.message, 'The endpoint rejected the API key (401). Set OPENAI_API_KEY to a key this endpoint accepts.');
-    const model = classifyLlmFailure({ cause: 'http', phase: 'request', status: 404, message: 'model not found', code: 'model_not_found' }, { ...ctx, hints: CLI_LLM_HINTS });
+    const model = classifyLlmFailure(
+      { cause: 'http', phase: 'request', status: 404, message: 'model not found', code: 'model_not_found' },
+      { ...ctx, hints: CLI_LLM_HINTS },
+    );
     assert.match(model.message, /Check --model, or list other models in --fallback-model\.$/);
     const down = classifyLlmFailure({ cause: 'network', phase: 'request', message: '', networkCode: 'ECONNREFUSED' }, { ...ctx, hints: CLI_LLM_HINTS });
     assert.match(down.message, /Check --base-url and that the server is running\.$/);
@@ -70,10 +80,25 @@ describe('LLM error words', () => {
 
   it('words a failover as one line naming the missing model, the endpoint and the model used', () => {
     assert.equal(failoverNotice([{ model: 'x', status: 404 }], 'y', 'http://h/v1'), 'model x not found at http://h/v1 — using y');
-    assert.equal(failoverNotice([{ model: 'x', status: 404 }, { model: 'z', status: 400 }], 'y', 'http://h/v1'), "model x not found, model z refused the request's tools (400) at http://h/v1 — using y");
+    assert.equal(
+      failoverNotice(
+        [
+          { model: 'x', status: 404 },
+          { model: 'z', status: 400 },
+        ],
+        'y',
+        'http://h/v1',
+      ),
+      "model x not found, model z refused the request's tools (400) at http://h/v1 — using y",
+    );
   });
 
   it('only unreachable, auth, not found and cancel end a run', () => {
-    assert.deepEqual(['unreachable', 'auth', 'not_found', 'cancelled', 'server', 'rate_limit', 'bad_request', 'timeout', 'stream_broken', 'bad_response', undefined].filter(endsTheRun), ['unreachable', 'auth', 'not_found', 'cancelled']);
+    assert.deepEqual(
+      ['unreachable', 'auth', 'not_found', 'cancelled', 'server', 'rate_limit', 'bad_request', 'timeout', 'stream_broken', 'bad_response', undefined].filter(
+        endsTheRun,
+      ),
+      ['unreachable', 'auth', 'not_found', 'cancelled'],
+    );
   });
 });

@@ -27,7 +27,10 @@ describe('toolCallAccumulator', () => {
 
     it('parses several tool calls of one delta, in order (every entry, not only [0])', () => {
       const r = run([
-        tc({ index: 0, function: { name: 'get_weather', arguments: '{"city": "Beijing"}' } }, { index: 1, function: { name: 'get_news', arguments: '{"topic": "tech"}' } }),
+        tc(
+          { index: 0, function: { name: 'get_weather', arguments: '{"city": "Beijing"}' } },
+          { index: 1, function: { name: 'get_news', arguments: '{"topic": "tech"}' } },
+        ),
         done(),
       ]);
       assert.deepEqual(
@@ -65,7 +68,9 @@ describe('toolCallAccumulator', () => {
     });
 
     it('gives id-less calls call_{batch}_{index}', () => {
-      const r = run([tc({ index: 0, function: { name: 'tool_a', arguments: '{}' } }, { index: 1, function: { name: 'tool_b', arguments: '{}' } }), done()], { batch: 5 });
+      const r = run([tc({ index: 0, function: { name: 'tool_a', arguments: '{}' } }, { index: 1, function: { name: 'tool_b', arguments: '{}' } }), done()], {
+        batch: 5,
+      });
       assert.deepEqual(
         r.toolCalls.map((c) => [c.id, c.providerId]),
         [
@@ -86,7 +91,10 @@ describe('toolCallAccumulator', () => {
     });
 
     it('never duplicates a provider id that happens to look like a fallback id', () => {
-      const r = run([tc({ index: 0, function: { name: 'a', arguments: '{}' } }, { index: 1, id: 'call_7_0', function: { name: 'b', arguments: '{}' } }), done()], { batch: 7 });
+      const r = run(
+        [tc({ index: 0, function: { name: 'a', arguments: '{}' } }, { index: 1, id: 'call_7_0', function: { name: 'b', arguments: '{}' } }), done()],
+        { batch: 7 },
+      );
       const ids = r.toolCalls.map((c) => c.id);
       assert.equal(new Set(ids).size, 2, `ids ${ids.join(', ')}`);
       assert.equal(r.toolCalls[1].id, 'call_7_0');
@@ -170,7 +178,10 @@ describe('toolCallAccumulator', () => {
         { id: 'a', name: 'one', args: { n: 1 }, index: 0 },
         { id: 'b', name: 'two', args: { n: 2 }, index: 1 },
       ]);
-      assert.ok(r.notes.some((n) => n.includes('index 0 was already used')), r.notes.join('\n'));
+      assert.ok(
+        r.notes.some((n) => n.includes('index 0 was already used')),
+        r.notes.join('\n'),
+      );
     });
 
     it('a call whose index collided takes the next free index, so a later fragment with that index finds it', () => {
@@ -187,7 +198,11 @@ describe('toolCallAccumulator', () => {
     });
 
     it('starts a new call when argument text arrives after a complete JSON value (no id, same index)', () => {
-      const r = run([tc({ index: 0, function: { name: 'read', arguments: '{"p":"a"}' } }), tc({ index: 0, function: { name: 'read', arguments: '{"p":"b"}' } }), done()]);
+      const r = run([
+        tc({ index: 0, function: { name: 'read', arguments: '{"p":"a"}' } }),
+        tc({ index: 0, function: { name: 'read', arguments: '{"p":"b"}' } }),
+        done(),
+      ]);
       assert.deepEqual(
         r.toolCalls.map((c) => c.arguments),
         [{ p: 'a' }, { p: 'b' }],
@@ -215,12 +230,21 @@ describe('toolCallAccumulator', () => {
     });
 
     it('treats an empty-string or null id as no id', () => {
-      const r = run([tc({ index: 0, id: 'c1', function: { name: 'a', arguments: '{"v":' } }), tc({ index: 0, id: '', function: { arguments: '1' } }), tc({ index: 0, id: null, function: { arguments: '}' } }), done()]);
+      const r = run([
+        tc({ index: 0, id: 'c1', function: { name: 'a', arguments: '{"v":' } }),
+        tc({ index: 0, id: '', function: { arguments: '1' } }),
+        tc({ index: 0, id: null, function: { arguments: '}' } }),
+        done(),
+      ]);
       assert.deepEqual(summary(r), [{ id: 'c1', name: 'a', args: { v: 1 }, index: 0 }]);
     });
 
     it('executes in index order, not arrival order', () => {
-      const r = run([tc({ index: 1, id: 'late', function: { name: 'second', arguments: '{}' } }), tc({ index: 0, id: 'early', function: { name: 'first', arguments: '{}' } }), done()]);
+      const r = run([
+        tc({ index: 1, id: 'late', function: { name: 'second', arguments: '{}' } }),
+        tc({ index: 0, id: 'early', function: { name: 'first', arguments: '{}' } }),
+        done(),
+      ]);
       assert.deepEqual(
         r.toolCalls.map((c) => [c.id, c.index]),
         [
@@ -274,12 +298,21 @@ describe('toolCallAccumulator', () => {
     });
 
     it('takes a name that arrives after the first fragment', () => {
-      const r = run([tc({ index: 0, id: 'n', type: 'function' }), tc({ index: 0, function: { arguments: '{"a":' } }), tc({ index: 0, function: { name: 'late_name', arguments: '1}' } }), done()]);
+      const r = run([
+        tc({ index: 0, id: 'n', type: 'function' }),
+        tc({ index: 0, function: { arguments: '{"a":' } }),
+        tc({ index: 0, function: { name: 'late_name', arguments: '1}' } }),
+        done(),
+      ]);
       assert.deepEqual(summary(r), [{ id: 'n', name: 'late_name', args: { a: 1 }, index: 0 }]);
     });
 
     it('ignores a name repeated on every fragment', () => {
-      const r = run([tc({ index: 0, id: 'r', function: { name: 'rep', arguments: '{' } }), tc({ index: 0, id: 'r', function: { name: 'rep', arguments: '}' } }), done()]);
+      const r = run([
+        tc({ index: 0, id: 'r', function: { name: 'rep', arguments: '{' } }),
+        tc({ index: 0, id: 'r', function: { name: 'rep', arguments: '}' } }),
+        done(),
+      ]);
       assert.equal(r.toolCalls[0].name, 'rep');
     });
 
@@ -296,7 +329,10 @@ describe('toolCallAccumulator', () => {
       assert.equal(r.toolCalls[0].doubleEncoded, true);
       assert.deepEqual(r.toolCalls[0].arguments, { city: 'Beijing' });
       assert.equal(r.toolCalls[0].rawArguments, JSON.stringify(JSON.stringify({ city: 'Beijing' })));
-      assert.ok(r.notes.some((n) => n.includes('double-encoded')), r.notes.join('\n'));
+      assert.ok(
+        r.notes.some((n) => n.includes('double-encoded')),
+        r.notes.join('\n'),
+      );
     });
 
     it('adds nothing for trailing empty deltas', () => {
@@ -315,17 +351,32 @@ describe('toolCallAccumulator', () => {
 
     it('ignores a repeat of the complete arguments sent under the same id (duplicate summary), verbatim or double-encoded', () => {
       for (const repeat of ['{"a":1}', JSON.stringify('{"a":1}'), '{ "a" : 1 }']) {
-        const r = run([tc({ index: 0, id: 's', function: { name: 'f', arguments: '{"a":' } }), tc({ index: 0, id: 's', function: { arguments: '1}' } }), done(), tc({ index: 0, id: 's', function: { name: 'f', arguments: repeat } })]);
+        const r = run([
+          tc({ index: 0, id: 's', function: { name: 'f', arguments: '{"a":' } }),
+          tc({ index: 0, id: 's', function: { arguments: '1}' } }),
+          done(),
+          tc({ index: 0, id: 's', function: { name: 'f', arguments: repeat } }),
+        ]);
         assert.equal(r.toolCalls.length, 1, repeat);
         assert.equal(r.toolCalls[0].rawArguments, '{"a":1}', repeat);
-        assert.ok(r.notes.some((n) => n.includes('duplicate summary')), r.notes.join('\n'));
+        assert.ok(
+          r.notes.some((n) => n.includes('duplicate summary')),
+          r.notes.join('\n'),
+        );
       }
     });
 
     it('ignores, with a note, different text sent under the same id after the arguments were complete', () => {
-      const r = run([tc({ index: 0, id: 's', function: { name: 'f', arguments: '{"a":1}' } }), tc({ index: 0, id: 's', function: { arguments: '{"b":2}' } }), done()]);
+      const r = run([
+        tc({ index: 0, id: 's', function: { name: 'f', arguments: '{"a":1}' } }),
+        tc({ index: 0, id: 's', function: { arguments: '{"b":2}' } }),
+        done(),
+      ]);
       assert.deepEqual(r.toolCalls[0].arguments, { a: 1 });
-      assert.ok(r.notes.some((n) => n.includes('after its arguments were already complete')), r.notes.join('\n'));
+      assert.ok(
+        r.notes.some((n) => n.includes('after its arguments were already complete')),
+        r.notes.join('\n'),
+      );
     });
 
     it('reads empty arguments of a finished response as {}', () => {
@@ -336,7 +387,9 @@ describe('toolCallAccumulator', () => {
     });
 
     it('reads the legacy function_call delta as a call of its own', () => {
-      const r = run([chunk({ function_call: { name: 'legacy', arguments: '{"q":' } }), chunk({ function_call: { arguments: '1}' } }), done('function_call')], { batch: 4 });
+      const r = run([chunk({ function_call: { name: 'legacy', arguments: '{"q":' } }), chunk({ function_call: { arguments: '1}' } }), done('function_call')], {
+        batch: 4,
+      });
       assert.deepEqual(summary(r), [{ id: 'call_4_0', name: 'legacy', args: { q: 1 }, index: 0 }]);
     });
 
@@ -381,7 +434,11 @@ describe('toolCallAccumulator', () => {
     });
 
     it('marks arguments that never became JSON as not complete (invalid_json), keeping the raw text', () => {
-      const r = run([tc({ index: 0, id: 'bad', function: { name: 'a', arguments: '{"x": 1,' } }), tc({ index: 1, id: 'ok', function: { name: 'b', arguments: '{}' } }), done()]);
+      const r = run([
+        tc({ index: 0, id: 'bad', function: { name: 'a', arguments: '{"x": 1,' } }),
+        tc({ index: 1, id: 'ok', function: { name: 'b', arguments: '{}' } }),
+        done(),
+      ]);
       assert.equal(r.toolCalls[0].isComplete, false);
       assert.equal(r.toolCalls[0].parseError, 'invalid_json');
       assert.equal(r.toolCalls[0].arguments, undefined);
@@ -396,7 +453,9 @@ describe('toolCallAccumulator', () => {
     });
 
     it("reports 'truncated' when the stream broke off, even for empty arguments", () => {
-      const r = run([tc({ index: 0, id: 't', function: { name: 'w', arguments: '{"a":' } }, { index: 1, id: 'u', function: { name: 'v', arguments: '' } })], { streamBroken: true });
+      const r = run([tc({ index: 0, id: 't', function: { name: 'w', arguments: '{"a":' } }, { index: 1, id: 'u', function: { name: 'v', arguments: '' } })], {
+        streamBroken: true,
+      });
       assert.deepEqual(
         r.toolCalls.map((c) => [c.isComplete, c.parseError]),
         [
@@ -408,7 +467,15 @@ describe('toolCallAccumulator', () => {
     });
 
     it("reports 'too_large' over the byte cap, counting UTF-8 bytes, and keeps memory bounded", () => {
-      const big = run([tc({ index: 0, id: 'big', function: { name: 'w', arguments: '{"a":"' } }), ...Array.from({ length: 50 }, () => tc({ index: 0, function: { arguments: 'xxxxxxxxxx' } })), tc({ index: 0, function: { arguments: '"}' } }), done()], { maxArgumentBytes: 64 });
+      const big = run(
+        [
+          tc({ index: 0, id: 'big', function: { name: 'w', arguments: '{"a":"' } }),
+          ...Array.from({ length: 50 }, () => tc({ index: 0, function: { arguments: 'xxxxxxxxxx' } })),
+          tc({ index: 0, function: { arguments: '"}' } }),
+          done(),
+        ],
+        { maxArgumentBytes: 64 },
+      );
       assert.equal(big.toolCalls[0].isComplete, false);
       assert.equal(big.toolCalls[0].parseError, 'too_large');
       assert.ok(big.toolCalls[0].rawArguments.length <= 64, `kept ${big.toolCalls[0].rawArguments.length} chars`);
@@ -420,7 +487,11 @@ describe('toolCallAccumulator', () => {
     });
 
     it('marks arguments that are JSON but not an object as invalid_json', () => {
-      const r = run([tc({ index: 0, id: 'arr', function: { name: 'a', arguments: '[1,2]' } }), tc({ index: 1, id: 'num', function: { name: 'b', arguments: '42' } }), done()]);
+      const r = run([
+        tc({ index: 0, id: 'arr', function: { name: 'a', arguments: '[1,2]' } }),
+        tc({ index: 1, id: 'num', function: { name: 'b', arguments: '42' } }),
+        done(),
+      ]);
       assert.deepEqual(
         r.toolCalls.map((c) => c.parseError),
         ['invalid_json', 'invalid_json'],
@@ -451,14 +522,27 @@ describe('toolCallAccumulator', () => {
 
   describe('content, usage and robustness', () => {
     it('accumulates content and the last usage', () => {
-      const r = run([chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({ content: null }), chunk({}, 'stop'), { choices: [], usage: { prompt_tokens: 9, completion_tokens: 2 } }]);
+      const r = run([
+        chunk({ content: 'Hel' }),
+        chunk({ content: 'lo' }),
+        chunk({ content: null }),
+        chunk({}, 'stop'),
+        { choices: [], usage: { prompt_tokens: 9, completion_tokens: 2 } },
+      ]);
       assert.equal(r.content, 'Hello');
       assert.deepEqual(r.usage, { promptTokens: 9, completionTokens: 2 });
       assert.deepEqual(r.toolCalls, []);
     });
 
     it('only reads the first choice', () => {
-      const r = run([{ choices: [{ index: 0, delta: { content: 'A' } }, { index: 1, delta: { content: 'B', tool_calls: [{ index: 0, function: { name: 'x', arguments: '{}' } }] } }] }]);
+      const r = run([
+        {
+          choices: [
+            { index: 0, delta: { content: 'A' } },
+            { index: 1, delta: { content: 'B', tool_calls: [{ index: 0, function: { name: 'x', arguments: '{}' } }] } },
+          ],
+        },
+      ]);
       assert.equal(r.content, 'A');
       assert.equal(r.toolCalls.length, 0);
     });

@@ -6,8 +6,14 @@ import { mcpToolName } from '../../../src/core/mcp/toolNames';
 import type { ToolDefinition } from '../../../src/core/tools/toolTypes';
 
 /** An MCP-shaped registry tool without a server (registry, policy and selection tests). */
-export function fakeMcpTool(server: string, tool: string, options: { description?: string; annotations?: McpAnnotations; inputSchema?: Record<string, unknown> } = {}): ToolDefinition {
-  const parameters = modelParameters(options.inputSchema ?? { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+export function fakeMcpTool(
+  server: string,
+  tool: string,
+  options: { description?: string; annotations?: McpAnnotations; inputSchema?: Record<string, unknown> } = {},
+): ToolDefinition {
+  const parameters = modelParameters(
+    options.inputSchema ?? { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  );
   return {
     name: mcpToolName(server, tool),
     description: `${options.description ?? `The ${tool} tool`} (MCP server "${server}")`,

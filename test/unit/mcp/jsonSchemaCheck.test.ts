@@ -8,16 +8,29 @@ const errorOf = (schema: Record<string, unknown>, value: unknown) => {
 };
 
 describe('JSON Schema validation of MCP tool arguments', () => {
-  const sum = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] };
+  const sum = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+  };
 
   it('is made strict like native schemas: $schema dropped, additionalProperties false', () => {
-    assert.deepEqual(modelParameters(sum), { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false });
+    assert.deepEqual(modelParameters(sum), {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    });
     assert.deepEqual(modelParameters(undefined), { type: 'object', additionalProperties: false });
   });
 
-  it('names missing, mistyped and unknown fields in the native tools\' words', () => {
+  it("names missing, mistyped and unknown fields in the native tools' words", () => {
     assert.equal(errorOf(sum, { a: 1, b: 2 }), 'ok');
-    assert.equal(errorOf(sum, { a: '1', c: 3 }), "Invalid arguments: missing required field(s): b; field 'a' must be number, got string; unknown field(s): c (allowed: a, b)");
+    assert.equal(
+      errorOf(sum, { a: '1', c: 3 }),
+      "Invalid arguments: missing required field(s): b; field 'a' must be number, got string; unknown field(s): c (allowed: a, b)",
+    );
     assert.equal(errorOf(sum, [1, 2]), 'Invalid arguments: the arguments must be a JSON object, got array');
   });
 
@@ -41,16 +54,30 @@ describe('JSON Schema validation of MCP tool arguments', () => {
   });
 
   it('accepts any branch of anyOf/oneOf and says every accepted type when none fits', () => {
-    const schema = { type: 'object', properties: { when: { anyOf: [{ type: 'string' }, { type: 'null' }] }, id: { oneOf: [{ type: 'integer' }, { type: 'string', pattern: '^#' }] } } };
+    const schema = {
+      type: 'object',
+      properties: { when: { anyOf: [{ type: 'string' }, { type: 'null' }] }, id: { oneOf: [{ type: 'integer' }, { type: 'string', pattern: '^#' }] } },
+    };
     assert.equal(errorOf(schema, { when: null, id: '#3' }), 'ok');
     assert.equal(errorOf(schema, { when: 5 }), "Invalid arguments: field 'when' must be string or null, got integer");
     assert.equal(errorOf(schema, { id: 'x' }), "Invalid arguments: field 'id' must match the pattern ^#");
   });
 
   it('follows local $refs, lists of types and additionalProperties schemas', () => {
-    const schema = { type: 'object', $defs: { tag: { type: 'string', maxLength: 3 } }, properties: { tags: { type: 'array', items: { $ref: '#/$defs/tag' } }, maybe: { type: ['number', 'null'] }, meta: { type: 'object', additionalProperties: { type: 'boolean' } } } };
+    const schema = {
+      type: 'object',
+      $defs: { tag: { type: 'string', maxLength: 3 } },
+      properties: {
+        tags: { type: 'array', items: { $ref: '#/$defs/tag' } },
+        maybe: { type: ['number', 'null'] },
+        meta: { type: 'object', additionalProperties: { type: 'boolean' } },
+      },
+    };
     assert.equal(errorOf(schema, { tags: ['a', 'bcd'], maybe: null, meta: { x: true } }), 'ok');
-    assert.equal(errorOf(schema, { tags: ['abcd'], maybe: 'no', meta: { x: 1 } }), "Invalid arguments: field 'tags[0]' must be at most 3 characters long; field 'maybe' must be number or null, got string; field 'meta.x' must be boolean, got integer");
+    assert.equal(
+      errorOf(schema, { tags: ['abcd'], maybe: 'no', meta: { x: 1 } }),
+      "Invalid arguments: field 'tags[0]' must be at most 3 characters long; field 'maybe' must be number or null, got string; field 'meta.x' must be boolean, got integer",
+    );
   });
 
   it('ignores keywords and patterns it cannot read instead of refusing the call', () => {

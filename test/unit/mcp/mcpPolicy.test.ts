@@ -13,7 +13,10 @@ describe('policy of MCP tools', () => {
     const verdict = decide(sum);
     assert.equal(verdict.decision, 'confirm');
     assert.deepEqual(verdict.rules, ['default: MCP tool']);
-    assert.equal(verdict.reason, '"everything_get-sum" comes from an MCP server, so it needs confirmation; MCP server "everything", tool "get-sum" (annotations: read-only, idempotent, closed world; annotations are the server\'s own hints)');
+    assert.equal(
+      verdict.reason,
+      '"everything_get-sum" comes from an MCP server, so it needs confirmation; MCP server "everything", tool "get-sum" (annotations: read-only, idempotent, closed world; annotations are the server\'s own hints)',
+    );
     assert.match(decide(wipe).reason, /annotations: destructive/);
   });
 
@@ -30,10 +33,14 @@ describe('policy of MCP tools', () => {
     const verdict = decide(wipe, { 'cortex.policy.tools': rules });
     assert.deepEqual([verdict.decision, verdict.required, verdict.rules], ['confirm', true, ['cortex.policy.tools["mcp:everything/wipe"] = confirm-required']]);
     assert.equal(decide(fakeMcpTool('other', 'x'), { 'cortex.policy.tools': rules }).decision, 'deny', 'mcp:* applies to other servers');
-    assert.equal(decide(sum, { 'cortex.policy.tools': { 'mcp:everything': 'deny' }, 'cortex.mcp.allowReadOnly': ['everything'] }).decision, 'deny', 'a rule beats the read-only default');
+    assert.equal(
+      decide(sum, { 'cortex.policy.tools': { 'mcp:everything': 'deny' }, 'cortex.mcp.allowReadOnly': ['everything'] }).decision,
+      'deny',
+      'a rule beats the read-only default',
+    );
   });
 
-  it('among rules of the same level the strictest wins (the registry name counts as the tool\'s own key)', () => {
+  it("among rules of the same level the strictest wins (the registry name counts as the tool's own key)", () => {
     const verdict = decide(sum, { 'cortex.policy.tools': { 'mcp:everything/get-sum': 'allow', 'everything_get-sum': 'deny' } });
     assert.equal(verdict.decision, 'deny');
     assert.deepEqual(verdict.rules, ['cortex.policy.tools["mcp:everything/get-sum"] = allow', 'cortex.policy.tools["everything_get-sum"] = deny']);

@@ -4,7 +4,21 @@ import { mcpAnnotationText, mcpOrigin, mcpRawResult } from '../../../webview/for
 import { chipView } from '../../../webview/stepView';
 
 function call(audit?: Record<string, unknown>): ToolCallRecord {
-  return { id: 'c1', index: 0, turn: 1, name: 'everything_get-sum', requestedName: 'everything_get-sum', nameResolution: 'exact', arguments: '{"a":2,"b":3}', rawArguments: '{"a":2,"b":3}', isComplete: true, finishReason: 'tool_calls', status: 'success', requestedAt: 0, ...(audit ? { audit } : {}) };
+  return {
+    id: 'c1',
+    index: 0,
+    turn: 1,
+    name: 'everything_get-sum',
+    requestedName: 'everything_get-sum',
+    nameResolution: 'exact',
+    arguments: '{"a":2,"b":3}',
+    rawArguments: '{"a":2,"b":3}',
+    isComplete: true,
+    finishReason: 'tool_calls',
+    status: 'success',
+    requestedAt: 0,
+    ...(audit ? { audit } : {}),
+  };
 }
 
 describe('the panel shows the server of an MCP call', () => {
@@ -25,7 +39,11 @@ describe('the panel shows the server of an MCP call', () => {
   });
 
   it('finds the raw result recorded for the call', () => {
-    const audits = [{ kind: 'tool_batch', callId: 'c1' }, { kind: 'mcp_result', callId: 'c0', raw: '{}' }, { kind: 'mcp_result', callId: 'c1', raw: '{"content":[]}' }];
+    const audits = [
+      { kind: 'tool_batch', callId: 'c1' },
+      { kind: 'mcp_result', callId: 'c0', raw: '{}' },
+      { kind: 'mcp_result', callId: 'c1', raw: '{"content":[]}' },
+    ];
     assert.equal(mcpRawResult(audits, 'c1'), '{"content":[]}');
     assert.equal(mcpRawResult(audits, 'c2'), undefined);
   });

@@ -13,7 +13,12 @@ const servers = [
   fakeMcpTool('weather', 'forecast', { description: 'Weather forecast for a city' }),
 ];
 const registry = createBuiltinRegistry(parseConfig({}), { extra: servers });
-const mcpNames = (selection: ReturnType<typeof selectStepTools>) => selection.registry.names().filter((name) => !['read_file', 'list_directory', 'find_files', 'search_text', 'write_file', 'edit_file', 'create_directory', 'run_command'].includes(name));
+const mcpNames = (selection: ReturnType<typeof selectStepTools>) =>
+  selection.registry
+    .names()
+    .filter(
+      (name) => !['read_file', 'list_directory', 'find_files', 'search_text', 'write_file', 'edit_file', 'create_directory', 'run_command'].includes(name),
+    );
 
 describe('MCP tools per step', () => {
   it('sends every tool when they fit in cortex.mcp.maxTools, without an audit', () => {
@@ -27,7 +32,10 @@ describe('MCP tools per step', () => {
     assert.deepEqual(mcpNames(selection), ['postgres_query', 'postgres_list_tables']);
     assert.equal(selection.registry.names().length, 8 + 2, 'the workspace tools are always sent');
     assert.deepEqual((selection.audit as { servers: unknown }).servers, [{ server: 'postgres', reason: 'named', score: 1, tools: 2, of: 2 }]);
-    assert.deepEqual(selection.audit?.left, [{ server: 'github', score: 0, tools: 3 }, { server: 'weather', score: 0, tools: 1 }]);
+    assert.deepEqual(selection.audit?.left, [
+      { server: 'github', score: 0, tools: 3 },
+      { server: 'weather', score: 0, tools: 1 },
+    ]);
     assert.equal(selection.audit?.sent, 2);
     assert.equal(selection.audit?.available, 6);
   });
@@ -38,7 +46,13 @@ describe('MCP tools per step', () => {
     const byWords = selectStepTools(registry, 'Find which database tables hold the orders and what the forecast says', 3);
     assert.deepEqual(mcpNames(byWords), ['postgres_query', 'postgres_list_tables', 'weather_forecast']);
     // "forecast" is a tool's name, so the weather server counts as named and comes first.
-    assert.deepEqual((byWords.audit?.servers as Array<{ server: string; reason: string }>).map((s) => [s.server, s.reason]), [['weather', 'named'], ['postgres', 'keywords']]);
+    assert.deepEqual(
+      (byWords.audit?.servers as Array<{ server: string; reason: string }>).map((s) => [s.server, s.reason]),
+      [
+        ['weather', 'named'],
+        ['postgres', 'keywords'],
+      ],
+    );
   });
 
   it('fills the budget with the best tools of a server that does not fit whole, and sends none when nothing matches', () => {

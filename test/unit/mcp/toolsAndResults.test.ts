@@ -13,12 +13,20 @@ describe('MCP tool names', () => {
     const long = mcpToolName('a-very-long-server-name-for-testing', 'and-an-even-longer-tool-name-that-goes-on-and-on');
     assert.match(long, /^[A-Za-z0-9_-]{1,64}$/);
     assert.equal(long.length, 64);
-    assert.notEqual(long, mcpToolName('a-very-long-server-name-for-testing', 'and-an-even-longer-tool-name-that-goes-on-and-on-2'), 'a cut name keeps a hash of the full one');
+    assert.notEqual(
+      long,
+      mcpToolName('a-very-long-server-name-for-testing', 'and-an-even-longer-tool-name-that-goes-on-and-on-2'),
+      'a cut name keeps a hash of the full one',
+    );
   });
 
   it('reports clashes with native tools and between servers, also after normalisation, naming both', () => {
     const tool = (server: string, name: string) => ({ name: mcpToolName(server, name), origin: { server, tool: name } });
-    const conflicts = mcpNameConflicts(['read_file', 'write_file'], [tool('read', 'file'), tool('Write', 'File'), tool('my-srv', 'do'), tool('my_srv', 'do'), tool('ok', 'fine')], true);
+    const conflicts = mcpNameConflicts(
+      ['read_file', 'write_file'],
+      [tool('read', 'file'), tool('Write', 'File'), tool('my-srv', 'do'), tool('my_srv', 'do'), tool('ok', 'fine')],
+      true,
+    );
     assert.deepEqual(conflicts, [
       'the tool "file" of MCP server "read" (as "read_file") has the name of the built-in tool "read_file" (rename the server)',
       'the tool "File" of MCP server "Write" (as "Write_File") and the built-in tool "write_file" both normalize to "write_file" (rename the server, or set cortex.tools.normalizeFallback to false)',
@@ -28,10 +36,17 @@ describe('MCP tool names', () => {
   });
 
   it('join the registry with their JSON Schema, visible to name resolution and to the planner as one line', () => {
-    const registry = createBuiltinRegistry(parseConfig({}), { extra: [fakeMcpTool('everything', 'get-sum', { description: 'Returns the sum of two numbers. It adds them up carefully.\nSecond line.' })] });
+    const registry = createBuiltinRegistry(parseConfig({}), {
+      extra: [fakeMcpTool('everything', 'get-sum', { description: 'Returns the sum of two numbers. It adds them up carefully.\nSecond line.' })],
+    });
     assert.deepEqual(registry.resolve('everything_get-sum'), { requestedName: 'everything_get-sum', name: 'everything_get-sum', resolution: 'exact' });
     assert.equal(registry.resolve('everythingGetSum').resolution, 'normalized');
-    assert.deepEqual(registry.parameters('everything_get-sum'), { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false });
+    assert.deepEqual(registry.parameters('everything_get-sum'), {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    });
     const summary = toolSummaries(registry).find((t) => t.name === 'everything_get-sum');
     assert.equal(summary?.description, 'Returns the sum of two numbers. (MCP server "everything")');
     assert.ok(toolSummaries(registry).some((t) => t.name === 'read_file' && t.description.length > 0));
@@ -52,7 +67,10 @@ describe('MCP tool results', () => {
         { type: 'text', text: 'last' },
       ],
     });
-    assert.equal(rendered.text, 'first\n[image image/png, 300 bytes]\n[audio audio/wav, 3 bytes]\n[embedded resource file:///a.txt (text/plain, 6 characters)]\n[embedded resource file:///b.bin (3 bytes)]\n[resource link file:///c (c)]\nlast');
+    assert.equal(
+      rendered.text,
+      'first\n[image image/png, 300 bytes]\n[audio audio/wav, 3 bytes]\n[embedded resource file:///a.txt (text/plain, 6 characters)]\n[embedded resource file:///b.bin (3 bytes)]\n[resource link file:///c (c)]\nlast',
+    );
     assert.equal(rendered.isError, false);
     assert.ok(!rendered.rawJson.includes(image), 'no base64 in the trace');
     assert.match(rendered.rawJson, /\(300 bytes of base64 data left out\)/);

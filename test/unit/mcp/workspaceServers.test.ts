@@ -18,7 +18,13 @@ describe('workspace MCP servers: files and consent', () => {
     writeFileSync(join(folder, '.vscode', 'mcp.json'), '{ "servers": { "a": { "command": "node", "args": ["a.js"] }, "b": { "type": "stdio" } } }');
     writeFileSync(join(folder, '.mcp.json'), '{ "mcpServers": { "c": { "url": "http://localhost:1/mcp" } } }');
     const { groups, problems } = readWorkspaceMcpFiles(folder);
-    assert.deepEqual(groups.map((g) => [g.source, g.servers.map((s) => s.name)]), [[{ kind: 'workspace', file: '.vscode/mcp.json' }, ['a']], [{ kind: 'workspace', file: '.mcp.json' }, ['c']]]);
+    assert.deepEqual(
+      groups.map((g) => [g.source, g.servers.map((s) => s.name)]),
+      [
+        [{ kind: 'workspace', file: '.vscode/mcp.json' }, ['a']],
+        [{ kind: 'workspace', file: '.mcp.json' }, ['c']],
+      ],
+    );
     assert.deepEqual(problems, ['.vscode/mcp.json: server "b": "command" must name the program to run']);
     writeFileSync(join(folder, '.mcp.json'), '{ nope');
     assert.match(readWorkspaceMcpFiles(folder).problems[1], /^\.mcp\.json is not valid JSON: /);

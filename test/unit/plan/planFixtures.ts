@@ -41,7 +41,16 @@ export function appendAll(log: EventLog, events: readonly NewRunEvent[]): void {
 
 /** The example plan: {1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}; index i gets id s{i+1}. */
 export const EXAMPLE_DEPENDENCIES = { 1: [0], 2: [0], 3: [1], 4: [2], 5: [3, 4], 6: [5], 7: [5] };
-export const EXAMPLE_STEPS = ['Analyse requirements', 'Create project structure', 'Plan the database', 'Write data models', 'Set up the database connection', 'Write API endpoints', 'Write tests', 'Run tests'];
+export const EXAMPLE_STEPS = [
+  'Analyse requirements',
+  'Create project structure',
+  'Plan the database',
+  'Write data models',
+  'Set up the database connection',
+  'Write API endpoints',
+  'Write tests',
+  'Run tests',
+];
 /** Id of the example plan's step `index`. */
 export const sid = (index: number) => `s${index + 1}`;
 
@@ -49,7 +58,10 @@ export function examplePlan(): { log: EventLog; ids: StepIdAllocator } {
   const log = newLog();
   const ids = new StepIdAllocator();
   log.append({ type: 'plan_created', title: 'REST API' });
-  appendAll(log, addStepsEvents(log.state, { descriptions: EXAMPLE_STEPS, dependencies: EXAMPLE_DEPENDENCIES, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
+  appendAll(
+    log,
+    addStepsEvents(log.state, { descriptions: EXAMPLE_STEPS, dependencies: EXAMPLE_DEPENDENCIES, anchorDeps: [], origin: 'planner', newId: () => ids.next() }),
+  );
   return { log, ids };
 }
 
@@ -71,23 +83,38 @@ export function runStep(log: EventLog, stepId: string, calls: CallSpec[], option
     log.append(addToolCallEvent(log.state, stepId, { id, name: call.name, arguments: call.args }));
     if (call.result !== undefined) log.append(updateToolResultEvent(log.state, stepId, id, { status: call.status, result: call.result }));
   }
-  appendAll(log, stepEndEvents(log.state, stepId, { kind: 'loop', outcome: { output: options.output ?? '', endReason: options.endReason ?? 'answered' } }).events);
+  appendAll(
+    log,
+    stepEndEvents(log.state, stepId, { kind: 'loop', outcome: { output: options.output ?? '', endReason: options.endReason ?? 'answered' } }).events,
+  );
   return log.state.steps.get(stepId)!.verdict!;
 }
 
 /** Completes the example plan's steps 0–4 with real tool histories and outputs. */
 export function completeExampleUpstream(log: EventLog): void {
   runStep(log, sid(0), [{ name: 'read_file', args: { path: 'requirements.md' }, result: 'Need a REST API...' }], { output: 'requirements read' });
-  runStep(log, sid(1), [
-    { name: 'create_directory', args: { path: 'src/' }, result: 'Directory created' },
-    { name: 'create_directory', args: { path: 'tests/' }, result: 'Directory created' },
-  ], { output: 'structure ready' });
+  runStep(
+    log,
+    sid(1),
+    [
+      { name: 'create_directory', args: { path: 'src/' }, result: 'Directory created' },
+      { name: 'create_directory', args: { path: 'tests/' }, result: 'Directory created' },
+    ],
+    { output: 'structure ready' },
+  );
   runStep(log, sid(2), [], { output: 'use sqlite' });
-  runStep(log, sid(3), [{ name: 'write_file', args: { path: 'src/models.py', content: 'class User: ...' }, result: 'File written' }], { output: 'models written' });
-  runStep(log, sid(4), [
-    { name: 'write_file', args: { path: 'src/database.py', content: 'engine = ...' }, result: 'File written' },
-    { name: 'run_command', args: { command: "python -c 'import sqlalchemy'" }, result: 'OK' },
-  ], { output: 'database ready' });
+  runStep(log, sid(3), [{ name: 'write_file', args: { path: 'src/models.py', content: 'class User: ...' }, result: 'File written' }], {
+    output: 'models written',
+  });
+  runStep(
+    log,
+    sid(4),
+    [
+      { name: 'write_file', args: { path: 'src/database.py', content: 'engine = ...' }, result: 'File written' },
+      { name: 'run_command', args: { command: "python -c 'import sqlalchemy'" }, result: 'OK' },
+    ],
+    { output: 'database ready' },
+  );
 }
 
 export function assertStatuses(log: EventLog, expected: Record<string, string>): void {

@@ -15,7 +15,10 @@ describe('planGraph', () => {
   describe('findCycle', () => {
     it('returns null for a DAG', () => {
       const deps: Record<string, string[]> = { a: [], b: ['a'], c: ['a', 'b'] };
-      assert.equal(findCycle(Object.keys(deps), (id) => deps[id]), null);
+      assert.equal(
+        findCycle(Object.keys(deps), (id) => deps[id]),
+        null,
+      );
     });
 
     it('returns the cycle path, closed on its first node', () => {
@@ -28,14 +31,23 @@ describe('planGraph', () => {
     });
 
     it('finds a self-dependency and ignores edges to unknown nodes', () => {
-      assert.deepEqual(findCycle(['a'], () => ['a']), ['a', 'a']);
-      assert.equal(findCycle(['a'], () => ['zzz']), null);
+      assert.deepEqual(
+        findCycle(['a'], () => ['a']),
+        ['a', 'a'],
+      );
+      assert.equal(
+        findCycle(['a'], () => ['zzz']),
+        null,
+      );
     });
 
     it('handles a 20,000-node chain without overflowing the stack', () => {
       const n = 20_000;
       const nodes = Array.from({ length: n }, (_, i) => `n${i}`);
-      assert.equal(findCycle(nodes, (id) => (id === 'n0' ? [] : [`n${Number(id.slice(1)) - 1}`])), null);
+      assert.equal(
+        findCycle(nodes, (id) => (id === 'n0' ? [] : [`n${Number(id.slice(1)) - 1}`])),
+        null,
+      );
       const cycle = findCycle(nodes, (id) => [`n${(Number(id.slice(1)) + 1) % n}`]);
       assert.equal(cycle?.length, n + 1);
     });

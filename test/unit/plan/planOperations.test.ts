@@ -55,8 +55,17 @@ describe('planOperations', () => {
     it('orders a batch dependencies-first so every prefix is a valid plan', () => {
       const log = newLog();
       const ids = new StepIdAllocator();
-      const events = addStepsEvents(log.state, { descriptions: ['run tests', 'write code', 'write tests'], dependencies: { 0: [2], 2: [1] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() });
-      assert.deepEqual(events.map((e) => (e as { stepId: string }).stepId), ['s2', 's3', 's1']);
+      const events = addStepsEvents(log.state, {
+        descriptions: ['run tests', 'write code', 'write tests'],
+        dependencies: { 0: [2], 2: [1] },
+        anchorDeps: [],
+        origin: 'planner',
+        newId: () => ids.next(),
+      });
+      assert.deepEqual(
+        events.map((e) => (e as { stepId: string }).stepId),
+        ['s2', 's3', 's1'],
+      );
       for (const event of events) {
         log.append(event);
         checkPlanInvariants(log.state);
@@ -67,8 +76,17 @@ describe('planOperations', () => {
     it('roots hang off the anchors; non-roots only off new steps', () => {
       const { log, ids } = examplePlan();
       completeExampleUpstream(log);
-      const events = addStepsEvents(log.state, { descriptions: ['x', 'y'], dependencies: { 1: [0] }, anchorDeps: [sid(3), sid(4), sid(3)], origin: 'replan', newId: () => ids.next() });
-      assert.deepEqual(events.map((e) => (e as { dependsOn: string[] }).dependsOn), [[sid(3), sid(4)], ['s9']]);
+      const events = addStepsEvents(log.state, {
+        descriptions: ['x', 'y'],
+        dependencies: { 1: [0] },
+        anchorDeps: [sid(3), sid(4), sid(3)],
+        origin: 'replan',
+        newId: () => ids.next(),
+      });
+      assert.deepEqual(
+        events.map((e) => (e as { dependsOn: string[] }).dependsOn),
+        [[sid(3), sid(4)], ['s9']],
+      );
     });
 
     for (const [name, deps, text] of [
@@ -79,11 +97,14 @@ describe('planOperations', () => {
       it(`refuses ${name} and changes nothing`, () => {
         const { log, ids } = examplePlan();
         const before = log.events.length;
-        assert.throws(() => addStepsEvents(log.state, { descriptions: ['a', 'b'], dependencies: deps, anchorDeps: [], origin: 'planner', newId: () => ids.next() }), (error: unknown) => {
-          assert.ok(error instanceof PlanInvariantError);
-          assert.match(error.message, text);
-          return true;
-        });
+        assert.throws(
+          () => addStepsEvents(log.state, { descriptions: ['a', 'b'], dependencies: deps, anchorDeps: [], origin: 'planner', newId: () => ids.next() }),
+          (error: unknown) => {
+            assert.ok(error instanceof PlanInvariantError);
+            assert.match(error.message, text);
+            return true;
+          },
+        );
         assert.equal(log.events.length, before);
       });
     }
@@ -93,9 +114,15 @@ describe('planOperations', () => {
       const base = { dependencies: {}, origin: 'planner' as const };
       let n = 100;
       const fresh = () => `n${n++}`;
-      assert.throws(() => addStepsEvents(log.state, { ...base, descriptions: ['a'], anchorDeps: ['ghost'], newId: fresh }), /cannot depend on "ghost": it is not a live step/);
+      assert.throws(
+        () => addStepsEvents(log.state, { ...base, descriptions: ['a'], anchorDeps: ['ghost'], newId: fresh }),
+        /cannot depend on "ghost": it is not a live step/,
+      );
       assert.throws(() => addStepsEvents(log.state, { ...base, descriptions: [], anchorDeps: [], newId: fresh }), /at least one step/);
-      assert.throws(() => addStepsEvents(log.state, { ...base, descriptions: ['ok', '  '], anchorDeps: [], newId: fresh }), /new step 1 has an empty description/);
+      assert.throws(
+        () => addStepsEvents(log.state, { ...base, descriptions: ['ok', '  '], anchorDeps: [], newId: fresh }),
+        /new step 1 has an empty description/,
+      );
       assert.throws(() => addStepsEvents(log.state, { ...base, descriptions: ['a'], anchorDeps: [], newId: () => sid(0) }), /"s1" is already used/);
       assert.throws(() => addStepsEvents(log.state, { ...base, descriptions: ['a', 'b'], anchorDeps: [], newId: () => 'dup' }), /"dup" is already used/);
     });
@@ -103,14 +130,17 @@ describe('planOperations', () => {
     it('initialPlanEvents creates the plan once', () => {
       const log = newLog();
       const ids = new StepIdAllocator();
-      appendAll(log, initialPlanEvents(log.state, { title: 'T', steps: ['a', 'b'], dependencies: { 1: [0] } }, () => ids.next()));
+      appendAll(
+        log,
+        initialPlanEvents(log.state, { title: 'T', steps: ['a', 'b'], dependencies: { 1: [0] } }, () => ids.next()),
+      );
       assert.equal(log.state.title, 'T');
       assert.deepEqual(log.state.steps.get('s2')!.dependsOn, ['s1']);
       assert.throws(() => initialPlanEvents(log.state, { title: 'T', steps: ['c'], dependencies: {} }, () => ids.next()), /already has steps/);
     });
   });
 
-  describe('a step\'s life (startStepEvent, addToolCallEvent, updateToolResultEvent, endStepEvents)', () => {
+  describe("a step's life (startStepEvent, addToolCallEvent, updateToolResultEvent, endStepEvents)", () => {
     it('add_tool_call records a pending call; update_tool_result answers it', () => {
       const { log } = examplePlan();
       log.append(startStepEvent(log.state, sid(0)));
@@ -130,7 +160,10 @@ describe('planOperations', () => {
       log.append(startStepEvent(log.state, sid(0)));
       const verdict = { passed: true, reason: 'no tool calls to verify', failedCallIds: [] };
       const events = endStepEvents(log.state, sid(0), { output: 'done', verdict, status: 'completed' });
-      assert.deepEqual(events.map((e) => e.type), ['step_output', 'step_verified', 'step_status_changed']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['step_output', 'step_verified', 'step_status_changed'],
+      );
       appendAll(log, events);
       const step = log.state.steps.get(sid(0))!;
       assert.equal(step.status, 'completed');
@@ -207,7 +240,7 @@ describe('planOperations', () => {
       const state = log.state;
       assert.deepEqual(structuredClone(kept.map((id) => state.steps.get(id))), before, 'kept steps unchanged');
       assert.deepEqual(state.stepOrder, [...kept, 's9', 's10', 's11']);
-      assert.deepEqual(state.steps.get('s9')!.dependsOn, [sid(3), sid(4)], 'roots hang off the failed step\'s kept dependencies');
+      assert.deepEqual(state.steps.get('s9')!.dependsOn, [sid(3), sid(4)], "roots hang off the failed step's kept dependencies");
       assert.deepEqual(state.steps.get('s10')!.dependsOn, ['s9']);
       for (const id of ['s9', 's10', 's11']) {
         const step = state.steps.get(id)!;
@@ -220,7 +253,15 @@ describe('planOperations', () => {
       assert.deepEqual(state.replacedSteps.get(sid(5))!.replacedBy, { replanIndex: 0, newStepIds: ['s9', 's10', 's11'] });
       assert.equal(state.replacedSteps.get(sid(5))!.toolCalls[0].status, 'pending');
       assert.deepEqual(state.replans, [
-        { failedStepId: sid(5), replacedStepIds: [sid(5), sid(6), sid(7)], newStepIds: ['s9', 's10', 's11'], attempt: 1, maxAttempts: 2, reason: 'write_file never ran', action: 'redesign' },
+        {
+          failedStepId: sid(5),
+          replacedStepIds: [sid(5), sid(6), sid(7)],
+          newStepIds: ['s9', 's10', 's11'],
+          attempt: 1,
+          maxAttempts: 2,
+          reason: 'write_file never ran',
+          action: 'redesign',
+        },
       ]);
       checkPlanInvariants(state);
       assert.deepEqual(readySteps(state), ['s9']);
@@ -229,20 +270,55 @@ describe('planOperations', () => {
 
     it('remove_steps leaves no dependency on a removed step', () => {
       const { log, ids } = failExampleStep5();
-      appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['only'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
+      appendAll(
+        log,
+        replaceSubgraphEvents(log.state, {
+          failedStepId: sid(5),
+          newSteps: ['only'],
+          newDependencies: {},
+          attempt: 1,
+          maxAttempts: 2,
+          reason: 'r',
+          newId: () => ids.next(),
+        }),
+      );
       const removed = new Set([sid(5), sid(6), sid(7)]);
-      for (const id of log.state.stepOrder) assert.ok(log.state.steps.get(id)!.dependsOn.every((d) => !removed.has(d)), id);
+      for (const id of log.state.stepOrder)
+        assert.ok(
+          log.state.steps.get(id)!.dependsOn.every((d) => !removed.has(d)),
+          id,
+        );
     });
 
     it('keeps the ordering of kept dependencies of downstream steps too', () => {
       // 0 → 1 (fails) → 2 ; 3 → 2. Replacing 1 and 2 must still wait on 3.
       const log = newLog();
       const ids = new StepIdAllocator();
-      appendAll(log, addStepsEvents(log.state, { descriptions: ['a', 'b', 'c', 'd'], dependencies: { 1: [0], 2: [1, 3] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
+      appendAll(
+        log,
+        addStepsEvents(log.state, {
+          descriptions: ['a', 'b', 'c', 'd'],
+          dependencies: { 1: [0], 2: [1, 3] },
+          anchorDeps: [],
+          origin: 'planner',
+          newId: () => ids.next(),
+        }),
+      );
       runStep(log, 's1', []);
       runStep(log, 's2', [{ name: 'x', args: {} }]);
       assert.deepEqual(subgraphAnchorDeps(log.state, ['s2', 's3']), ['s1', 's4']);
-      appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: 's2', newSteps: ['b2'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
+      appendAll(
+        log,
+        replaceSubgraphEvents(log.state, {
+          failedStepId: 's2',
+          newSteps: ['b2'],
+          newDependencies: {},
+          attempt: 1,
+          maxAttempts: 2,
+          reason: 'r',
+          newId: () => ids.next(),
+        }),
+      );
       assert.deepEqual(log.state.steps.get('s5')!.dependsOn, ['s1', 's4']);
       assert.deepEqual(readySteps(log.state), ['s4']);
     });
@@ -266,7 +342,15 @@ describe('planOperations', () => {
       const redesign = (failedStepId: string) => {
         const plan = nextReplan(log.state, failedStepId, max);
         assert.equal(plan.allowed, true);
-        appendAll(log, replanOutcomeEvents(log.state, { failedStepId, decision: { action: 'redesign', newSteps: ['retry API', 'test'], newDependencies: { 1: [0] } }, maxAttempts: max, newId: () => ids.next() }));
+        appendAll(
+          log,
+          replanOutcomeEvents(log.state, {
+            failedStepId,
+            decision: { action: 'redesign', newSteps: ['retry API', 'test'], newDependencies: { 1: [0] } },
+            maxAttempts: max,
+            newId: () => ids.next(),
+          }),
+        );
       };
       redesign(sid(5));
       assert.equal(log.state.steps.get('s9')!.replanAttempts, 1);
@@ -280,7 +364,13 @@ describe('planOperations', () => {
       assert.equal(plan.allowed, false);
       assert.equal(plan.attempt, 3);
       assert.throws(
-        () => replanOutcomeEvents(log.state, { failedStepId: third, decision: { action: 'redesign', newSteps: ['x'], newDependencies: {} }, maxAttempts: max, newId: () => ids.next() }),
+        () =>
+          replanOutcomeEvents(log.state, {
+            failedStepId: third,
+            decision: { action: 'redesign', newSteps: ['x'], newDependencies: {} },
+            maxAttempts: max,
+            newId: () => ids.next(),
+          }),
         /already used 2 of 2 rewrites/,
       );
       appendAll(log, replanLimitEvents(log.state, third));
@@ -301,7 +391,15 @@ describe('planOperations', () => {
   describe('give_up and blocking', () => {
     it('give_up: the failed step is blocked, its downstream is blocked by it, and the replan is recorded', () => {
       const { log } = failExampleStep5();
-      appendAll(log, replanOutcomeEvents(log.state, { failedStepId: sid(5), decision: { action: 'give_up', newSteps: [], newDependencies: {}, reason: 'no API framework available' }, maxAttempts: 2, newId: () => 'never' }));
+      appendAll(
+        log,
+        replanOutcomeEvents(log.state, {
+          failedStepId: sid(5),
+          decision: { action: 'give_up', newSteps: [], newDependencies: {}, reason: 'no API framework available' },
+          maxAttempts: 2,
+          newId: () => 'never',
+        }),
+      );
       assertStatuses(log, { [sid(5)]: 'blocked', [sid(6)]: 'blocked', [sid(7)]: 'blocked', [sid(4)]: 'completed' });
       assert.equal(log.state.steps.get(sid(5))!.endReason, 'replan_gave_up');
       assert.equal(log.state.steps.get(sid(6))!.blockedBy, sid(5));
@@ -319,7 +417,10 @@ describe('planOperations', () => {
       runStep(log, sid(0), []);
       log.append(startStepEvent(log.state, sid(1)));
       const events = blockDownstreamEvents(log.state, sid(0), 'upstream_blocked');
-      assert.deepEqual(events.map((e) => (e as { stepId: string }).stepId), [2, 3, 4, 5, 6, 7].map(sid));
+      assert.deepEqual(
+        events.map((e) => (e as { stepId: string }).stepId),
+        [2, 3, 4, 5, 6, 7].map(sid),
+      );
     });
 
     it('giveUpEvents refuses a step that did not fail', () => {
@@ -331,12 +432,26 @@ describe('planOperations', () => {
       // 0 (fails, gives up) ; 1 (fails, redesigned) ; 2 depends on 0 and 1.
       const log = newLog();
       const ids = new StepIdAllocator();
-      appendAll(log, addStepsEvents(log.state, { descriptions: ['a', 'b', 'c'], dependencies: { 2: [0, 1] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() }));
+      appendAll(
+        log,
+        addStepsEvents(log.state, { descriptions: ['a', 'b', 'c'], dependencies: { 2: [0, 1] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() }),
+      );
       runStep(log, 's1', [{ name: 'x', args: {} }]);
       runStep(log, 's2', [{ name: 'y', args: {} }]);
       appendAll(log, giveUpEvents(log.state, { failedStepId: 's1', attempt: 1, maxAttempts: 2, reason: 'r' }));
       assertStatuses(log, { s1: 'blocked', s3: 'blocked' });
-      appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: 's2', newSteps: ['b2', 'c2'], newDependencies: { 1: [0] }, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
+      appendAll(
+        log,
+        replaceSubgraphEvents(log.state, {
+          failedStepId: 's2',
+          newSteps: ['b2', 'c2'],
+          newDependencies: { 1: [0] },
+          attempt: 1,
+          maxAttempts: 2,
+          reason: 'r',
+          newId: () => ids.next(),
+        }),
+      );
       // c2 replaces c, which needed s1; s1 is blocked, so the redesign can never finish: both new
       // steps hang off s1 and are shown as blocked by it.
       assert.deepEqual(log.state.steps.get('s4')!.dependsOn, ['s1']);
@@ -352,7 +467,15 @@ describe('planOperations', () => {
       const built: NewRunEvent[] = [
         ...blockDownstreamEvents(log.state, sid(5)),
         ...giveUpEvents(log.state, { failedStepId: sid(5), attempt: 1, maxAttempts: 2, reason: 'r' }),
-        ...replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['a', 'b'], newDependencies: { 1: [0] }, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }),
+        ...replaceSubgraphEvents(log.state, {
+          failedStepId: sid(5),
+          newSteps: ['a', 'b'],
+          newDependencies: { 1: [0] },
+          attempt: 1,
+          maxAttempts: 2,
+          reason: 'r',
+          newId: () => ids.next(),
+        }),
       ];
       built.forEach((event, i) => RunEventSchema.parse({ ...event, seq: i, time: i }));
       // The log itself validated every appended event (see newLog).

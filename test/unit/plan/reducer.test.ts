@@ -10,23 +10,75 @@ describe('reducer: LLM requests', () => {
 
   it('adds up token usage across requests', () => {
     const log = logWithStep();
-    log.append({ type: 'llm_request', purpose: 'planner', requestedModel: 'm', usedModel: 'm', attempts: [{}], ok: true, usage: { promptTokens: 10, completionTokens: 2 }, durationMs: 1 });
-    log.append({ type: 'llm_request', purpose: 'executor', stepId: 's1', requestedModel: 'm', usedModel: 'm', attempts: [{}], ok: true, usage: { promptTokens: 5, completionTokens: 1 }, durationMs: 1 });
+    log.append({
+      type: 'llm_request',
+      purpose: 'planner',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [{}],
+      ok: true,
+      usage: { promptTokens: 10, completionTokens: 2 },
+      durationMs: 1,
+    });
+    log.append({
+      type: 'llm_request',
+      purpose: 'executor',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [{}],
+      ok: true,
+      usage: { promptTokens: 5, completionTokens: 1 },
+      durationMs: 1,
+    });
     assert.deepEqual(log.state.usage, { promptTokens: 15, completionTokens: 3 });
   });
 
   it('records failovers, retries and errors of a step in its audits, and nothing for a plain success', () => {
     const log = logWithStep();
-    log.append({ type: 'llm_request', purpose: 'executor', stepId: 's1', requestedModel: 'm', usedModel: 'm', attempts: [{ model: 'm', ok: true }], ok: true, durationMs: 1 });
+    log.append({
+      type: 'llm_request',
+      purpose: 'executor',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [{ model: 'm', ok: true }],
+      ok: true,
+      durationMs: 1,
+    });
     assert.equal(log.state.steps.get('s1')!.audits.length, 0);
-    log.append({ type: 'llm_request', purpose: 'executor', stepId: 's1', requestedModel: 'm', usedModel: 'backup', attempts: [{ model: 'm', ok: false, status: 404 }, { model: 'backup', ok: true }], ok: true, durationMs: 3 });
-    log.append({ type: 'llm_request', purpose: 'executor', stepId: 's1', requestedModel: 'm', usedModel: 'm', attempts: [{ ok: false, status: 429 }, { ok: true }], ok: true, durationMs: 3 });
+    log.append({
+      type: 'llm_request',
+      purpose: 'executor',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'backup',
+      attempts: [
+        { model: 'm', ok: false, status: 404 },
+        { model: 'backup', ok: true },
+      ],
+      ok: true,
+      durationMs: 3,
+    });
+    log.append({
+      type: 'llm_request',
+      purpose: 'executor',
+      stepId: 's1',
+      requestedModel: 'm',
+      usedModel: 'm',
+      attempts: [{ ok: false, status: 429 }, { ok: true }],
+      ok: true,
+      durationMs: 3,
+    });
     log.append({ type: 'llm_request', purpose: 'tool-call-repair', stepId: 's1', requestedModel: 'm', attempts: [], ok: false, error: 'boom', durationMs: 3 });
-    assert.deepEqual(log.state.steps.get('s1')!.audits.map((a) => [a.kind, a.purpose, a.usedModel]), [
-      ['llm_failover', 'executor', 'backup'],
-      ['llm_retry', 'executor', 'm'],
-      ['llm_error', 'tool-call-repair', undefined],
-    ]);
+    assert.deepEqual(
+      log.state.steps.get('s1')!.audits.map((a) => [a.kind, a.purpose, a.usedModel]),
+      [
+        ['llm_failover', 'executor', 'backup'],
+        ['llm_retry', 'executor', 'm'],
+        ['llm_error', 'tool-call-repair', undefined],
+      ],
+    );
   });
 });
 

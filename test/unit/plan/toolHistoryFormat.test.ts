@@ -60,7 +60,12 @@ describe('toolHistoryFormat (the replanner input, docs/design.md §15)', () => {
     runStep(log, sid(0), [{ name: 'write_file', args: { path: 'big.txt', content, mode: 420 }, result: 'y'.repeat(5000) }]);
     const text = formatToolHistory(log.state, [sid(0)], { maxValueChars: 50, maxResultChars: 100 });
     const line = text.split('\n')[2];
-    assert.ok(line.startsWith(`- write_file(path="big.txt", content="${'x'.repeat(50)}…[truncated ${content.length - 50} chars]", mode=420) → "${'y'.repeat(100)}…[truncated 4900 chars]"`), line);
+    assert.ok(
+      line.startsWith(
+        `- write_file(path="big.txt", content="${'x'.repeat(50)}…[truncated ${content.length - 50} chars]", mode=420) → "${'y'.repeat(100)}…[truncated 4900 chars]"`,
+      ),
+      line,
+    );
     assert.equal(text.split('\n').length, 3);
   });
 
@@ -73,8 +78,22 @@ describe('toolHistoryFormat (the replanner input, docs/design.md §15)', () => {
     assert.throws(() => formatToolHistory(log.state, ['ghost']), /no step "ghost"/);
     completeExampleUpstream(log);
     runStep(log, sid(5), [{ name: 'write_file', args: { path: 'src/api.py' } }]);
-    appendAll(log, replaceSubgraphEvents(log.state, { failedStepId: sid(5), newSteps: ['again'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }));
+    appendAll(
+      log,
+      replaceSubgraphEvents(log.state, {
+        failedStepId: sid(5),
+        newSteps: ['again'],
+        newDependencies: {},
+        attempt: 1,
+        maxAttempts: 2,
+        reason: 'r',
+        newId: () => ids.next(),
+      }),
+    );
     assert.equal(log.state.steps.has(sid(5)), false);
-    assert.match(formatToolHistory(log.state, [sid(5)]), /### Step s6: Write API endpoints\nTool calls:\n- write_file\(path="src\/api.py"\) → status: "pending" ❌/);
+    assert.match(
+      formatToolHistory(log.state, [sid(5)]),
+      /### Step s6: Write API endpoints\nTool calls:\n- write_file\(path="src\/api.py"\) → status: "pending" ❌/,
+    );
   });
 });

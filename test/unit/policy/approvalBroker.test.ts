@@ -33,7 +33,18 @@ function runLog(): EventLog {
 }
 
 function recordCall(log: EventLog, callId: string, argumentsJson = ARGS, stepId = 's1'): void {
-  const call = { id: callId, index: 0, turn: 1, name: 'write_file', requestedName: 'write_file', nameResolution: 'exact' as const, arguments: argumentsJson, rawArguments: argumentsJson, isComplete: true, finishReason: 'tool_calls' };
+  const call = {
+    id: callId,
+    index: 0,
+    turn: 1,
+    name: 'write_file',
+    requestedName: 'write_file',
+    nameResolution: 'exact' as const,
+    arguments: argumentsJson,
+    rawArguments: argumentsJson,
+    isComplete: true,
+    finishReason: 'tool_calls',
+  };
   log.append({ type: 'tool_call_requested', stepId, call });
 }
 
@@ -46,7 +57,16 @@ function setup(options: ApprovalBrokerOptions = {}): { broker: ApprovalBroker; l
 }
 
 function requestInput(overrides: Partial<Omit<ApprovalRequest, 'requestId' | 'argsHash'>> = {}) {
-  return { stepId: 's1', callId: 'call_1', toolName: 'write_file', argumentsJson: ARGS, required: false, denyEffect: 'continue' as const, reason: 'needs confirmation', ...overrides };
+  return {
+    stepId: 's1',
+    callId: 'call_1',
+    toolName: 'write_file',
+    argumentsJson: ARGS,
+    required: false,
+    denyEffect: 'continue' as const,
+    reason: 'needs confirmation',
+    ...overrides,
+  };
 }
 
 function eventsOf<T extends RunEvent['type']>(log: EventLog, type: T): Array<EventOf<T>> {
@@ -83,7 +103,10 @@ describe('ApprovalBroker', () => {
     assert.notEqual(a.requestId, b.requestId);
     assert.equal(a.argumentsJson, ARGS);
     assert.equal(a.argsHash, hashArguments(ARGS));
-    assert.deepEqual(broker.pending().map((r) => r.callId), ['call_1', 'call_2']);
+    assert.deepEqual(
+      broker.pending().map((r) => r.callId),
+      ['call_1', 'call_2'],
+    );
     const [event] = eventsOf(log, 'tool_call_awaiting_approval');
     assert.deepEqual(event.approval, { required: false, denyEffect: 'continue', reason: 'needs confirmation', argsHash: a.argsHash, requestId: a.requestId });
     assert.equal(approvalOf(log, 'call_1').state, 'pending');
@@ -99,7 +122,20 @@ describe('ApprovalBroker', () => {
     assert.deepEqual(await outcome, { decision: 'approve', source: 'panel' });
     assert.deepEqual(broker.pending(), []);
     const [answered] = eventsOf(log, 'approval_answered');
-    assert.deepEqual({ ...answered, seq: 0, time: 0 }, { type: 'approval_answered', seq: 0, time: 0, stepId: 's1', callId: 'call_1', requestId: request.requestId, decision: 'approve', feedback: undefined, source: 'panel' });
+    assert.deepEqual(
+      { ...answered, seq: 0, time: 0 },
+      {
+        type: 'approval_answered',
+        seq: 0,
+        time: 0,
+        stepId: 's1',
+        callId: 'call_1',
+        requestId: request.requestId,
+        decision: 'approve',
+        feedback: undefined,
+        source: 'panel',
+      },
+    );
     assert.equal(approvalOf(log, 'call_1').state, 'approved');
     assert.equal(approvalOf(log, 'call_1').answeredBy, 'panel');
   });
@@ -143,7 +179,13 @@ describe('ApprovalBroker', () => {
     const { logger, lines } = recordingLogger();
     const { broker, log } = setup({ logger });
     const { request, outcome } = broker.request(requestInput());
-    const result = broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: hashArguments('{"path":"other"}'), decision: 'approve', source: 'panel' });
+    const result = broker.answer({
+      requestId: request.requestId,
+      callId: request.callId,
+      argsHash: hashArguments('{"path":"other"}'),
+      decision: 'approve',
+      source: 'panel',
+    });
     assert.deepEqual(result, { accepted: false, reason: 'stale_hash', message: 'stale answer: the arguments differ from the ones awaiting approval' });
     assert.equal(await settled(outcome), 'pending');
     assert.equal(broker.pending().length, 1);
@@ -181,7 +223,15 @@ describe('ApprovalBroker', () => {
   it('never throws on malformed answers', () => {
     const { broker } = setup();
     const { request } = broker.request(requestInput());
-    for (const bad of [null, undefined, 42, 'approve', {}, { ...request, decision: 'maybe' }, { requestId: 7, callId: 'x', argsHash: 'y', decision: 'approve' }]) {
+    for (const bad of [
+      null,
+      undefined,
+      42,
+      'approve',
+      {},
+      { ...request, decision: 'maybe' },
+      { requestId: 7, callId: 'x', argsHash: 'y', decision: 'approve' },
+    ]) {
       const result = broker.answer(bad as never);
       assert.equal(result.accepted, false, JSON.stringify(bad));
       assert.equal(result.accepted === false && result.reason, 'malformed', JSON.stringify(bad));
@@ -221,7 +271,10 @@ describe('ApprovalBroker', () => {
       eventsOf(log, 'approval_withdrawn').map((e) => [e.stepId, e.reason]),
       [['s1', 'step_ended']],
     );
-    assert.deepEqual(broker.pending().map((r) => r.callId), ['call_9']);
+    assert.deepEqual(
+      broker.pending().map((r) => r.callId),
+      ['call_9'],
+    );
   });
 
   it('aborting the per-request signal withdraws that request only', async () => {
@@ -316,7 +369,10 @@ describe('ApprovalBroker', () => {
     broker.onDidChange((pending) => (reopened = pending));
     assert.deepEqual(broker.pending(), [request]);
     broker.request(requestInput({ callId: 'call_2' }));
-    assert.deepEqual(reopened.map((r) => r.callId), ['call_1', 'call_2']);
+    assert.deepEqual(
+      reopened.map((r) => r.callId),
+      ['call_1', 'call_2'],
+    );
   });
 
   it('retry after a deny on a required gate opens a new request; the old one stays denied and only the new one can approve', async () => {
@@ -331,7 +387,11 @@ describe('ApprovalBroker', () => {
     assert.equal(retry.request.requestId, 'req-2');
     assert.equal(retry.request.required, true);
     assert.equal(retry.request.denyEffect, 'block');
-    assert.deepEqual(broker.answer({ ...first.request, decision: 'approve' }), { accepted: false, reason: 'already_answered', message: 'the request was already answered (denied)' });
+    assert.deepEqual(broker.answer({ ...first.request, decision: 'approve' }), {
+      accepted: false,
+      reason: 'already_answered',
+      message: 'the request was already answered (denied)',
+    });
     assert.equal(await settled(retry.outcome), 'pending');
     assert.equal(broker.answer({ ...retry.request, decision: 'approve' }).accepted, true);
     assert.deepEqual(await retry.outcome, { decision: 'approve' });
@@ -351,7 +411,10 @@ describe('ApprovalBroker', () => {
     assert.deepEqual(await old.outcome, { decision: 'cancelled', reason: 'superseded by a newer approval request for the same call' });
     assert.equal(eventsOf(log, 'approval_withdrawn')[0].reason, 'superseded');
     assert.equal(broker.answer({ ...old.request, decision: 'approve' }).accepted, false);
-    assert.deepEqual(broker.pending().map((r) => r.requestId), [fresh.request.requestId]);
+    assert.deepEqual(
+      broker.pending().map((r) => r.requestId),
+      [fresh.request.requestId],
+    );
   });
 
   it('after run_finished an answer is refused as run_over and nothing more is recorded', () => {
@@ -365,7 +428,12 @@ describe('ApprovalBroker', () => {
   });
 
   it('replaying the events reproduces every approval state exactly', () => {
-    const { broker, log } = setup({ newId: (() => { let n = 0; return () => `req-${++n}`; })() });
+    const { broker, log } = setup({
+      newId: (() => {
+        let n = 0;
+        return () => `req-${++n}`;
+      })(),
+    });
     const a = broker.request(requestInput({ required: true, denyEffect: 'block' }));
     broker.answer({ ...a.request, decision: 'deny', feedback: 'later', source: 'panel' });
     const retried = broker.request(requestInput({ required: true, denyEffect: 'block' }));
@@ -377,7 +445,10 @@ describe('ApprovalBroker', () => {
     broker.cancelAll('cancelled by the user');
     const replayed = foldEvents(JSON.parse(JSON.stringify(log.events)) as RunEvent[]);
     assert.deepEqual(toSnapshot(replayed), toSnapshot(log.state));
-    const states = (state: typeof log.state) => [...state.steps.values()].flatMap((s) => s.toolCalls.flatMap((c) => [...(c.earlierApprovals ?? []), ...(c.approval ? [c.approval] : [])].map((x) => `${c.id}:${x.requestId}:${x.state}`)));
+    const states = (state: typeof log.state) =>
+      [...state.steps.values()].flatMap((s) =>
+        s.toolCalls.flatMap((c) => [...(c.earlierApprovals ?? []), ...(c.approval ? [c.approval] : [])].map((x) => `${c.id}:${x.requestId}:${x.state}`)),
+      );
     assert.deepEqual(states(replayed), ['call_1:req-1:denied', 'call_1:req-2:approved', 'call_2:req-3:withdrawn', 'call_9:req-4:withdrawn']);
   });
 

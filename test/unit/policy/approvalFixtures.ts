@@ -19,14 +19,46 @@ export function approvalRun(options: Omit<ApprovalBrokerOptions, 'log'> = {}): A
     log,
     broker,
     ask(callId, given = {}) {
-      const input = { stepId: 's1', toolName: 'run_command', argumentsJson: JSON.stringify({ command: `echo ${callId}` }), required: false, denyEffect: 'continue' as const, reason: 'run_command needs approval', ...given, callId };
+      const input = {
+        stepId: 's1',
+        toolName: 'run_command',
+        argumentsJson: JSON.stringify({ command: `echo ${callId}` }),
+        required: false,
+        denyEffect: 'continue' as const,
+        reason: 'run_command needs approval',
+        ...given,
+        callId,
+      };
       if (!log.state.steps.has(input.stepId)) {
-        log.append({ type: 'step_added', stepId: input.stepId, description: input.stepId, dependsOn: [], lineage: input.stepId, replanAttempts: 0, origin: 'planner' });
+        log.append({
+          type: 'step_added',
+          stepId: input.stepId,
+          description: input.stepId,
+          dependsOn: [],
+          lineage: input.stepId,
+          replanAttempts: 0,
+          origin: 'planner',
+        });
         log.append({ type: 'step_status_changed', stepId: input.stepId, status: 'in_progress' });
       }
       const args = input.argumentsJson;
       if (!log.state.steps.get(input.stepId)!.toolCalls.some((call) => call.id === callId)) {
-        log.append({ type: 'tool_call_requested', stepId: input.stepId, call: { id: callId, index: 0, turn: 1, name: input.toolName, requestedName: input.toolName, nameResolution: 'exact', arguments: args, rawArguments: args, isComplete: true, finishReason: 'tool_calls' } });
+        log.append({
+          type: 'tool_call_requested',
+          stepId: input.stepId,
+          call: {
+            id: callId,
+            index: 0,
+            turn: 1,
+            name: input.toolName,
+            requestedName: input.toolName,
+            nameResolution: 'exact',
+            arguments: args,
+            rawArguments: args,
+            isComplete: true,
+            finishReason: 'tool_calls',
+          },
+        });
       }
       return broker.request(input);
     },

@@ -30,7 +30,15 @@ describe('argument paths of auto-approved commands', () => {
 
     it('refuses a path through a linked folder, a linked file, a dangling link, and /proc through a link', async () => {
       await symlink('/proc/self', path.join(fx.ws, 'self'));
-      for (const word of ['link-out/secret.txt', 'link-file-out', 'dangling', 'dangling-dir/x', '--file=link-out/secret.txt', '-flink-file-out', 'self/environ']) {
+      for (const word of [
+        'link-out/secret.txt',
+        'link-file-out',
+        'dangling',
+        'dangling-dir/x',
+        '--file=link-out/secret.txt',
+        '-flink-file-out',
+        'self/environ',
+      ]) {
         const leaving = await argumentLeavingByLink([word], root, root);
         assert.equal(leaving?.word, word, word);
         assert.ok(!leaving.location.startsWith(root), leaving.location);
@@ -38,7 +46,10 @@ describe('argument paths of auto-approved commands', () => {
     });
 
     it('accepts paths that stay inside, existing or not, links included, from a sub-folder too', async () => {
-      assert.equal(await argumentLeavingByLink(['inside.txt', 'sub/file.txt', 'link-in/file.txt', 'missing/new.txt', '-n', '5', 'TODO'], root, root), undefined);
+      assert.equal(
+        await argumentLeavingByLink(['inside.txt', 'sub/file.txt', 'link-in/file.txt', 'missing/new.txt', '-n', '5', 'TODO'], root, root),
+        undefined,
+      );
       assert.equal(await argumentLeavingByLink(['file.txt', '../inside.txt'], path.join(root, 'sub'), root), undefined);
     });
 
@@ -54,7 +65,12 @@ describe('scanOptions', () => {
 
   it('accepts bundled flags, attached and separate values, long forms, -NUM, operands anywhere and --', () => {
     const scan = scanOptions(['-ab', 'x', '-n5', '-n', '7', '--all', '--lines=3', '--lines', '4', '--color', '--color=never', '-12', '--', '-z'], spec);
-    assert.deepEqual(scan, { ok: true, operands: ['x', '-z'], values: ['5', '7', '3', '4', 'never'], seen: ['-a', '-b', '-n', '-n', '--all', '--lines', '--lines', '--color', '--color'] });
+    assert.deepEqual(scan, {
+      ok: true,
+      operands: ['x', '-z'],
+      values: ['5', '7', '3', '4', 'never'],
+      seen: ['-a', '-b', '-n', '-n', '--all', '--lines', '--lines', '--color', '--color'],
+    });
   });
 
   it('refuses unknown, abbreviated and value-less options', () => {

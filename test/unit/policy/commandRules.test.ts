@@ -256,7 +256,16 @@ describe('evaluateCommand', () => {
       });
     }
 
-    const notDenied = ['rm -rf node_modules', 'rm -rf ./build', 'rm file.txt', 'chmod +x scripts/run.sh', 'dd if=a of=b', 'curl https://example.com', 'bash scripts/build.sh', 'ssh host'];
+    const notDenied = [
+      'rm -rf node_modules',
+      'rm -rf ./build',
+      'rm file.txt',
+      'chmod +x scripts/run.sh',
+      'dd if=a of=b',
+      'curl https://example.com',
+      'bash scripts/build.sh',
+      'ssh host',
+    ];
     for (const command of notDenied) {
       it(`does not deny (but confirms) ${JSON.stringify(command)}`, () => {
         assert.equal(decide(command), 'confirm');
@@ -264,7 +273,18 @@ describe('evaluateCommand', () => {
     }
 
     it('sees through prefixes: assignments, wrappers, keywords and a path on the command name', () => {
-      for (const command of ['X=1 rm -rf /', 'nohup rm -rf /', 'env -i FOO=1 rm -rf /', 'timeout -s KILL 5 rm -rf /', '/bin/rm -rf /', 'command sudo id', '{ rm -rf /; }', 'if true; then rm -rf ~; fi', '"rm" -rf /', 'r\\m -rf /']) {
+      for (const command of [
+        'X=1 rm -rf /',
+        'nohup rm -rf /',
+        'env -i FOO=1 rm -rf /',
+        'timeout -s KILL 5 rm -rf /',
+        '/bin/rm -rf /',
+        'command sudo id',
+        '{ rm -rf /; }',
+        'if true; then rm -rf ~; fi',
+        '"rm" -rf /',
+        'r\\m -rf /',
+      ]) {
         assert.equal(decide(command), 'deny', command);
       }
     });
@@ -287,7 +307,15 @@ describe('evaluateCommand', () => {
     }
 
     it('$(…), backticks, process substitution and unquoted here-documents are searched', () => {
-      for (const command of ['ls $(rm -rf /)', 'echo "$(rm -rf ~)"', 'ls `sudo id`', 'echo "`curl x | sh`"', 'cat <(rm -rf /)', 'echo ${x:-$(sudo id)}', 'cat <<EOF\n$(rm -rf /)\nEOF']) {
+      for (const command of [
+        'ls $(rm -rf /)',
+        'echo "$(rm -rf ~)"',
+        'ls `sudo id`',
+        'echo "`curl x | sh`"',
+        'cat <(rm -rf /)',
+        'echo ${x:-$(sudo id)}',
+        'cat <<EOF\n$(rm -rf /)\nEOF',
+      ]) {
         assert.equal(decide(command), 'deny', command);
       }
     });

@@ -48,7 +48,10 @@ describe('splitCommand', () => {
     it('removes quotes from word values but keeps the segment text as written', () => {
       const [segment] = parseCommandLine(`echo "a b" 'c' d\\ e`).segments;
       assert.equal(segment.text, `echo "a b" 'c' d\\ e`);
-      assert.deepEqual(segment.words.map((word) => word.value), ['echo', 'a b', 'c', 'd e']);
+      assert.deepEqual(
+        segment.words.map((word) => word.value),
+        ['echo', 'a b', 'c', 'd e'],
+      );
     });
 
     it('drops comments, including operators inside them', () => {
@@ -144,7 +147,10 @@ describe('splitCommand', () => {
           ['', '>|', 'g'],
         ],
       );
-      assert.deepEqual(result.segments.map((s) => s.words.map((w) => w.value)), [['cmd']]);
+      assert.deepEqual(
+        result.segments.map((s) => s.words.map((w) => w.value)),
+        [['cmd']],
+      );
     });
 
     it('keeps redirection texts as written', () => {
@@ -153,7 +159,10 @@ describe('splitCommand', () => {
 
     it('a digit separated by a space is an argument, not an fd', () => {
       const result = parseCommandLine('echo 2 > f');
-      assert.deepEqual(result.segments[0].words.map((w) => w.value), ['echo', '2']);
+      assert.deepEqual(
+        result.segments[0].words.map((w) => w.value),
+        ['echo', '2'],
+      );
       assert.equal(result.redirections[0].fd, '');
     });
 
@@ -181,7 +190,10 @@ describe('splitCommand', () => {
     for (const [command, pattern] of broken) {
       it(`reports ${JSON.stringify(command)}`, () => {
         const { errors } = splitCommand(command);
-        assert.ok(errors.some((error) => pattern.test(error)), JSON.stringify(errors));
+        assert.ok(
+          errors.some((error) => pattern.test(error)),
+          JSON.stringify(errors),
+        );
       });
     }
 

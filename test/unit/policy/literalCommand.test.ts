@@ -95,7 +95,8 @@ describe('parseLiteralCommand', () => {
       const command = `echo ${words.join(random() < 0.5 ? ' ' : ' \t ')}`;
       const parsed = parseLiteralCommand(command);
       assert.ok(parsed.ok, `${JSON.stringify(command)}: ${(parsed as { reason?: string }).reason}`);
-      for (const shell of ['/usr/bin/dash', '/usr/bin/bash']) assert.deepEqual(shellWords(shell, command), parsed.words, `${shell}: ${JSON.stringify(command)}`);
+      for (const shell of ['/usr/bin/dash', '/usr/bin/bash'])
+        assert.deepEqual(shellWords(shell, command), parsed.words, `${shell}: ${JSON.stringify(command)}`);
       checked++;
     }
     assert.equal(checked, 300);

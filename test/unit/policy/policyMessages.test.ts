@@ -9,7 +9,10 @@ describe('policy messages for the model', () => {
   });
 
   it('a user deny says the user denied it and carries the feedback', () => {
-    assert.match(userDeniedMessage('write_file', ' write to tmp/ instead '), /The user denied the call to "write_file"\..*User feedback: write to tmp\/ instead$/);
+    assert.match(
+      userDeniedMessage('write_file', ' write to tmp/ instead '),
+      /The user denied the call to "write_file"\..*User feedback: write to tmp\/ instead$/,
+    );
     const bare = userDeniedMessage('write_file');
     assert.match(bare, /The user denied the call to "write_file"/);
     assert.doesNotMatch(bare, /feedback/i);

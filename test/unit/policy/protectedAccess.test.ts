@@ -36,7 +36,15 @@ describe('findProtectedAccess (before a call runs, on the real disk)', () => {
   after(async () => rm(base, { recursive: true, force: true }));
 
   it('reports the resolved path for every spelling of a protected target', async () => {
-    for (const spelling of ['.git/config', './.git/config', 'a/../.git/config', 'gitdir/config', '.git/config/', '.git//config', path.join(ws, '.git', 'config')]) {
+    for (const spelling of [
+      '.git/config',
+      './.git/config',
+      'a/../.git/config',
+      'gitdir/config',
+      '.git/config/',
+      '.git//config',
+      path.join(ws, '.git', 'config'),
+    ]) {
       assert.deepEqual(await find('write_file', { path: spelling, content: '' }), [GIT_CONFIG], spelling);
     }
     assert.deepEqual(await find('write_file', { path: 'dangling', content: '' }), [{ ...GIT_CONFIG, path: '.git/hooks/post-merge' }]);
@@ -47,16 +55,28 @@ describe('findProtectedAccess (before a call runs, on the real disk)', () => {
     assert.deepEqual(await find('write_file', { path: 'linked.txt', content: '' }), [{ access: 'write', path: 'linked.txt', kind: 'hard-link', detail: '2' }]);
     assert.deepEqual(await find('read_file', { path: 'linked.txt' }), []);
     const executable = await find('edit_file', { path: 'run.sh', old_text: 'a', new_text: 'b' });
-    assert.deepEqual(executable.map((f) => [f.access, f.kind]), [['write', 'executable']]);
+    assert.deepEqual(
+      executable.map((f) => [f.access, f.kind]),
+      [['write', 'executable']],
+    );
     assert.deepEqual(await find('read_file', { path: 'run.sh' }), []);
   });
 
   it('edit_file is a read and a write; search_text a read of its path; create_directory a write', async () => {
     const edit = await find('edit_file', { path: '.env', old_text: 'a', new_text: 'b' });
-    assert.deepEqual(edit.map((f) => [f.access, f.path]), [['read', '.env']]);
-    assert.deepEqual((await find('search_text', { pattern: 'x', path: '.env' })).map((f) => f.path), ['.env']);
+    assert.deepEqual(
+      edit.map((f) => [f.access, f.path]),
+      [['read', '.env']],
+    );
+    assert.deepEqual(
+      (await find('search_text', { pattern: 'x', path: '.env' })).map((f) => f.path),
+      ['.env'],
+    );
     assert.deepEqual(await find('search_text', { pattern: 'x' }), []);
-    assert.deepEqual((await find('create_directory', { path: '.git/hooks/new' })).map((f) => f.path), ['.git/hooks/new']);
+    assert.deepEqual(
+      (await find('create_directory', { path: '.git/hooks/new' })).map((f) => f.path),
+      ['.git/hooks/new'],
+    );
   });
 
   it('ordinary paths, paths outside the workspace, listing tools and unknown tools give nothing', async () => {
@@ -65,7 +85,9 @@ describe('findProtectedAccess (before a call runs, on the real disk)', () => {
     assert.deepEqual(await find('list_directory', { path: '.git' }), []);
     assert.deepEqual(await find('find_files', { pattern: '.env' }), []);
     assert.deepEqual(await findProtectedAccess(undefined, { path: '.git/config' }, ws, ws, matcher), []);
-    assert.deepEqual(await findProtectedAccess({ name: 'custom', fileAccesses: () => [{ path: '.git/config', access: 'write' }] }, {}, ws, ws, matcher), [GIT_CONFIG]);
+    assert.deepEqual(await findProtectedAccess({ name: 'custom', fileAccesses: () => [{ path: '.git/config', access: 'write' }] }, {}, ws, ws, matcher), [
+      GIT_CONFIG,
+    ]);
   });
 });
 
@@ -101,7 +123,10 @@ describe('decideToolPolicy with protected files', () => {
 
   it('lists every finding; a protected read asks in an untrusted workspace too, where writes stay denied', () => {
     const both: ProtectedAccess[] = [GIT_CONFIG, { access: 'write', path: '.git/config', kind: 'hard-link', detail: '3' }];
-    assert.equal(decide({}, both).reason, `${describeProtectedAccess(both[0])}; .git/config has 3 hard links (writing it changes every linked copy, which may be outside the workspace)`);
+    assert.equal(
+      decide({}, both).reason,
+      `${describeProtectedAccess(both[0])}; .git/config has 3 hard links (writing it changes every linked copy, which may be outside the workspace)`,
+    );
     const read = decide({}, [{ access: 'read', path: '.env', kind: 'pattern', detail: '.env*' }], READ, false);
     assert.equal(read.decision, 'confirm');
     assert.equal(decide({}, [GIT_CONFIG], WRITE, false).decision, 'deny');

@@ -7,14 +7,55 @@ const defaults = compileProtectedPaths(DEFAULT_PROTECTED_PATHS);
 
 describe('protected path matcher', () => {
   it('default write globs: git folders anywhere, editor settings, workspace files, CI workflows', () => {
-    const protectedPaths = ['.git', '.git/config', '.git/hooks/pre-commit', 'sub/.git/config', 'vendor/lib/.git', '.vscode', '.vscode/settings.json', '.vscode/tasks.json', 'app/.vscode/launch.json', 'X.code-workspace', 'dev/team.code-workspace', '.github/workflows/ci.yml', '.github/actions/setup/action.yml', '.husky/pre-commit', '.devcontainer/devcontainer.json'];
+    const protectedPaths = [
+      '.git',
+      '.git/config',
+      '.git/hooks/pre-commit',
+      'sub/.git/config',
+      'vendor/lib/.git',
+      '.vscode',
+      '.vscode/settings.json',
+      '.vscode/tasks.json',
+      'app/.vscode/launch.json',
+      'X.code-workspace',
+      'dev/team.code-workspace',
+      '.github/workflows/ci.yml',
+      '.github/actions/setup/action.yml',
+      '.husky/pre-commit',
+      '.devcontainer/devcontainer.json',
+    ];
     for (const path of protectedPaths) assert.ok(defaults.match('write', path), `${path} should be protected for writing`);
-    const ordinary = ['.gitignore', '.gitattributes', 'git/config', 'my.git/config', 'src/.git-keep', 'vscode/settings.json', 'code-workspace', '.github/README.md', '.github/CODEOWNERS', 'docs/.github/workflows/x.yml', 'src/index.ts'];
+    const ordinary = [
+      '.gitignore',
+      '.gitattributes',
+      'git/config',
+      'my.git/config',
+      'src/.git-keep',
+      'vscode/settings.json',
+      'code-workspace',
+      '.github/README.md',
+      '.github/CODEOWNERS',
+      'docs/.github/workflows/x.yml',
+      'src/index.ts',
+    ];
     for (const path of ordinary) assert.equal(defaults.match('write', path), undefined, `${path} should not be protected for writing`);
   });
 
   it('default read globs: env files and private keys at any depth, not look-alikes', () => {
-    for (const path of ['.env', '.env.local', 'config/.env.production', 'server.pem', 'certs/ca.pem', 'tls/server.key', 'keys/id_rsa', 'id_ed25519', 'home/.ssh/id_ecdsa.pub', 'store.p12', '.netrc', '.npmrc']) {
+    for (const path of [
+      '.env',
+      '.env.local',
+      'config/.env.production',
+      'server.pem',
+      'certs/ca.pem',
+      'tls/server.key',
+      'keys/id_rsa',
+      'id_ed25519',
+      'home/.ssh/id_ecdsa.pub',
+      'store.p12',
+      '.netrc',
+      '.npmrc',
+    ]) {
       assert.ok(defaults.match('read', path), `${path} should be protected for reading`);
     }
     for (const path of ['environment.ts', 'src/id_generator.ts', 'id_map.json', 'pem.md', 'README.md', 'keys/public.txt']) {
@@ -30,14 +71,23 @@ describe('protected path matcher', () => {
   });
 
   it('ignores case (case-insensitive disks) and Unicode normalization', () => {
-    for (const path of ['.GIT/config', '.Git/Hooks/pre-commit', '.VSCode/settings.json', 'X.CODE-WORKSPACE', '.GitHub/Workflows/x.yml']) assert.ok(defaults.match('write', path), path);
+    for (const path of ['.GIT/config', '.Git/Hooks/pre-commit', '.VSCode/settings.json', 'X.CODE-WORKSPACE', '.GitHub/Workflows/x.yml'])
+      assert.ok(defaults.match('write', path), path);
     for (const path of ['.ENV', 'Server.PEM', 'ID_RSA']) assert.ok(defaults.match('read', path), path);
     const custom = compileProtectedPaths({ write: ['caf\u00e9/**'], read: [] });
     assert.ok(custom.match('write', 'cafe\u0301/menu.txt'), 'a decomposed é matches a composed one');
   });
 
   it('also matches the spellings Windows treats as the same file', () => {
-    for (const path of ['.git./config', '.git /config', '.git::$INDEX_ALLOCATION/config', '.git\\config', '.vscode.\\settings.json', 'X.code-workspace.', 'X.code-workspace::$DATA']) {
+    for (const path of [
+      '.git./config',
+      '.git /config',
+      '.git::$INDEX_ALLOCATION/config',
+      '.git\\config',
+      '.vscode.\\settings.json',
+      'X.code-workspace.',
+      'X.code-workspace::$DATA',
+    ]) {
       assert.ok(defaults.match('write', path), path);
     }
     assert.ok(defaults.match('read', '.env:stream'));
@@ -78,7 +128,8 @@ describe('protected path matcher', () => {
       assert.match(protectedGlobProblem(glob) ?? 'accepted', message, JSON.stringify(glob));
       assert.throws(() => compileProtectedPaths({ write: [glob], read: [] }), /cortex\.policy\.protectedPaths\.write/);
     }
-    for (const glob of [...DEFAULT_PROTECTED_PATHS.write, ...DEFAULT_PROTECTED_PATHS.read, 'a..b', '...', '[ab]*.{js,ts}']) assert.equal(protectedGlobProblem(glob), undefined, glob);
+    for (const glob of [...DEFAULT_PROTECTED_PATHS.write, ...DEFAULT_PROTECTED_PATHS.read, 'a..b', '...', '[ab]*.{js,ts}'])
+      assert.equal(protectedGlobProblem(glob), undefined, glob);
   });
 });
 
@@ -104,7 +155,8 @@ describe('cortex.policy.protectedPaths setting', () => {
       [['.git/**'], /cortex\.policy\.protectedPaths/],
       [{ write: Array.from({ length: 501 }, (_, i) => `d${i}/**`) }, /cortex\.policy\.protectedPaths\.write/],
     ];
-    for (const [value, message] of bad) assert.throws(() => parseConfig({ 'cortex.policy.protectedPaths': value }), message, JSON.stringify(value).slice(0, 80));
+    for (const [value, message] of bad)
+      assert.throws(() => parseConfig({ 'cortex.policy.protectedPaths': value }), message, JSON.stringify(value).slice(0, 80));
   });
 
   it('is a security setting: a workspace value is ignored and reported', () => {

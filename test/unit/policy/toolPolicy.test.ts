@@ -157,7 +157,11 @@ describe('decideToolPolicy', () => {
 
   describe('untrusted workspace (read-only mode)', () => {
     it('denies every tool that is not read-only, whatever the rules say', () => {
-      for (const [name, tool] of [['write_file', WRITE], ['run_command', COMMAND], ['mcp_deploy', OTHER]] as const) {
+      for (const [name, tool] of [
+        ['write_file', WRITE],
+        ['run_command', COMMAND],
+        ['mcp_deploy', OTHER],
+      ] as const) {
         const verdict = decide(name, tool, { trusted: false, tools: { '*': 'allow' }, args: { command: 'ls' } });
         assert.equal(verdict.decision, 'deny', name);
         assert.match(verdict.reason, /untrusted.*read-only/);

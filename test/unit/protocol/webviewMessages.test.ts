@@ -75,7 +75,16 @@ describe('host → webview messages are validated in the webview', () => {
   it('carries the approval lifecycle events; the former host-side approval list is gone', () => {
     const events = [
       { seq: 0, time: 1, type: 'approval_answered', stepId: 's1', callId: 'c1', requestId: 'q1', decision: 'deny', feedback: 'not now', source: 'panel' },
-      { seq: 1, time: 2, type: 'approval_refused', requestId: 'q1', stepId: 's1', callId: 'c1', reason: 'already_answered', message: 'the request was already answered (denied)' },
+      {
+        seq: 1,
+        time: 2,
+        type: 'approval_refused',
+        requestId: 'q1',
+        stepId: 's1',
+        callId: 'c1',
+        reason: 'already_answered',
+        message: 'the request was already answered (denied)',
+      },
       { seq: 2, time: 3, type: 'approval_withdrawn', stepId: 's1', callId: 'c2', requestId: 'q2', reason: 'run_cancelled', message: 'cancelled by the user' },
     ];
     assert.ok(parseHostMessage({ type: 'host/events', runId: 'r1', fromSeq: 0, events }).ok);

@@ -29,7 +29,7 @@ describe('panel: resuming an interrupted run', () => {
     assert.equal(resumeRun(store), undefined, 'a second click sends nothing');
   });
 
-  it('nothing to resume without the host\'s word, or once the run is live; a new reset brings the button back', () => {
+  it("nothing to resume without the host's word, or once the run is live; a new reset brings the button back", () => {
     const store = new PlanStore();
     reset(store, false);
     assert.equal(resumeRun(store), undefined);

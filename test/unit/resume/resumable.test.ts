@@ -12,8 +12,32 @@ import { traceRunSource } from '../../../src/panel/runSource';
 // Which runs a window offers to resume (docs/design.md §23), told from the trace's tail and lock.
 
 const dir = () => realpathSync(mkdtempSync(join(tmpdir(), 'cortex-resumable-')));
-const started = (workspace: string): RunEvent => ({ seq: 0, time: 1, type: 'run_started', runId: 'run-a', task: 'task', workspace, model: 'm', baseUrl: 'http://x' });
-const finished: RunEvent = { seq: 1, time: 2, type: 'run_finished', status: 'completed', plan: { runId: 'run-a', task: 'task', title: '', status: 'completed', steps: [], replacedSteps: [], replans: [], usage: { promptTokens: 0, completionTokens: 0 } } };
+const started = (workspace: string): RunEvent => ({
+  seq: 0,
+  time: 1,
+  type: 'run_started',
+  runId: 'run-a',
+  task: 'task',
+  workspace,
+  model: 'm',
+  baseUrl: 'http://x',
+});
+const finished: RunEvent = {
+  seq: 1,
+  time: 2,
+  type: 'run_finished',
+  status: 'completed',
+  plan: {
+    runId: 'run-a',
+    task: 'task',
+    title: '',
+    status: 'completed',
+    steps: [],
+    replacedSteps: [],
+    replans: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+  },
+};
 const lines = (events: RunEvent[]) => events.map((e) => `${JSON.stringify(e)}\n`).join('');
 
 function traceFile(text: string): string {
@@ -47,7 +71,15 @@ describe('resumable runs', () => {
   it('the quick pick lists interrupted runs of the open folders only, not live ones, finished ones or lost traces', () => {
     const workspace = dir();
     const other = dir();
-    const entry = (runId: string, traceFile: string, extra: Partial<RecentRun> = {}): RecentRun => ({ runId, task: runId, startedAt: 1, status: 'running', traceFile, workspace, ...extra });
+    const entry = (runId: string, traceFile: string, extra: Partial<RecentRun> = {}): RecentRun => ({
+      runId,
+      task: runId,
+      startedAt: 1,
+      status: 'running',
+      traceFile,
+      workspace,
+      ...extra,
+    });
     const recent = [
       entry('interrupted', traceFile(lines([started(workspace)]))),
       entry('finished-late', traceFile(lines([started(workspace), finished]))),
@@ -66,8 +98,14 @@ describe('resumable runs', () => {
     const workspace = dir();
     const file = traceFile(lines([started(workspace)]));
     assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace)], file), [workspace]), { resumable: true });
-    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace)], file), ['/somewhere/else']), { resumable: false, reason: `the run worked in ${workspace}, which is not open in this window` });
-    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace), finished], file), [workspace]), { resumable: false, reason: 'the run finished' });
+    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace)], file), ['/somewhere/else']), {
+      resumable: false,
+      reason: `the run worked in ${workspace}, which is not open in this window`,
+    });
+    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace), finished], file), [workspace]), {
+      resumable: false,
+      reason: 'the run finished',
+    });
     assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace)]), [workspace]), { resumable: false, reason: 'the run has no trace file' });
   });
 

@@ -17,7 +17,16 @@ function interrupted() {
   log.append(addToolCallEvent(log.state, sid(2), { id: 'call_a', name: 'write_file', arguments: { path: 'db.md', content: 'x' } }));
   log.append(updateToolResultEvent(log.state, sid(2), 'call_a', { result: 'written' }));
   log.append(addToolCallEvent(log.state, sid(2), { id: 'call_b', name: 'run_command', arguments: { command: 'make' } }));
-  log.append({ type: 'llm_request', purpose: 'executor', stepId: sid(2), requestedModel: 'm', attempts: [], ok: true, usage: { promptTokens: 100, completionTokens: 10 }, durationMs: 5 });
+  log.append({
+    type: 'llm_request',
+    purpose: 'executor',
+    stepId: sid(2),
+    requestedModel: 'm',
+    attempts: [],
+    ok: true,
+    usage: { promptTokens: 100, completionTokens: 10 },
+    durationMs: 5,
+  });
   return { log, ids };
 }
 
@@ -56,8 +65,26 @@ describe('resume point', () => {
 
   it('a finished run is not resumable, and says so', () => {
     const { log } = interrupted();
-    log.append({ type: 'run_finished', status: 'cancelled', plan: { runId: 'run-1', task: 't', title: '', status: 'cancelled', steps: [], replacedSteps: [], replans: [], usage: { promptTokens: 0, completionTokens: 0 } } });
-    assert.throws(() => findResumePoint(log.events), (error: unknown) => error instanceof NotResumableError && /run run-1 already finished \(cancelled, run_finished at seq \d+\); only an interrupted run can be resumed/.test(error.message));
+    log.append({
+      type: 'run_finished',
+      status: 'cancelled',
+      plan: {
+        runId: 'run-1',
+        task: 't',
+        title: '',
+        status: 'cancelled',
+        steps: [],
+        replacedSteps: [],
+        replans: [],
+        usage: { promptTokens: 0, completionTokens: 0 },
+      },
+    });
+    assert.throws(
+      () => findResumePoint(log.events),
+      (error: unknown) =>
+        error instanceof NotResumableError &&
+        /run run-1 already finished \(cancelled, run_finished at seq \d+\); only an interrupted run can be resumed/.test(error.message),
+    );
   });
 
   it('a list that does not start with run_started is not a run', () => {
@@ -69,7 +96,10 @@ describe('resume point', () => {
     const { log } = examplePlan();
     assert.equal(highestStepNumber(log.state), 8);
     log.append({ type: 'step_added', stepId: 's12', description: 'late', dependsOn: [], lineage: 's12', replanAttempts: 1, origin: 'replan' });
-    log.append({ type: 'subgraph_replaced', replan: { failedStepId: 's12', replacedStepIds: ['s12'], newStepIds: [], attempt: 1, maxAttempts: 2, reason: 'r', action: 'redesign' } });
+    log.append({
+      type: 'subgraph_replaced',
+      replan: { failedStepId: 's12', replacedStepIds: ['s12'], newStepIds: [], attempt: 1, maxAttempts: 2, reason: 'r', action: 'redesign' },
+    });
     assert.equal(highestStepNumber(log.state), 12);
   });
 });

@@ -36,6 +36,9 @@ describe('partial changes of restarted steps', () => {
     assert.equal(await revertInterruptedChanges({ log, workspaceRoot: '/ws', stepIds: [sid(0)], maxFileBytes: 1024, isReadOnlyTool: readOnly }), 'kept');
     const warning = log.events.at(-1)!;
     assert.equal(warning.type, 'log');
-    assert.match(warning.type === 'log' ? warning.message : '', /partial changes of the steps that start again remain in the workspace \(s1: wrote \(write_file\), running \(run_command\) may have changed files that were not recorded\)/);
+    assert.match(
+      warning.type === 'log' ? warning.message : '',
+      /partial changes of the steps that start again remain in the workspace \(s1: wrote \(write_file\), running \(run_command\) may have changed files that were not recorded\)/,
+    );
   });
 });

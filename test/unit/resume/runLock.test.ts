@@ -25,7 +25,11 @@ describe('run lock', () => {
     assert.deepEqual(readLockHolder(trace), lock.holder);
     assert.throws(
       () => acquireRunLock(trace),
-      (error: unknown) => error instanceof RunLockedError && error.message.includes(`process ${process.pid} on ${hostname()}`) && error.message.includes('only one process may drive a run') && error.holder?.pid === process.pid,
+      (error: unknown) =>
+        error instanceof RunLockedError &&
+        error.message.includes(`process ${process.pid} on ${hostname()}`) &&
+        error.message.includes('only one process may drive a run') &&
+        error.holder?.pid === process.pid,
     );
     lock.release();
     lock.release();

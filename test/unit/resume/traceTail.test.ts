@@ -29,7 +29,10 @@ describe('trace tail repair', () => {
     assert.equal(repair.removedBytes, Buffer.byteLength(cut));
     assert.match(repair.message ?? '', /last line was cut off .*removed/);
     assert.equal(readFileSync(path, 'utf8'), line(started));
-    assert.deepEqual(parseTrace(readFileSync(path, 'utf8')).events.map((e) => e.seq), [0]);
+    assert.deepEqual(
+      parseTrace(readFileSync(path, 'utf8')).events.map((e) => e.seq),
+      [0],
+    );
   });
 
   it('a cut inside a multi-byte character is removed whole', () => {

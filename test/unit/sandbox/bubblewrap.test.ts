@@ -144,7 +144,10 @@ describe('sandbox layout and choice', () => {
     assert.deepEqual(await chooseSandbox({ sandboxMode: 'auto' }, missing), { kind: 'none', reason: 'bubblewrap is not installed' });
     const refused = await chooseSandbox({ sandboxMode: 'required' }, missing);
     assert.equal(refused.kind, 'refused');
-    assert.match((refused as { message: string }).message, /cortex\.sandbox\.mode is "required" but no sandbox is available: bubblewrap is not installed\. The command did not run\./);
+    assert.match(
+      (refused as { message: string }).message,
+      /cortex\.sandbox\.mode is "required" but no sandbox is available: bubblewrap is not installed\. The command did not run\./,
+    );
     let probed = false;
     assert.equal((await chooseSandbox({ sandboxMode: 'off' }, async () => ((probed = true), present()))).kind, 'none');
     assert.equal(probed, false);

@@ -80,11 +80,21 @@ describe('git guard (real git, hostile repository config)', function () {
       execFileSync('git', ['-C', plain, 'remote', 'add', 'origin', 'https://example.com/x.git']);
       const check = () => inertConfigProblem(git(plain, [...CONFIG_LISTING_ARGS], guardedGitEnv({ PATH: process.env.PATH ?? '' })).stdout);
       assert.equal(check(), undefined);
-      for (const [key, value] of [['core.fsmonitor', 'false'], ['user.name', 'x'], ['color.ui', 'auto']]) {
+      for (const [key, value] of [
+        ['core.fsmonitor', 'false'],
+        ['user.name', 'x'],
+        ['color.ui', 'auto'],
+      ]) {
         execFileSync('git', ['-C', plain, 'config', key, value]);
         assert.equal(check(), undefined, key);
       }
-      for (const [key, value] of [['include.path', '/elsewhere/config'], ['filter.x.clean', 'evil'], ['core.worktree', '/'], ['core.fsmonitor', 'true'], ['alias.st', '!evil']]) {
+      for (const [key, value] of [
+        ['include.path', '/elsewhere/config'],
+        ['filter.x.clean', 'evil'],
+        ['core.worktree', '/'],
+        ['core.fsmonitor', 'true'],
+        ['alias.st', '!evil'],
+      ]) {
         execFileSync('git', ['-C', plain, 'config', key, value]);
         assert.match(check() ?? '', new RegExp(`sets "${key.replace('.', '\\.')}"`, 'i'), key);
         execFileSync('git', ['-C', plain, 'config', '--unset', key]);

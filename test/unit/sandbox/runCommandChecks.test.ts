@@ -32,10 +32,19 @@ describe('run_command checks before an auto-approvable command runs', function (
     rmSync(outside, { recursive: true, force: true });
   });
 
-  for (const [label, settings] of [['sandboxed', SANDBOXED], ['unsandboxed', UNSANDBOXED]] as const) {
+  for (const [label, settings] of [
+    ['sandboxed', SANDBOXED],
+    ['unsandboxed', UNSANDBOXED],
+  ] as const) {
     describe(label, () => {
       it('refuses to read through a symlinked folder or a link into /proc, and prints nothing of it', async () => {
-        for (const command of ['cat docs/secret.txt', 'head -c 100 self/environ', 'grep -r SECRET docs', 'grep -f docs/secret.txt notes.txt', 'wc --bytes docs/secret.txt']) {
+        for (const command of [
+          'cat docs/secret.txt',
+          'head -c 100 self/environ',
+          'grep -r SECRET docs',
+          'grep -f docs/secret.txt notes.txt',
+          'wc --bytes docs/secret.txt',
+        ]) {
           const result = await runIn(ws, command, settings);
           assert.equal(result.ok, false, `${command}: ${result.output}`);
           assert.match(result.output, /leads outside the workspace/, command);

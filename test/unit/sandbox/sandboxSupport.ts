@@ -27,7 +27,12 @@ export async function tempWorkspace(prefix = 'cortex-sbx-ws-'): Promise<{ ws: st
   return { ws, cleanup: () => rm(ws, { recursive: true, force: true }) };
 }
 
-export function runIn(ws: string, command: string, settings: CommandExecutionSettings, extra: { timeoutMs?: number; cwd?: string; protectedPaths?: ProtectedPathMatcher; approvedByPerson?: boolean } = {}): Promise<ToolRunResult> {
+export function runIn(
+  ws: string,
+  command: string,
+  settings: CommandExecutionSettings,
+  extra: { timeoutMs?: number; cwd?: string; protectedPaths?: ProtectedPathMatcher; approvedByPerson?: boolean } = {},
+): Promise<ToolRunResult> {
   const context: CommandToolContext = {
     workspaceRoot: ws,
     signal: new AbortController().signal,

@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict';
 import OpenAI, { APIError } from 'openai';
 import { startScriptedServer, type Handler, type ScriptedServer, type ScriptedServerOptions } from '../../support/scriptedServer';
-import { assistantTurns, byStep, call, firstUserMessage, json, lastAssistant, message, route, sequence, streamError, toolCalls, toolMessages } from '../../support/scriptedReplies';
+import {
+  assistantTurns,
+  byStep,
+  call,
+  firstUserMessage,
+  json,
+  lastAssistant,
+  message,
+  route,
+  sequence,
+  streamError,
+  toolCalls,
+  toolMessages,
+} from '../../support/scriptedReplies';
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -34,12 +47,17 @@ const assistantCalls = (...ids: string[]): Msg => ({
   tool_calls: ids.map((id) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: '{"path":"a.ts"}' } })),
 });
 const toolAnswer = (id: string): Msg => ({ role: 'tool', tool_call_id: id, content: 'ok' });
-const readFileTool = { type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } };
+const readFileTool = {
+  type: 'function' as const,
+  function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+};
 
 describe('scriptedServer', () => {
   describe('replies', () => {
     it('streams two tool calls as id+name chunks then argument fragments that reassemble', async () => {
-      const { client, server } = await start(() => toolCalls(call('read_file', { path: 'src/a.ts' }, 'call_a'), call('grep', '{"pattern":"TODO","glob":"**/*.ts"}')));
+      const { client, server } = await start(() =>
+        toolCalls(call('read_file', { path: 'src/a.ts' }, 'call_a'), call('grep', '{"pattern":"TODO","glob":"**/*.ts"}')),
+      );
       const stream = await client.chat.completions.create({ model: 'm', messages: [user], stream: true, stream_options: { include_usage: true } });
       const calls = new Map<number, { id?: string; name?: string; args: string; fragments: number }>();
       let finish: string | null = null;
@@ -93,7 +111,13 @@ describe('scriptedServer', () => {
     });
 
     it('answers a non-streamed request with a chat.completion', async () => {
-      const { client } = await start(() => ({ kind: 'message', content: 'thinking', toolCalls: [call('read_file', { path: 'x' }, 'c1')], usage: { prompt_tokens: 3, completion_tokens: 4 }, model: 'used-model' }));
+      const { client } = await start(() => ({
+        kind: 'message',
+        content: 'thinking',
+        toolCalls: [call('read_file', { path: 'x' }, 'c1')],
+        usage: { prompt_tokens: 3, completion_tokens: 4 },
+        model: 'used-model',
+      }));
       const res = await client.chat.completions.create({ model: 'asked-model', messages: [user] });
       assert.equal(res.object, 'chat.completion');
       assert.equal(res.model, 'used-model');
@@ -117,7 +141,10 @@ describe('scriptedServer', () => {
       // Through the SDK (which only fills a missing finish_reason with null) the same objects arrive.
       const received: unknown[] = [];
       for await (const chunk of await client.chat.completions.create({ model: 'm', messages: [user], stream: true })) received.push(chunk);
-      assert.deepEqual(received, odd.map((c) => ({ choices: c.choices.map((choice) => ({ finish_reason: null, ...choice })) })));
+      assert.deepEqual(
+        received,
+        odd.map((c) => ({ choices: c.choices.map((choice) => ({ finish_reason: null, ...choice })) })),
+      );
 
       const raw = await client.chat.completions.create({ model: 'm', messages: [user], stream: true }).asResponse();
       assert.equal(raw.headers.get('content-type')?.startsWith('text/event-stream'), true);
@@ -154,7 +181,10 @@ describe('scriptedServer', () => {
       assert.equal(slow, 'slow answer');
       assert.equal(fast, 'fast answer');
       assert.deepEqual(finished, ['fast', 'slow'], 'a delayed reply does not block another connection');
-      assert.deepEqual(server.requests.map((r) => r.index), [0, 1]);
+      assert.deepEqual(
+        server.requests.map((r) => r.index),
+        [0, 1],
+      );
     });
 
     it('streamError sends an error event inside the stream that the SDK raises', async () => {
@@ -217,7 +247,9 @@ describe('scriptedServer', () => {
     });
 
     it('close() ends a hanging request, and a client abort of a hang leaves the server usable', async () => {
-      const { client, server } = await start(sequence({ kind: 'hang' }, message('after abort'), { kind: 'hang', afterChunks: [{ choices: [{ index: 0, delta: { content: 'x' } }] }] }));
+      const { client, server } = await start(
+        sequence({ kind: 'hang' }, message('after abort'), { kind: 'hang', afterChunks: [{ choices: [{ index: 0, delta: { content: 'x' } }] }] }),
+      );
       const controller = new AbortController();
       const aborted = client.chat.completions.create({ model: 'm', messages: [user] }, { signal: controller.signal });
       setTimeout(() => controller.abort(), 20);
@@ -252,13 +284,37 @@ describe('scriptedServer', () => {
       { name: 'empty messages', body: { model: 'm', messages: [] }, message: /empty array/ },
       { name: 'invalid role', body: { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, message: /Invalid value: 'robot'/ },
       { name: 'a body that is not JSON', body: { __raw: '{"model":' }, message: /could not parse the JSON body/ },
-      { name: 'a user message without content', body: { model: 'm', messages: [{ role: 'user' }] }, message: /Missing required parameter: 'messages\[0\]\.content'/ },
-      { name: 'an assistant message with neither content nor tool_calls', body: { model: 'm', messages: [user, { role: 'assistant', content: null }, user] }, message: /expected a string, got null/ },
-      { name: 'an assistant message with empty tool_calls', body: { model: 'm', messages: [user, { role: 'assistant', content: null, tool_calls: [] }] }, message: /tool_calls': empty array/ },
+      {
+        name: 'a user message without content',
+        body: { model: 'm', messages: [{ role: 'user' }] },
+        message: /Missing required parameter: 'messages\[0\]\.content'/,
+      },
+      {
+        name: 'an assistant message with neither content nor tool_calls',
+        body: { model: 'm', messages: [user, { role: 'assistant', content: null }, user] },
+        message: /expected a string, got null/,
+      },
+      {
+        name: 'an assistant message with empty tool_calls',
+        body: { model: 'm', messages: [user, { role: 'assistant', content: null, tool_calls: [] }] },
+        message: /tool_calls': empty array/,
+      },
       { name: 'an empty tools array', body: { model: 'm', messages: [user], tools: [] }, message: /'tools': empty array/ },
-      { name: 'a tool message with no preceding tool_calls', body: { model: 'm', messages: [user, toolAnswer('call_1')] }, message: /must be a response to a preceeding message with 'tool_calls'/ },
-      { name: 'a tool message without tool_call_id', body: { model: 'm', messages: [user, assistantCalls('c1'), { role: 'tool', content: 'ok' }] }, message: /preceeding message with 'tool_calls'.*tool_call_id/ },
-      { name: 'a tool message answering an unknown id', body: { model: 'm', messages: [user, assistantCalls('c1'), toolAnswer('c1'), toolAnswer('c9')] }, message: /'tool_call_id' of 'c9' not found/ },
+      {
+        name: 'a tool message with no preceding tool_calls',
+        body: { model: 'm', messages: [user, toolAnswer('call_1')] },
+        message: /must be a response to a preceeding message with 'tool_calls'/,
+      },
+      {
+        name: 'a tool message without tool_call_id',
+        body: { model: 'm', messages: [user, assistantCalls('c1'), { role: 'tool', content: 'ok' }] },
+        message: /preceeding message with 'tool_calls'.*tool_call_id/,
+      },
+      {
+        name: 'a tool message answering an unknown id',
+        body: { model: 'm', messages: [user, assistantCalls('c1'), toolAnswer('c1'), toolAnswer('c9')] },
+        message: /'tool_call_id' of 'c9' not found/,
+      },
       {
         name: 'a tool message separated from its assistant message',
         body: { model: 'm', messages: [user, assistantCalls('c1'), { role: 'user', content: 'hm' }, toolAnswer('c1')] },
@@ -269,19 +325,58 @@ describe('scriptedServer', () => {
         body: { model: 'm', messages: [user, assistantCalls('c1'), toolAnswer('c1'), { role: 'assistant', content: 'done' }, toolAnswer('c1')] },
         message: /must be a response to a preceeding message with 'tool_calls'/,
       },
-      { name: 'assistant tool_calls left unanswered', body: { model: 'm', messages: [user, assistantCalls('c1', 'c2', 'c3'), toolAnswer('c2')] }, message: /The following tool_call_ids did not have response messages: c1, c3$/ },
-      { name: 'trailing unanswered tool_calls', body: { model: 'm', messages: [user, assistantCalls('c1')] }, message: /must be followed by tool messages responding to each 'tool_call_id'.*c1/ },
-      { name: 'duplicate tool_call ids', body: { model: 'm', messages: [user, assistantCalls('c1', 'c1'), toolAnswer('c1')] }, message: /duplicate tool_call id 'c1'/ },
-      { name: 'an id answered twice', body: { model: 'm', messages: [user, assistantCalls('c1', 'c2'), toolAnswer('c1'), toolAnswer('c1'), toolAnswer('c2')] }, message: /'c1' was answered more than once/ },
+      {
+        name: 'assistant tool_calls left unanswered',
+        body: { model: 'm', messages: [user, assistantCalls('c1', 'c2', 'c3'), toolAnswer('c2')] },
+        message: /The following tool_call_ids did not have response messages: c1, c3$/,
+      },
+      {
+        name: 'trailing unanswered tool_calls',
+        body: { model: 'm', messages: [user, assistantCalls('c1')] },
+        message: /must be followed by tool messages responding to each 'tool_call_id'.*c1/,
+      },
+      {
+        name: 'duplicate tool_call ids',
+        body: { model: 'm', messages: [user, assistantCalls('c1', 'c1'), toolAnswer('c1')] },
+        message: /duplicate tool_call id 'c1'/,
+      },
+      {
+        name: 'an id answered twice',
+        body: { model: 'm', messages: [user, assistantCalls('c1', 'c2'), toolAnswer('c1'), toolAnswer('c1'), toolAnswer('c2')] },
+        message: /'c1' was answered more than once/,
+      },
       {
         name: 'tool call arguments that are not a string',
-        body: { model: 'm', messages: [user, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: { path: 'a' } } }] }, toolAnswer('c1')] },
+        body: {
+          model: 'm',
+          messages: [
+            user,
+            { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: { path: 'a' } } }] },
+            toolAnswer('c1'),
+          ],
+        },
         message: /function\.arguments': expected a string, but got an object/,
       },
-      { name: 'a tool name with invalid characters', body: { model: 'm', messages: [user], tools: [{ type: 'function', function: { name: 'read file!', parameters: { type: 'object' } } }] }, message: /tools\[0\]\.function\.name/ },
-      { name: 'a tool name longer than 64', body: { model: 'm', messages: [user], tools: [{ type: 'function', function: { name: 'a'.repeat(65), parameters: { type: 'object' } } }] }, message: /does not match pattern/ },
-      { name: 'tool parameters that are not an object schema', body: { model: 'm', messages: [user], tools: [{ type: 'function', function: { name: 'x', parameters: { type: 'string' } } }] }, message: /type: "object"/ },
-      { name: 'a tool that is not type function', body: { model: 'm', messages: [user], tools: [{ type: 'retrieval', function: { name: 'x', parameters: { type: 'object' } } }] }, message: /Supported values are: 'function'/ },
+      {
+        name: 'a tool name with invalid characters',
+        body: { model: 'm', messages: [user], tools: [{ type: 'function', function: { name: 'read file!', parameters: { type: 'object' } } }] },
+        message: /tools\[0\]\.function\.name/,
+      },
+      {
+        name: 'a tool name longer than 64',
+        body: { model: 'm', messages: [user], tools: [{ type: 'function', function: { name: 'a'.repeat(65), parameters: { type: 'object' } } }] },
+        message: /does not match pattern/,
+      },
+      {
+        name: 'tool parameters that are not an object schema',
+        body: { model: 'm', messages: [user], tools: [{ type: 'function', function: { name: 'x', parameters: { type: 'string' } } }] },
+        message: /type: "object"/,
+      },
+      {
+        name: 'a tool that is not type function',
+        body: { model: 'm', messages: [user], tools: [{ type: 'retrieval', function: { name: 'x', parameters: { type: 'object' } } }] },
+        message: /Supported values are: 'function'/,
+      },
     ];
 
     for (const c of cases) {
@@ -362,7 +457,10 @@ describe('scriptedServer', () => {
       assert.equal(tools.status, 400);
       assert.match(tools.message, /tools is not supported by this model/);
       assert.equal((await client.chat.completions.create({ model: 'm', messages: [user] })).choices[0].message.content, 'ok');
-      assert.deepEqual(server.refusals.map((r) => r.reason), ['unsupported', 'unsupported']);
+      assert.deepEqual(
+        server.refusals.map((r) => r.reason),
+        ['unsupported', 'unsupported'],
+      );
     });
 
     it('unknown paths get 404', async () => {
@@ -411,7 +509,16 @@ describe('scriptedServer', () => {
       const ask = (messages: Msg[]) => client.chat.completions.create({ model: 'm', messages });
       const u1: Msg = { role: 'user', content: 'Execute step 1: read' };
       assert.equal((await ask([u1])).choices[0].message.tool_calls?.[0].id, 'r1');
-      assert.equal((await ask([u1, { role: 'assistant', content: null, tool_calls: [{ id: 'r1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] }, toolAnswer('r1')])).choices[0].message.content, 'step 1 done');
+      assert.equal(
+        (
+          await ask([
+            u1,
+            { role: 'assistant', content: null, tool_calls: [{ id: 'r1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] },
+            toolAnswer('r1'),
+          ])
+        ).choices[0].message.content,
+        'step 1 done',
+      );
       assert.equal((await ask([{ role: 'user', content: 'Execute step 10: write' }])).choices[0].message.content, 'ten, turn 0');
       const err = await apiError(() => ask([{ role: 'user', content: 'Execute step 7' }]));
       assert.match(err.message, /byStep: no key/);
@@ -421,10 +528,17 @@ describe('scriptedServer', () => {
     it('accessors read the first user message, trailing tool messages and last assistant', async () => {
       let seen: { first: string; tools: string[]; last: unknown } | undefined;
       const { client } = await start((req) => {
-        seen = { first: firstUserMessage(req), tools: toolMessages(req).map((m) => m.tool_call_id), last: lastAssistant(req)?.tool_calls?.map((c: { id: string }) => c.id) };
+        seen = {
+          first: firstUserMessage(req),
+          tools: toolMessages(req).map((m) => m.tool_call_id),
+          last: lastAssistant(req)?.tool_calls?.map((c: { id: string }) => c.id),
+        };
         return message('ok');
       });
-      await client.chat.completions.create({ model: 'm', messages: [{ role: 'system', content: 's' }, user, assistantCalls('a', 'b'), toolAnswer('a'), toolAnswer('b')] });
+      await client.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'system', content: 's' }, user, assistantCalls('a', 'b'), toolAnswer('a'), toolAnswer('b')],
+      });
       assert.deepEqual(seen, { first: 'do the step', tools: ['a', 'b'], last: ['a', 'b'] });
     });
   });

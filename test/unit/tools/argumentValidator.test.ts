@@ -32,12 +32,19 @@ describe('validateToolArguments', () => {
     assert.equal(result.ok, false);
     if (!result.ok) {
       assert.match(result.error, /unknown field\(s\): (file, options\.deep|options\.deep, file) \(allowed: path, start_line, options\)/);
-      assert.deepEqual(result.issues.map((i) => i.kind), ['unknown', 'unknown']);
+      assert.deepEqual(
+        result.issues.map((i) => i.kind),
+        ['unknown', 'unknown'],
+      );
     }
   });
 
   it('says when the arguments are not an object at all', () => {
-    for (const [value, got] of [[[1], 'array'], ['x', 'string'], [null, 'null']] as const) {
+    for (const [value, got] of [
+      [[1], 'array'],
+      ['x', 'string'],
+      [null, 'null'],
+    ] as const) {
       const result = validateToolArguments(schema, value);
       assert.equal(result.ok, false);
       if (!result.ok) assert.match(result.error, new RegExp(`the arguments must be a JSON object, got ${got}`));

@@ -25,8 +25,14 @@ describe('nameRepair: prompt', () => {
     assert.equal(body.visible_tools[0], 'read_file');
     assert.equal(body.visible_tools_truncated, '8 more tool names not shown');
     assert.equal(prompt.visibleNamesTruncated, true);
-    assert.deepEqual(body.candidates.map((c: any) => c.tool_call_id), ['c1', 'c2']);
-    assert.deepEqual(prompt.notSent.map((c) => c.tool_call_id), ['c3']);
+    assert.deepEqual(
+      body.candidates.map((c: any) => c.tool_call_id),
+      ['c1', 'c2'],
+    );
+    assert.deepEqual(
+      prompt.notSent.map((c) => c.tool_call_id),
+      ['c3'],
+    );
   });
 });
 
@@ -34,7 +40,12 @@ describe('nameRepair: reply', () => {
   const visible = ['read_file', 'write_file'];
 
   it('accepts exact visible names; partial success is fine', () => {
-    const reply = JSON.stringify({ repairs: [{ tool_call_id: 'c1', name: 'read_file' }, { tool_call_id: 'c2', name: 'ReadFile' }] });
+    const reply = JSON.stringify({
+      repairs: [
+        { tool_call_id: 'c1', name: 'read_file' },
+        { tool_call_id: 'c2', name: 'ReadFile' },
+      ],
+    });
     const result = parseNameRepairReply(reply, ['c1', 'c2', 'c3'], visible);
     assert.deepEqual([...result.repaired], [['c1', 'read_file']]);
     assert.deepEqual(result.failed, [
@@ -44,7 +55,13 @@ describe('nameRepair: reply', () => {
   });
 
   it('ignores ids that were not sent and keeps the first answer per id', () => {
-    const reply = JSON.stringify({ repairs: [{ tool_call_id: 'zz', name: 'read_file' }, { tool_call_id: 'c1', name: 'write_file' }, { tool_call_id: 'c1', name: 'read_file' }] });
+    const reply = JSON.stringify({
+      repairs: [
+        { tool_call_id: 'zz', name: 'read_file' },
+        { tool_call_id: 'c1', name: 'write_file' },
+        { tool_call_id: 'c1', name: 'read_file' },
+      ],
+    });
     const result = parseNameRepairReply(reply, ['c1'], visible);
     assert.deepEqual([...result.repaired], [['c1', 'write_file']]);
   });
@@ -54,7 +71,10 @@ describe('nameRepair: reply', () => {
     assert.equal(parseNameRepairReply(fenced, ['c1'], visible).repaired.get('c1'), 'read_file');
     const bad = parseNameRepairReply('I think you meant read_file', ['c1', 'c2'], visible);
     assert.equal(bad.repaired.size, 0);
-    assert.deepEqual(bad.failed.map((f) => f.reason), ['the reply is not a JSON object', 'the reply is not a JSON object']);
+    assert.deepEqual(
+      bad.failed.map((f) => f.reason),
+      ['the reply is not a JSON object', 'the reply is not a JSON object'],
+    );
     assert.equal(parseNameRepairReply('{"fixes":[]}', ['c1'], visible).failed[0].reason, 'the reply has no "repairs" array');
   });
 });

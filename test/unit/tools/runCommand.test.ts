@@ -45,7 +45,8 @@ describe('run_command', function () {
   });
   afterEach(async () => cleanup());
 
-  const run = (args: Record<string, unknown>, overrides = {}) => executeTool(runCommandTool, runCommandTool.schema.parse(args), { ...toolContext(ws, overrides), ...UNSANDBOXED }, 32_768);
+  const run = (args: Record<string, unknown>, overrides = {}) =>
+    executeTool(runCommandTool, runCommandTool.schema.parse(args), { ...toolContext(ws, overrides), ...UNSANDBOXED }, 32_768);
 
   it('runs in the workspace and returns stdout, stderr and the exit code', async () => {
     const result = await run({ command: 'pwd; echo out; echo err 1>&2' });
@@ -83,7 +84,12 @@ describe('run_command', function () {
 
   it('kills the process group when cancelled', async () => {
     const controller = new AbortController();
-    const pending = executeTool(runCommandTool, { command: 'sleep 30 & echo $! > bg.pid; sleep 30' }, { ...toolContext(ws, { signal: controller.signal }), ...UNSANDBOXED }, 32_768);
+    const pending = executeTool(
+      runCommandTool,
+      { command: 'sleep 30 & echo $! > bg.pid; sleep 30' },
+      { ...toolContext(ws, { signal: controller.signal }), ...UNSANDBOXED },
+      32_768,
+    );
     await waitUntil(() => false, 300);
     controller.abort();
     const result = await pending;

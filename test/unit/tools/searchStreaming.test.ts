@@ -16,7 +16,8 @@ const search = builtinTools.find((t) => t.name === 'search_text')!;
 describe('search_text streaming', () => {
   let ws: string;
   let workspace: { ws: string; cleanup(): Promise<void> };
-  const run = (args: Record<string, unknown>, overrides: Partial<ToolContext> = {}): Promise<ToolRunResult> => executeTool(search, search.schema.parse(args), toolContext(ws, overrides), 32_768);
+  const run = (args: Record<string, unknown>, overrides: Partial<ToolContext> = {}): Promise<ToolRunResult> =>
+    executeTool(search, search.schema.parse(args), toolContext(ws, overrides), 32_768);
 
   beforeEach(async () => {
     workspace = await createTempWorkspace();
@@ -56,13 +57,19 @@ describe('search_text streaming', () => {
     const result = await run({ pattern: 'needle' }, { maxReadFileBytes: 2048 });
     assert.equal(result.output, 'small.txt:1: needle\n[not searched, over the 2048-byte size limit (cortex.limits.maxReadFileBytes): big.log]');
     const single = await run({ pattern: 'needle', path: 'big.log' }, { maxReadFileBytes: 2048 });
-    assert.equal(single.output, "No matches for \"needle\" in 'big.log'\n[not searched, over the 2048-byte size limit (cortex.limits.maxReadFileBytes): big.log]");
+    assert.equal(
+      single.output,
+      'No matches for "needle" in \'big.log\'\n[not searched, over the 2048-byte size limit (cortex.limits.maxReadFileBytes): big.log]',
+    );
   });
 
   it('skips binary files and stops at max_results across files', async () => {
     await writeFile(path.join(ws, 'bin.dat'), Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
     for (const name of ['a.txt', 'b.txt', 'c.txt']) await writeFile(path.join(ws, name), 'needle\nneedle\n');
-    assert.equal((await run({ pattern: 'needle', max_results: 3 })).output, 'a.txt:1: needle\na.txt:2: needle\nb.txt:1: needle\n[more matches not shown; limit 3]');
+    assert.equal(
+      (await run({ pattern: 'needle', max_results: 3 })).output,
+      'a.txt:1: needle\na.txt:2: needle\nb.txt:1: needle\n[more matches not shown; limit 3]',
+    );
     assert.doesNotMatch((await run({ pattern: 'needle' })).output, /bin\.dat/);
   });
 });

@@ -19,7 +19,8 @@ describe('special files (FIFOs, sockets) and regular-file checks', function () {
   let ws: string;
   let workspace: { ws: string; cleanup(): Promise<void> };
   let socketServer: net.Server;
-  const run = (name: string, args: Record<string, unknown>): Promise<ToolRunResult> => executeTool(tool(name), tool(name).schema.parse(args), toolContext(ws, { timeoutMs: 3000 }), 32_768);
+  const run = (name: string, args: Record<string, unknown>): Promise<ToolRunResult> =>
+    executeTool(tool(name), tool(name).schema.parse(args), toolContext(ws, { timeoutMs: 3000 }), 32_768);
 
   before(async () => {
     workspace = await createTempWorkspace();
@@ -73,7 +74,10 @@ describe('special files (FIFOs, sockets) and regular-file checks', function () {
   it('openRegularFile decides on what it opened (fstat), and does not follow a final symlink', async () => {
     await assert.rejects(openRegularFile(path.join(ws, 'pipe'), 'pipe', 'read'), /FIFO/);
     await assert.rejects(openRegularFile(path.join(ws, 'pipe-link'), 'pipe-link', 'write'), /'pipe-link' is a symbolic link, not a regular file/);
-    await assert.rejects(openRegularFile(path.join(ws, 'dir'), 'dir', 'read', { directoryHint: '; use list_directory' }), /'dir' is a directory; use list_directory/);
+    await assert.rejects(
+      openRegularFile(path.join(ws, 'dir'), 'dir', 'read', { directoryHint: '; use list_directory' }),
+      /'dir' is a directory; use list_directory/,
+    );
     const { handle, stats } = await openRegularFile(path.join(ws, 'dir', 'text.txt'), 'dir/text.txt', 'read');
     assert.equal(stats.isFile(), true);
     await handle.close();
@@ -101,7 +105,7 @@ describe('special files (FIFOs, sockets) and regular-file checks', function () {
     }
   });
 
-  it('write_file keeps an existing file\'s mode and creates new files without execute bits', async () => {
+  it("write_file keeps an existing file's mode and creates new files without execute bits", async () => {
     await writeFile(path.join(ws, 'mode.txt'), 'a');
     await chmod(path.join(ws, 'mode.txt'), 0o640);
     assert.equal((await run('write_file', { path: 'mode.txt', content: 'bb' })).ok, true);

@@ -6,8 +6,14 @@ const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`,
 describe('limitToolCalls', () => {
   it('keeps the first N in order and audits the rest (docs/design.md §11)', () => {
     const result = limitToolCalls(calls(25), 20);
-    assert.deepEqual(result.kept.map((c) => c.id), calls(20).map((c) => c.id));
-    assert.deepEqual(result.omitted.map((c) => c.id), ['c20', 'c21', 'c22', 'c23', 'c24']);
+    assert.deepEqual(
+      result.kept.map((c) => c.id),
+      calls(20).map((c) => c.id),
+    );
+    assert.deepEqual(
+      result.omitted.map((c) => c.id),
+      ['c20', 'c21', 'c22', 'c23', 'c24'],
+    );
     assert.deepEqual(result.audit, {
       toolCallsTotal: 25,
       toolCallsExecuted: 20,

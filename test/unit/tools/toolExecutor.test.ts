@@ -12,23 +12,57 @@ describe('executeTool', function () {
   this.timeout(10_000);
 
   it('returns the output and duration of a successful run', async () => {
-    const result = await executeTool(tool(async () => 'fine'), {}, toolContext('/tmp'), 1000);
+    const result = await executeTool(
+      tool(async () => 'fine'),
+      {},
+      toolContext('/tmp'),
+      1000,
+    );
     assert.equal(result.ok, true);
     assert.equal(result.output, 'fine');
     assert.ok(result.durationMs >= 0);
-    assert.equal((await executeTool(tool(async () => ''), {}, toolContext('/tmp'), 1000)).output, '(no output)');
+    assert.equal(
+      (
+        await executeTool(
+          tool(async () => ''),
+          {},
+          toolContext('/tmp'),
+          1000,
+        )
+      ).output,
+      '(no output)',
+    );
   });
 
   it('turns a ToolError into its message and any other error into a sentence without a stack', async () => {
-    const toolError = await executeTool(tool(async () => { throw new ToolError('clear problem'); }), {}, toolContext('/tmp'), 1000);
+    const toolError = await executeTool(
+      tool(async () => {
+        throw new ToolError('clear problem');
+      }),
+      {},
+      toolContext('/tmp'),
+      1000,
+    );
     assert.deepEqual([toolError.ok, toolError.output], [false, 'clear problem']);
-    const crash = await executeTool(tool(async () => { throw new TypeError('x is undefined'); }), {}, toolContext('/tmp'), 1000);
+    const crash = await executeTool(
+      tool(async () => {
+        throw new TypeError('x is undefined');
+      }),
+      {},
+      toolContext('/tmp'),
+      1000,
+    );
     assert.deepEqual([crash.ok, crash.output], [false, "'probe' failed: x is undefined"]);
     assert.ok(!crash.output.includes('    at '));
   });
 
   it('caps and strips the output', async () => {
-    const result = await executeTool(tool(async () => `\u001b[32m${'z'.repeat(5000)}\u001b[0m`), {}, toolContext('/tmp'), 300);
+    const result = await executeTool(
+      tool(async () => `\u001b[32m${'z'.repeat(5000)}\u001b[0m`),
+      {},
+      toolContext('/tmp'),
+      300,
+    );
     assert.ok(Buffer.byteLength(result.output) <= 300);
     assert.match(result.output, /output truncated/);
     assert.ok(!result.output.includes('\u001b'));
@@ -46,7 +80,12 @@ describe('executeTool', function () {
 
   it('hard-stops a tool that ignores the signal', async () => {
     const started = Date.now();
-    const result = await executeTool(tool(() => new Promise(() => {})), {}, toolContext('/tmp', { timeoutMs: 100 }), 1000);
+    const result = await executeTool(
+      tool(() => new Promise(() => {})),
+      {},
+      toolContext('/tmp', { timeoutMs: 100 }),
+      1000,
+    );
     const took = Date.now() - started;
     assert.ok(took >= 100 && took < 100 + HARD_STOP_GRACE_MS + 1000, `took ${took} ms`);
     assert.equal(result.ok, false);
@@ -58,11 +97,24 @@ describe('executeTool', function () {
     const before = new AbortController();
     before.abort();
     let ran = false;
-    const skipped = await executeTool(tool(async () => { ran = true; return 'x'; }), {}, toolContext('/tmp', { signal: before.signal }), 1000);
+    const skipped = await executeTool(
+      tool(async () => {
+        ran = true;
+        return 'x';
+      }),
+      {},
+      toolContext('/tmp', { signal: before.signal }),
+      1000,
+    );
     assert.deepEqual([skipped.ok, skipped.cancelled, ran], [false, true, false]);
 
     const during = new AbortController();
-    const pending = executeTool(tool((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)))), {}, toolContext('/tmp', { signal: during.signal }), 1000);
+    const pending = executeTool(
+      tool((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)))),
+      {},
+      toolContext('/tmp', { signal: during.signal }),
+      1000,
+    );
     during.abort();
     const result = await pending;
     assert.deepEqual([result.ok, result.cancelled], [false, true]);

@@ -30,12 +30,21 @@ function call(name: string, rawArguments: string, response: { finishReason?: str
 const noRepair = parseConfig({ 'cortex.repair.toolNameAttempts': 0, 'cortex.repair.toolCallAttempts': 0 });
 
 async function prepare(calls: AccumulatedToolCall[], config = noRepair, trusted = true) {
-  return prepareToolCalls(calls, { registry: createBuiltinRegistry(config, { trusted }), config, llm: noLlm, signal: new AbortController().signal, stepId: 's1' });
+  return prepareToolCalls(calls, {
+    registry: createBuiltinRegistry(config, { trusted }),
+    config,
+    llm: noLlm,
+    signal: new AbortController().signal,
+    stepId: 's1',
+  });
 }
 
 describe('toolPipeline.prepareToolCalls', () => {
   it('marks valid calls runnable with validated arguments (exact, alias, normalized)', async () => {
-    const { calls, audit } = await prepare([call('read_file', '{"path":"a.ts"}'), call('cat', '{"path":"b"}'), call('ReadFile', '{"path":"c"}')], parseConfig({ ...noRepair, 'cortex.tools.aliases': { cat: 'read_file' } }));
+    const { calls, audit } = await prepare(
+      [call('read_file', '{"path":"a.ts"}'), call('cat', '{"path":"b"}'), call('ReadFile', '{"path":"c"}')],
+      parseConfig({ ...noRepair, 'cortex.tools.aliases': { cat: 'read_file' } }),
+    );
     assert.deepEqual(
       calls.map((c) => [c.requestedName, c.name, c.nameResolution, c.disposition, c.argumentsJson]),
       [
@@ -48,7 +57,10 @@ describe('toolPipeline.prepareToolCalls', () => {
     assert.deepEqual(first.args, { path: 'a.ts' });
     assert.equal(first.tool.name, 'read_file');
     assert.equal(first.validated, true);
-    assert.deepEqual(audit.resolutions.map((r) => r.nameResolution), ['alias', 'normalized']);
+    assert.deepEqual(
+      audit.resolutions.map((r) => r.nameResolution),
+      ['alias', 'normalized'],
+    );
     assert.equal(audit.nameRepair, undefined);
   });
 
@@ -69,10 +81,19 @@ describe('toolPipeline.prepareToolCalls', () => {
 
   it('unknown and nameless calls are invalid; the payload always has a tool field', async () => {
     const { calls } = await prepare([call('delete_all', '{"x":1}'), call('', '{}')]);
-    assert.deepEqual(calls.map((c) => [c.nameResolution, c.disposition]), [['unknown', 'invalid'], ['missing', 'invalid']]);
+    assert.deepEqual(
+      calls.map((c) => [c.nameResolution, c.disposition]),
+      [
+        ['unknown', 'invalid'],
+        ['missing', 'invalid'],
+      ],
+    );
     const unknown = JSON.parse(expectDisposition(calls[0], 'invalid').invalidPayload);
     assert.equal(unknown.tool, 'delete_all');
-    assert.match(unknown.error, /Unknown tool 'delete_all'\. Available tools: read_file, list_directory, find_files, search_text, write_file, edit_file, create_directory, run_command/);
+    assert.match(
+      unknown.error,
+      /Unknown tool 'delete_all'\. Available tools: read_file, list_directory, find_files, search_text, write_file, edit_file, create_directory, run_command/,
+    );
     const nameless = JSON.parse(expectDisposition(calls[1], 'invalid').invalidPayload);
     assert.equal(nameless.tool, '');
     assert.match(nameless.error, /has no tool name/);
@@ -81,7 +102,10 @@ describe('toolPipeline.prepareToolCalls', () => {
   it('a write tool in an untrusted (read-only) workspace is not available', async () => {
     const { calls } = await prepare([call('write_file', '{"path":"a","content":"x"}')], noRepair, false);
     assert.equal(calls[0].disposition, 'invalid');
-    assert.match(expectDisposition(calls[0], 'invalid').reason, /Tool 'write_file' is not available here\. Available tools: read_file, list_directory, find_files, search_text$/);
+    assert.match(
+      expectDisposition(calls[0], 'invalid').reason,
+      /Tool 'write_file' is not available here\. Available tools: read_file, list_directory, find_files, search_text$/,
+    );
     assert.equal(calls[0].audit.hiddenTool, true);
   });
 
@@ -95,16 +119,28 @@ describe('toolPipeline.prepareToolCalls', () => {
   });
 
   it('invalid JSON stays unparseable when repair is off; what the stream said is respected', async () => {
-    const { calls } = await prepare([call('read_file', '{path: a}'), call('read_file', '{"path":"a"}', { tooLarge: true }), call('read_file', '{"pa', { streamBroken: true })]);
+    const { calls } = await prepare([
+      call('read_file', '{path: a}'),
+      call('read_file', '{"path":"a"}', { tooLarge: true }),
+      call('read_file', '{"pa', { streamBroken: true }),
+    ]);
     assert.deepEqual(
       calls.map((c) => [c.disposition, expectDisposition(c, 'unparseable').parseError]),
-      [['unparseable', 'invalid_json'], ['unparseable', 'too_large'], ['unparseable', 'truncated']],
+      [
+        ['unparseable', 'invalid_json'],
+        ['unparseable', 'too_large'],
+        ['unparseable', 'truncated'],
+      ],
     );
   });
 
   it('JSON that is not an object gets the invalid payload; an unterminated value is truncated', async () => {
     const { calls } = await prepare([call('read_file', '[1]'), call('read_file', '{"path":"a')]);
-    assert.deepEqual(JSON.parse(expectDisposition(calls[0], 'invalid').invalidPayload), { tool: 'read_file', error: 'Invalid arguments: the arguments must be a JSON object, got array', receivedArgs: [1] });
+    assert.deepEqual(JSON.parse(expectDisposition(calls[0], 'invalid').invalidPayload), {
+      tool: 'read_file',
+      error: 'Invalid arguments: the arguments must be a JSON object, got array',
+      receivedArgs: [1],
+    });
     assert.equal(expectDisposition(calls[1], 'unparseable').parseError, 'truncated');
   });
 
@@ -123,7 +159,10 @@ describe('toolPipeline.prepareToolCalls', () => {
     const input = [call('x', '{}'), call('read_file', '{"path":"a"}'), call('read_file', '{')];
     const snapshot = JSON.stringify(input);
     const { calls } = await prepare(input);
-    assert.deepEqual(calls.map((c) => c.call), input);
+    assert.deepEqual(
+      calls.map((c) => c.call),
+      input,
+    );
     assert.equal(JSON.stringify(input), snapshot);
   });
 

@@ -105,7 +105,9 @@ describe('toolRegistry: refusals at registration', () => {
 
 describe('toolRegistry: specs and visibility', () => {
   it('sends strict JSON Schemas without $schema, optional fields not required', () => {
-    const registry = createToolRegistry([tool('read_file', true, z.object({ path: z.string(), limit: z.number().optional(), nested: z.object({ a: z.string() }) }))]);
+    const registry = createToolRegistry([
+      tool('read_file', true, z.object({ path: z.string(), limit: z.number().optional(), nested: z.object({ a: z.string() }) })),
+    ]);
     const [spec] = registry.specs();
     assert.equal(spec.type, 'function');
     assert.equal(spec.function.name, 'read_file');
@@ -124,7 +126,10 @@ describe('toolRegistry: specs and visibility', () => {
     const full = createToolRegistry([tool('read_file'), tool('write_file', false)]);
     const readOnly = readOnlyRegistry(full);
     assert.deepEqual(readOnly.names(), ['read_file']);
-    assert.deepEqual(readOnly.specs().map((s) => s.function.name), ['read_file']);
+    assert.deepEqual(
+      readOnly.specs().map((s) => s.function.name),
+      ['read_file'],
+    );
     assert.equal(readOnly.get('write_file'), undefined);
     const hidden = readOnly.resolve('write_file');
     assert.equal(hidden.resolution, 'unknown');

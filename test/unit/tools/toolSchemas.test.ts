@@ -40,7 +40,10 @@ const CASES: Record<string, SchemaCase> = {
   edit_file: {
     properties: ['path', 'old_text', 'new_text', 'replace_all'],
     required: ['path', 'old_text', 'new_text'],
-    accept: [{ path: 'a', old_text: 'x', new_text: '' }, { path: 'a', old_text: 'x', new_text: 'y', replace_all: true }],
+    accept: [
+      { path: 'a', old_text: 'x', new_text: '' },
+      { path: 'a', old_text: 'x', new_text: 'y', replace_all: true },
+    ],
     reject: [
       [{ path: 'a', old_text: '', new_text: 'y' }, /field 'old_text'/],
       [{ path: 'a', old_text: 'x' }, /missing required field\(s\): new_text/],
@@ -102,7 +105,10 @@ describe('built-in tool schemas', () => {
 
   it('covers every built-in tool and registers without conflicts', () => {
     assert.deepEqual(builtinTools.map((t) => t.name).sort(), Object.keys(CASES).sort());
-    assert.deepEqual(registry.names(), builtinTools.map((t) => t.name));
+    assert.deepEqual(
+      registry.names(),
+      builtinTools.map((t) => t.name),
+    );
   });
 
   for (const [name, spec] of Object.entries(CASES)) {
@@ -136,7 +142,10 @@ describe('built-in tool schemas', () => {
   it('marks only the reading tools read-only, and the untrusted registry shows only them', () => {
     const readOnly = createBuiltinRegistry(parseConfig({}), { trusted: false });
     assert.deepEqual(readOnly.names(), ['read_file', 'list_directory', 'find_files', 'search_text']);
-    assert.deepEqual(builtinTools.filter((t) => t.readOnly).map((t) => t.name), readOnly.names());
+    assert.deepEqual(
+      builtinTools.filter((t) => t.readOnly).map((t) => t.name),
+      readOnly.names(),
+    );
     assert.equal(builtinTools.find((t) => t.name === 'run_command')!.kind, 'command');
   });
 
@@ -144,6 +153,9 @@ describe('built-in tool schemas', () => {
     const aliased = createBuiltinRegistry(parseConfig({ 'cortex.tools.aliases': { cat: 'read_file' } }));
     assert.equal(aliased.resolve('cat').name, 'read_file');
     assert.equal(aliased.resolve('bash').name, 'run_command');
-    assert.throws(() => createBuiltinRegistry(parseConfig({ 'cortex.tools.aliases': { read_file: 'write_file' } })), /alias 'read_file' → 'write_file' is shadowed/);
+    assert.throws(
+      () => createBuiltinRegistry(parseConfig({ 'cortex.tools.aliases': { read_file: 'write_file' } })),
+      /alias 'read_file' → 'write_file' is shadowed/,
+    );
   });
 });

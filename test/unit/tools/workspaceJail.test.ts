@@ -44,12 +44,30 @@ describe('workspaceJail: resolveInWorkspace', () => {
   });
 
   it('refuses .., absolute paths outside and prefix look-alikes', async () => {
-    const outsidePaths = ['..', '../outside/secret.txt', 'sub/../../outside/secret.txt', path.join(fx.outside, 'secret.txt'), path.join(fx.evil, 'secret.txt'), '../ws-evil/secret.txt', '/etc/passwd', '/'];
-    for (const p of outsidePaths) await rejects(resolveInWorkspace(fx.ws, p), new RegExp(`Path '${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' is outside the workspace`));
+    const outsidePaths = [
+      '..',
+      '../outside/secret.txt',
+      'sub/../../outside/secret.txt',
+      path.join(fx.outside, 'secret.txt'),
+      path.join(fx.evil, 'secret.txt'),
+      '../ws-evil/secret.txt',
+      '/etc/passwd',
+      '/',
+    ];
+    for (const p of outsidePaths)
+      await rejects(resolveInWorkspace(fx.ws, p), new RegExp(`Path '${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}' is outside the workspace`));
   });
 
   it('refuses symlinks pointing out: file, parent folder, dangling target, dangling folder', async () => {
-    for (const p of ['link-file-out', 'link-out', 'link-out/secret.txt', 'link-out/new.txt', 'dangling', 'dangling-dir/x.txt', 'link-in/../link-out/secret.txt']) {
+    for (const p of [
+      'link-file-out',
+      'link-out',
+      'link-out/secret.txt',
+      'link-out/new.txt',
+      'dangling',
+      'dangling-dir/x.txt',
+      'link-in/../link-out/secret.txt',
+    ]) {
       await rejects(resolveInWorkspace(fx.ws, p, { forWrite: true }), /is outside the workspace/);
     }
   });

@@ -163,7 +163,10 @@ describe('workspace tools', () => {
     });
 
     it('supports case-insensitive search, a glob filter, a single file and a result cap', async () => {
-      assert.equal((await run('search_text', { pattern: 'helper', case_sensitive: false, glob: 'util.ts' })).output, 'src/lib/util.ts:1: export function helper() {\nsrc/lib/util.ts:2:   return "Helper";');
+      assert.equal(
+        (await run('search_text', { pattern: 'helper', case_sensitive: false, glob: 'util.ts' })).output,
+        'src/lib/util.ts:1: export function helper() {\nsrc/lib/util.ts:2:   return "Helper";',
+      );
       assert.equal((await run('search_text', { pattern: 'two', path: 'README.md' })).output, 'README.md:2: line two');
       const capped = await run('search_text', { pattern: 'line', max_results: 1 });
       assert.equal(capped.output, 'README.md:2: line two\n[more matches not shown; limit 1]');

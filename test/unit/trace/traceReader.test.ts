@@ -31,7 +31,9 @@ describe('trace files', () => {
   });
 
   it('drops a cut-off last line with a warning, and says when the run did not finish', () => {
-    const lines = sampleRun().events.slice(0, 2).map((e) => JSON.stringify(e));
+    const lines = sampleRun()
+      .events.slice(0, 2)
+      .map((e) => JSON.stringify(e));
     const { events, warnings } = parseTrace(`${lines.join('\n')}\n{"seq":2,"ty`);
     assert.equal(events.length, 2);
     assert.match(warnings[0], /line 3 is cut off/);
@@ -40,7 +42,10 @@ describe('trace files', () => {
 
   it('names the line of a broken or foreign line, and refuses events out of order', () => {
     const [a, b, c] = sampleRun().events.map((e) => JSON.stringify(e));
-    assert.throws(() => parseTrace(`${a}\nnot json\n${c}`), (e: Error) => e instanceof TraceError && /line 2 is not valid JSON/.test(e.message));
+    assert.throws(
+      () => parseTrace(`${a}\nnot json\n${c}`),
+      (e: Error) => e instanceof TraceError && /line 2 is not valid JSON/.test(e.message),
+    );
     assert.throws(() => parseTrace(`${a}\n{"seq":1,"time":1,"type":"alien"}\n${c}`), /line 2 is not a Cortex event/);
     assert.throws(() => parseTrace(`${b}\n${a}`), /seq 0 after 1/);
     assert.throws(() => parseTrace('\n\n'), /empty/);

@@ -109,7 +109,10 @@ describe('webview frame scheduler', () => {
   it('renders at most once per frame however many batches arrive', () => {
     const frames: Array<() => void> = [];
     let renders = 0;
-    const scheduler = createFrameScheduler(() => renders++, (cb) => frames.push(() => cb(0)));
+    const scheduler = createFrameScheduler(
+      () => renders++,
+      (cb) => frames.push(() => cb(0)),
+    );
     for (let i = 0; i < 50; i++) scheduler.request();
     assert.equal(frames.length, 1);
     assert.equal(scheduler.pending, true);

@@ -34,7 +34,13 @@ function stringLiterals(source: string): string[] {
       token = scanner.reScanTemplateToken(false);
       if (token === ts.SyntaxKind.TemplateMiddle) braces.push('template');
     }
-    if (token === ts.SyntaxKind.StringLiteral || token === ts.SyntaxKind.NoSubstitutionTemplateLiteral || token === ts.SyntaxKind.TemplateHead || token === ts.SyntaxKind.TemplateMiddle || token === ts.SyntaxKind.TemplateTail) {
+    if (
+      token === ts.SyntaxKind.StringLiteral ||
+      token === ts.SyntaxKind.NoSubstitutionTemplateLiteral ||
+      token === ts.SyntaxKind.TemplateHead ||
+      token === ts.SyntaxKind.TemplateMiddle ||
+      token === ts.SyntaxKind.TemplateTail
+    ) {
       out.push(scanner.getTokenValue());
     }
   }

@@ -39,7 +39,8 @@ function drawnCrossings(polylines: ReadonlyArray<ReadonlyArray<readonly [number,
 function overlapping(input: LayeredInput, x: Float64Array, y: Float64Array): string[] {
   const bad: string[] = [];
   for (let i = 0; i < input.count; i++) {
-    for (let j = i + 1; j < input.count; j++) if (Math.abs(x[i] - x[j]) < NODE_WIDTH + NODE_GAP[0] - 1e-6 && Math.abs(y[i] - y[j]) < NODE_HEIGHT) bad.push(`${i}/${j}`);
+    for (let j = i + 1; j < input.count; j++)
+      if (Math.abs(x[i] - x[j]) < NODE_WIDTH + NODE_GAP[0] - 1e-6 && Math.abs(y[i] - y[j]) < NODE_HEIGHT) bad.push(`${i}/${j}`);
   }
   return bad;
 }
@@ -47,36 +48,100 @@ function overlapping(input: LayeredInput, x: Float64Array, y: Float64Array): str
 describe('webview layered layout (the cheap layout of big plans)', () => {
   it('counts crossings between adjacent layers', () => {
     const pos = Int32Array.from([0, 1, 0, 1]);
-    assert.equal(countCrossings({ layers: [[0, 1], [2, 3]], down: [[2, 3], [2, 3], [], []], pos }), 1);
-    assert.equal(countCrossings({ layers: [[0, 1], [2, 3]], down: [[3], [2], [], []], pos }), 1);
-    assert.equal(countCrossings({ layers: [[0, 1], [2, 3]], down: [[2], [3], [], []], pos }), 0);
+    assert.equal(
+      countCrossings({
+        layers: [
+          [0, 1],
+          [2, 3],
+        ],
+        down: [[2, 3], [2, 3], [], []],
+        pos,
+      }),
+      1,
+    );
+    assert.equal(
+      countCrossings({
+        layers: [
+          [0, 1],
+          [2, 3],
+        ],
+        down: [[3], [2], [], []],
+        pos,
+      }),
+      1,
+    );
+    assert.equal(
+      countCrossings({
+        layers: [
+          [0, 1],
+          [2, 3],
+        ],
+        down: [[2], [3], [], []],
+        pos,
+      }),
+      0,
+    );
     // Edges sharing an end never cross.
     assert.equal(countCrossings({ layers: [[0, 1], [2]], down: [[2], [2], []], pos: Int32Array.from([0, 1, 0]) }), 0);
   });
 
   it('layers by longest path and pulls each node down to just above its highest child', () => {
     // a->b->c->d, and e->d: e sits right above d, not at the top.
-    const input = named(['a', 'b', 'c', 'd', 'e'], [['a', 'b'], ['b', 'c'], ['c', 'd'], ['e', 'd']]);
+    const input = named(
+      ['a', 'b', 'c', 'd', 'e'],
+      [
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'd'],
+        ['e', 'd'],
+      ],
+    );
     assert.deepEqual([...assignLayers(input.count, input.edges)], [0, 1, 2, 3, 2]);
-    assert.throws(() => assignLayers(2, [[0, 1], [1, 0]]), /cycle/);
+    assert.throws(
+      () =>
+        assignLayers(2, [
+          [0, 1],
+          [1, 0],
+        ]),
+      /cycle/,
+    );
   });
 
   it('untangles a crossing that a better order removes', () => {
     // Listed so that the given order crosses: a->y, b->x.
-    const result = layeredLayout(named(['a', 'b', 'x', 'y'], [['a', 'y'], ['b', 'x']]));
+    const result = layeredLayout(
+      named(
+        ['a', 'b', 'x', 'y'],
+        [
+          ['a', 'y'],
+          ['b', 'x'],
+        ],
+      ),
+    );
     assert.equal(result.crossings, 0);
     assert.equal(drawnCrossings(result.points), 0);
   });
 
   it('keeps nodes apart and draws a long edge as one straight line', () => {
     // r->c skips two layers: its two dummy points must line up vertically.
-    const input = named(['r', 'a', 'b', 'c', 'd'], [['r', 'a'], ['a', 'b'], ['b', 'c'], ['r', 'c'], ['r', 'd'], ['d', 'b']]);
+    const input = named(
+      ['r', 'a', 'b', 'c', 'd'],
+      [
+        ['r', 'a'],
+        ['a', 'b'],
+        ['b', 'c'],
+        ['r', 'c'],
+        ['r', 'd'],
+        ['d', 'b'],
+      ],
+    );
     const result = layeredLayout(input);
     const long = result.points[3];
     assert.equal(long.length, 4, 'source, two dummies, target');
     assert.equal(long[1][0], long[2][0]);
     assert.deepEqual(overlapping(input, result.x, result.y), []);
-    for (let i = 0; i < input.count; i++) assert.ok(result.x[i] - NODE_WIDTH / 2 >= -1e-6 && result.x[i] + NODE_WIDTH / 2 <= result.width + 1e-6, `node ${i} inside the width`);
+    for (let i = 0; i < input.count; i++)
+      assert.ok(result.x[i] - NODE_WIDTH / 2 >= -1e-6 && result.x[i] + NODE_WIDTH / 2 <= result.width + 1e-6, `node ${i} inside the width`);
     assert.equal(result.height, 4 * NODE_HEIGHT + 3 * NODE_GAP[1]);
   });
 
@@ -100,7 +165,10 @@ describe('webview layered layout (the cheap layout of big plans)', () => {
     const g = graph<number, undefined>();
     const nodes = Array.from({ length: input.count }, (_, i) => g.node(i));
     for (const [s, t] of input.edges) g.link(nodes[s], nodes[t], undefined);
-    sugiyama().nodeSize([NODE_WIDTH, NODE_HEIGHT] as const).gap(NODE_GAP).layering(layeringLongestPath())
+    sugiyama()
+      .nodeSize([NODE_WIDTH, NODE_HEIGHT] as const)
+      .gap(NODE_GAP)
+      .layering(layeringLongestPath())
       .decross(decrossTwoLayer().order(twolayerAgg().aggregator(aggMedian)).passes(1).inits([decrossDfs()]))
       .coord(coordGreedy())(g);
     const builtIn = drawnCrossings([...g.links()].map((l) => l.points));

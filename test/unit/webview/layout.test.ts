@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { foldEvents } from '../../../src/core/plan/reducer';
 import { demoPlan } from '../../support/plans/demoPlan';
 import { syntheticSteps } from '../../support/plans/syntheticPlan';
-import { chooseOperators, collectEdges, edgePath, layoutPlan, NODE_HEIGHT, NODE_WIDTH, planLayoutInput, QUALITY_SIZE_LIMIT, type LayoutNodeInput, type PlanLayout } from '../../../webview/layout';
+import {
+  chooseOperators,
+  collectEdges,
+  edgePath,
+  layoutPlan,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  planLayoutInput,
+  QUALITY_SIZE_LIMIT,
+  type LayoutNodeInput,
+  type PlanLayout,
+} from '../../../webview/layout';
 
 function overlaps(layout: PlanLayout): string[] {
   const nodes = [...layout.nodes.values()];
@@ -24,10 +35,19 @@ describe('webview layout', () => {
     const state = foldEvents(demoPlan().events);
     const nodes = planLayoutInput(state);
     assert.equal(nodes.length, state.steps.size + state.replacedSteps.size);
-    assert.deepEqual(nodes.filter((n) => n.replaced).map((n) => n.id).sort(), ['s2', 's4']);
+    assert.deepEqual(
+      nodes
+        .filter((n) => n.replaced)
+        .map((n) => n.id)
+        .sort(),
+      ['s2', 's4'],
+    );
     const layout = layoutPlan(nodes);
     assert.equal(layout.nodes.size, nodes.length);
-    const replacement = layout.edges.filter((e) => e.kind === 'replacement').map((e) => e.id).sort();
+    const replacement = layout.edges
+      .filter((e) => e.kind === 'replacement')
+      .map((e) => e.id)
+      .sort();
     // s2 and s4 each point at the new step of their own lineage.
     assert.deepEqual(replacement, ['s2->s5', 's4->s7']);
     assert.deepEqual(overlaps(layout), []);
@@ -42,7 +62,10 @@ describe('webview layout', () => {
       { id: 'd', dependsOn: ['c'], replaced: false, lineage: 'y' },
     ];
     const { edges } = collectEdges(nodes);
-    assert.deepEqual(edges.find((e) => e.kind === 'replacement'), { source: 'b', target: 'c', kind: 'replacement' });
+    assert.deepEqual(
+      edges.find((e) => e.kind === 'replacement'),
+      { source: 'b', target: 'c', kind: 'replacement' },
+    );
   });
 
   it('places dependencies above their dependents and never overlaps nodes (200 steps)', () => {
@@ -60,7 +83,10 @@ describe('webview layout', () => {
       // From the bottom edge of the source to the top edge of the target, where the arrowhead goes.
       const source = layout.nodes.get(edge.source)!;
       const target = layout.nodes.get(edge.target)!;
-      assert.ok(edge.path.startsWith(`M${Math.round((source.x + NODE_WIDTH / 2) * 10) / 10},${Math.round((source.y + NODE_HEIGHT) * 10) / 10}C`), `${edge.id} starts at the bottom of ${edge.source}: ${edge.path.slice(0, 30)}`);
+      assert.ok(
+        edge.path.startsWith(`M${Math.round((source.x + NODE_WIDTH / 2) * 10) / 10},${Math.round((source.y + NODE_HEIGHT) * 10) / 10}C`),
+        `${edge.id} starts at the bottom of ${edge.source}: ${edge.path.slice(0, 30)}`,
+      );
       assert.deepEqual(edge.end, [target.x + NODE_WIDTH / 2, target.y]);
     }
   });
@@ -107,7 +133,20 @@ describe('webview layout', () => {
 
   it('draws edges as vertical cubic segments through the control points', () => {
     assert.equal(edgePath([]), '');
-    assert.equal(edgePath([[0, 0], [10, 20]]), 'M0,0C0,10 10,10 10,20');
-    assert.equal(edgePath([[0, 0], [0, 10], [4, 30]]), 'M0,0C0,5 0,5 0,10C0,20 4,20 4,30');
+    assert.equal(
+      edgePath([
+        [0, 0],
+        [10, 20],
+      ]),
+      'M0,0C0,10 10,10 10,20',
+    );
+    assert.equal(
+      edgePath([
+        [0, 0],
+        [0, 10],
+        [4, 30],
+      ]),
+      'M0,0C0,5 0,5 0,10C0,20 4,20 4,30',
+    );
   });
 });

@@ -17,7 +17,13 @@ function demoStore(): PlanStore {
 describe('webview message handling', () => {
   it('drops invalid host messages with a reason and changes nothing', () => {
     const store = new PlanStore();
-    for (const raw of [null, 'host/reset', { type: 'host/nope' }, { type: 'host/events', runId: 'r', fromSeq: -1, events: [] }, { type: 'host/reset', runId: 'r', live: true, events: [{ type: 'step_added' }] }]) {
+    for (const raw of [
+      null,
+      'host/reset',
+      { type: 'host/nope' },
+      { type: 'host/events', runId: 'r', fromSeq: -1, events: [] },
+      { type: 'host/reset', runId: 'r', live: true, events: [{ type: 'step_added' }] },
+    ]) {
       const result = handleHostMessage(store, raw);
       assert.ok(result.error, JSON.stringify(raw));
       assert.equal(result.render, false);
@@ -49,20 +55,41 @@ describe('webview message handling', () => {
     assert.deepEqual(notice.notice, { type: 'host/notice', level: 'warning', message: 'Trace file is read-only' });
   });
 
-  it('shows a refused answer at once with the host\'s reason and gives its buttons back', () => {
+  it("shows a refused answer at once with the host's reason and gives its buttons back", () => {
     const store = demoStore();
     const sent = approvalAnswer(store, store.openApprovals()[0], 'approve')!;
     assert.equal(store.openApprovals().length, 1);
-    const reply = handleHostMessage(store, { type: 'host/approvalAnswer', runId: DEMO_RUN_ID, replyTo: sent.replyTo, outcome: 'refused', reason: 'stale_hash', message: 'stale answer: the arguments differ from the ones awaiting approval' });
-    assert.deepEqual(reply, { outgoing: [], render: true, notice: { type: 'host/notice', level: 'warning', message: 'That approval was not applied: stale answer: the arguments differ from the ones awaiting approval' } });
+    const reply = handleHostMessage(store, {
+      type: 'host/approvalAnswer',
+      runId: DEMO_RUN_ID,
+      replyTo: sent.replyTo,
+      outcome: 'refused',
+      reason: 'stale_hash',
+      message: 'stale answer: the arguments differ from the ones awaiting approval',
+    });
+    assert.deepEqual(reply, {
+      outgoing: [],
+      render: true,
+      notice: {
+        type: 'host/notice',
+        level: 'warning',
+        message: 'That approval was not applied: stale answer: the arguments differ from the ones awaiting approval',
+      },
+    });
     assert.equal(store.openApprovals().length, 2);
   });
 
   it('an accepted reply shows nothing; a reply for another run is ignored', () => {
     const store = demoStore();
     const sent = approvalAnswer(store, store.openApprovals()[0], 'approve')!;
-    assert.deepEqual(handleHostMessage(store, { type: 'host/approvalAnswer', runId: 'other', replyTo: sent.replyTo, outcome: 'refused', message: 'x' }), { outgoing: [], render: false });
-    assert.deepEqual(handleHostMessage(store, { type: 'host/approvalAnswer', runId: DEMO_RUN_ID, replyTo: sent.replyTo, outcome: 'accepted' }), { outgoing: [], render: true });
+    assert.deepEqual(handleHostMessage(store, { type: 'host/approvalAnswer', runId: 'other', replyTo: sent.replyTo, outcome: 'refused', message: 'x' }), {
+      outgoing: [],
+      render: false,
+    });
+    assert.deepEqual(handleHostMessage(store, { type: 'host/approvalAnswer', runId: DEMO_RUN_ID, replyTo: sent.replyTo, outcome: 'accepted' }), {
+      outgoing: [],
+      render: true,
+    });
     assert.equal(store.openApprovals().length, 1, 'disabled until the events settle it');
   });
 });
@@ -72,7 +99,15 @@ describe('webview actions', () => {
     const store = demoStore();
     const [run, write] = store.openApprovals();
     const approve = approvalAnswer(store, run, 'approve');
-    assert.deepEqual(approve, { type: 'approval/answer', runId: DEMO_RUN_ID, requestId: run.requestId, callId: run.callId, argsHash: run.argsHash, decision: 'approve', replyTo: approve?.replyTo });
+    assert.deepEqual(approve, {
+      type: 'approval/answer',
+      runId: DEMO_RUN_ID,
+      requestId: run.requestId,
+      callId: run.callId,
+      argsHash: run.argsHash,
+      decision: 'approve',
+      replyTo: approve?.replyTo,
+    });
     assert.match(approve.replyTo, /^answer-\d+$/);
     assert.ok(parseWebviewMessage(approve).ok);
     assert.equal(approvalAnswer(store, run, 'approve'), undefined, 'a second click sends nothing');
@@ -93,7 +128,10 @@ describe('webview actions', () => {
     const store = demoStore();
     approvalAnswer(store, store.openApprovals()[0], 'deny');
     const all = answerAll(store, 'approve');
-    assert.deepEqual(all.map((m) => m.type === 'approval/answer' && m.requestId), ['apr_f2']);
+    assert.deepEqual(
+      all.map((m) => m.type === 'approval/answer' && m.requestId),
+      ['apr_f2'],
+    );
     assert.deepEqual(answerAll(store, 'approve'), []);
   });
 
@@ -110,7 +148,13 @@ describe('webview actions', () => {
 
 describe('webview saved state', () => {
   it('restores a valid state and ignores a malformed one', () => {
-    assert.deepEqual(readSavedState({ runId: 'r', lastSeq: 4, selectedStepId: 's1', view: { k: 0.5, x: 1, y: 2 }, autoFit: false }), { runId: 'r', lastSeq: 4, selectedStepId: 's1', view: { k: 0.5, x: 1, y: 2 }, autoFit: false });
+    assert.deepEqual(readSavedState({ runId: 'r', lastSeq: 4, selectedStepId: 's1', view: { k: 0.5, x: 1, y: 2 }, autoFit: false }), {
+      runId: 'r',
+      lastSeq: 4,
+      selectedStepId: 's1',
+      view: { k: 0.5, x: 1, y: 2 },
+      autoFit: false,
+    });
     assert.deepEqual(readSavedState({ runId: 7 }), {});
     assert.deepEqual(readSavedState(undefined), {});
     assert.deepEqual(readSavedState({ view: { k: null, x: 0, y: 0 } }), {});

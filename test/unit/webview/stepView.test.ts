@@ -6,7 +6,20 @@ import { demoPlan } from '../../support/plans/demoPlan';
 import { blockedLabel, canRetry, chipView, lineageReplans, pickChips, replacedLabel, replanSummary, stepView } from '../../../webview/stepView';
 
 function call(id: string, status: ToolCallRecord['status'], name = 'read_file'): ToolCallRecord {
-  return { id, index: 0, turn: 1, name, requestedName: name, nameResolution: 'exact', arguments: '{}', rawArguments: '{}', isComplete: true, finishReason: 'tool_calls', status, requestedAt: 0 };
+  return {
+    id,
+    index: 0,
+    turn: 1,
+    name,
+    requestedName: name,
+    nameResolution: 'exact',
+    arguments: '{}',
+    rawArguments: '{}',
+    isComplete: true,
+    finishReason: 'tool_calls',
+    status,
+    requestedAt: 0,
+  };
 }
 
 describe('webview step view', () => {
@@ -19,7 +32,10 @@ describe('webview step view', () => {
     const view = stepView(state, s2, true);
     assert.equal(view.replaced, true);
     assert.equal(view.meta, 'replaced by replan 1 of 2 → s5, s6, s7');
-    assert.deepEqual(view.tags.map((t) => t.text), ['replaced']);
+    assert.deepEqual(
+      view.tags.map((t) => t.text),
+      ['replaced'],
+    );
     assert.match(view.ariaLabel, /^Step s2: Add zod validation .*\. Failed, replaced by replan 1 of 2\. 2 tool calls$/);
     assert.deepEqual(view.approvals, [], 'a replaced step offers no actions');
   });
@@ -61,16 +77,34 @@ describe('webview step view', () => {
   it('builds chips with status icons and requested-vs-resolved names', () => {
     const s1 = state.steps.get('s1')!;
     const chips = stepView(state, s1, false).chips;
-    assert.deepEqual(chips.map((c) => `${c.icon} ${c.label}`), ['check read_file', 'check search_files']);
+    assert.deepEqual(
+      chips.map((c) => `${c.icon} ${c.label}`),
+      ['check read_file', 'check search_files'],
+    );
     assert.equal(chips[1].title, 'search_files (requested as “grep”, alias): success');
-    assert.deepEqual(['pending', 'success', 'error', 'awaiting_approval', 'rejected'].map((s) => chipView(call('c', s as ToolCallRecord['status'])).icon), ['loading', 'check', 'error', 'shield', 'circle-slash']);
+    assert.deepEqual(
+      ['pending', 'success', 'error', 'awaiting_approval', 'rejected'].map((s) => chipView(call('c', s as ToolCallRecord['status'])).icon),
+      ['loading', 'check', 'error', 'shield', 'circle-slash'],
+    );
   });
 
   it('keeps approvals, errors and pending calls when there are more calls than chips', () => {
-    const calls = [call('a', 'success'), call('b', 'error'), call('c', 'success'), call('d', 'success'), call('e', 'awaiting_approval'), call('f', 'pending'), call('g', 'success')];
+    const calls = [
+      call('a', 'success'),
+      call('b', 'error'),
+      call('c', 'success'),
+      call('d', 'success'),
+      call('e', 'awaiting_approval'),
+      call('f', 'pending'),
+      call('g', 'success'),
+    ];
     const { chips, more } = pickChips(calls, 4);
     assert.equal(more, 3);
-    assert.deepEqual(chips.map((c) => c.callId), ['b', 'e', 'f', 'g'], 'kept in call order');
+    assert.deepEqual(
+      chips.map((c) => c.callId),
+      ['b', 'e', 'f', 'g'],
+      'kept in call order',
+    );
     assert.deepEqual(pickChips(calls.slice(0, 2), 4).more, 0);
   });
 
@@ -78,7 +112,10 @@ describe('webview step view', () => {
     const s5 = state.steps.get('s5')!;
     const records = lineageReplans(state, s5);
     assert.equal(records.length, 1);
-    assert.equal(replanSummary(records[0]), 'Replan 1 of 2 (redesign) after s2 failed · reason: The edit did not match the file; split the work: schema first, then wire it in. · replaced s2, s4 · new s5, s6, s7');
+    assert.equal(
+      replanSummary(records[0]),
+      'Replan 1 of 2 (redesign) after s2 failed · reason: The edit did not match the file; split the work: schema first, then wire it in. · replaced s2, s4 · new s5, s6, s7',
+    );
     assert.deepEqual(lineageReplans(state, state.steps.get('s1')!), []);
   });
 });

@@ -38,12 +38,28 @@ describe('webview store', () => {
     assert.deepEqual([...changes.steps].sort(), ['s2', 's3']);
     assert.equal(changes.events, 2);
 
-    const added = stamper.stamp({ type: 'step_added', stepId: 's9', description: 'more', dependsOn: ['s1'], lineage: 's9', replanAttempts: 0, origin: 'planner' });
+    const added = stamper.stamp({
+      type: 'step_added',
+      stepId: 's9',
+      description: 'more',
+      dependsOn: ['s1'],
+      lineage: 's9',
+      replanAttempts: 0,
+      origin: 'planner',
+    });
     store.appendEvents(runId, added.seq, [added]);
     changes = store.takeChanges();
     assert.equal(changes.structure, true);
 
-    const usage = stamper.stamp({ type: 'llm_request', purpose: 'planner', requestedModel: 'm', attempts: [], ok: true, usage: { promptTokens: 3, completionTokens: 4 }, durationMs: 1 });
+    const usage = stamper.stamp({
+      type: 'llm_request',
+      purpose: 'planner',
+      requestedModel: 'm',
+      attempts: [],
+      ok: true,
+      usage: { promptTokens: 3, completionTokens: 4 },
+      durationMs: 1,
+    });
     store.appendEvents(runId, usage.seq, [usage]);
     changes = store.takeChanges();
     assert.equal(changes.structure, false);
@@ -110,13 +126,19 @@ describe('webview store', () => {
 
   it('reads pending approvals from the events; an answer sent from here keeps them visible but not open', () => {
     const { store } = demoStore();
-    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_e2', 'apr_f2']);
+    assert.deepEqual(
+      store.openApprovals().map((a) => a.requestId),
+      ['apr_e2', 'apr_f2'],
+    );
     const replyTo = store.markAnswered('apr_e2', 'approve');
     assert.ok(replyTo);
     assert.equal(store.markAnswered('apr_e2', 'approve'), undefined, 'a double click sends nothing');
     assert.equal(store.markAnswered('apr_e2', 'deny'), undefined);
     assert.equal(store.markAnswered('apr_unknown', 'deny'), undefined, 'only pending requests can be answered');
-    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_f2']);
+    assert.deepEqual(
+      store.openApprovals().map((a) => a.requestId),
+      ['apr_f2'],
+    );
     assert.equal(store.visibleApprovals().length, 2, 'answered here: still shown, disabled, until it settles');
     const changes = store.takeChanges();
     assert.ok(changes.approvals && changes.steps.has('s7'));
@@ -127,7 +149,10 @@ describe('webview store', () => {
     const replyTo = store.markAnswered('apr_e2', 'approve')!;
     append({ type: 'approval_answered', stepId: 's7', callId: 'call_e2', requestId: 'apr_e2', decision: 'approve', source: 'panel' });
     assert.deepEqual(store.applyReply({ replyTo, outcome: 'accepted' }), {});
-    assert.deepEqual(store.visibleApprovals().map((a) => a.requestId), ['apr_f2']);
+    assert.deepEqual(
+      store.visibleApprovals().map((a) => a.requestId),
+      ['apr_f2'],
+    );
     assert.equal(store.answered.has('apr_e2'), false);
     assert.equal(store.state.steps.get('s7')!.toolCalls.find((c) => c.id === 'call_e2')!.approval!.state, 'approved');
   });
@@ -137,16 +162,27 @@ describe('webview store', () => {
     const replyTo = store.markAnswered('apr_e2', 'approve')!;
     assert.deepEqual(store.applyReply({ replyTo, outcome: 'accepted' }), {});
     assert.equal(store.answered.get('apr_e2'), 'approve');
-    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_f2']);
+    assert.deepEqual(
+      store.openApprovals().map((a) => a.requestId),
+      ['apr_f2'],
+    );
   });
 
   it('a refused answer re-enables its buttons at once and says why', () => {
     const { store } = demoStore();
     const replyTo = store.markAnswered('apr_e2', 'approve')!;
     store.takeChanges();
-    const reply = store.applyReply({ replyTo, outcome: 'refused', reason: 'stale_hash', message: 'stale answer: the arguments differ from the ones awaiting approval' });
+    const reply = store.applyReply({
+      replyTo,
+      outcome: 'refused',
+      reason: 'stale_hash',
+      message: 'stale answer: the arguments differ from the ones awaiting approval',
+    });
     assert.deepEqual(reply, { refused: 'That approval was not applied: stale answer: the arguments differ from the ones awaiting approval' });
-    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_e2', 'apr_f2']);
+    assert.deepEqual(
+      store.openApprovals().map((a) => a.requestId),
+      ['apr_e2', 'apr_f2'],
+    );
     const changes = store.takeChanges();
     assert.ok(changes.approvals && changes.steps.has('s7'));
     assert.deepEqual(store.applyReply({ replyTo, outcome: 'refused', reason: 'stale_hash' }), {}, 'one reply per answer');
@@ -157,13 +193,19 @@ describe('webview store', () => {
     const { store } = demoStore();
     const replyTo = store.markAnswered('apr_f2', 'deny')!;
     store.answerNotSent(replyTo);
-    assert.deepEqual(store.openApprovals().map((a) => a.requestId), ['apr_e2', 'apr_f2']);
+    assert.deepEqual(
+      store.openApprovals().map((a) => a.requestId),
+      ['apr_e2', 'apr_f2'],
+    );
   });
 
   it('a withdrawn request (the run was cancelled) leaves the list, and the end of the run leaves nothing', () => {
     const { store, append } = demoStore();
     append({ type: 'approval_withdrawn', stepId: 's7', callId: 'call_e2', requestId: 'apr_e2', reason: 'run_cancelled', message: 'cancelled by the user' });
-    assert.deepEqual(store.visibleApprovals().map((a) => a.requestId), ['apr_f2']);
+    assert.deepEqual(
+      store.visibleApprovals().map((a) => a.requestId),
+      ['apr_f2'],
+    );
     assert.ok(store.takeChanges().steps.has('s7'));
     append({ type: 'run_finished', status: 'failed', plan: toSnapshot(store.state) });
     assert.deepEqual(store.visibleApprovals(), [], 'nothing to answer once the run is over');

@@ -46,12 +46,16 @@ export function applyEdit(text: string, oldText: string, newText: string, replac
   }
   if (found.length === 0) {
     const loose = (s: string) => s.replace(/\s+/g, ' ').trim();
-    const hint = loose(text).includes(loose(oldText)) ? ' (a similar text with different whitespace or indentation exists; copy it exactly)' : '; read the file again to get the current text';
+    const hint = loose(text).includes(loose(oldText))
+      ? ' (a similar text with different whitespace or indentation exists; copy it exactly)'
+      : '; read the file again to get the current text';
     throw new ToolError(`old_text was not found in '${shownPath}'${hint}`);
   }
   if (found.length > 1 && !replaceAll) {
     const lines = found.slice(0, 10).map((at) => lineOf(text, at));
-    throw new ToolError(`old_text occurs ${found.length} times in '${shownPath}' (at lines ${lines.join(', ')}${found.length > 10 ? ', …' : ''}); include more surrounding text to make it unique, or set replace_all to true`);
+    throw new ToolError(
+      `old_text occurs ${found.length} times in '${shownPath}' (at lines ${lines.join(', ')}${found.length > 10 ? ', …' : ''}); include more surrounding text to make it unique, or set replace_all to true`,
+    );
   }
   let out = '';
   let last = 0;

@@ -43,7 +43,10 @@ export const findFilesTool: ToolDefinition<typeof FindFilesArgsSchema> = {
     if (context.signal.aborted) throw new ToolError('Cancelled');
     const stoppedEarly = Date.now() > deadline;
     if (found.length === 0) return `No files match '${args.pattern}' in '${shown}'${stoppedEarly ? ' (the search stopped at its time limit)' : ''}`;
-    const notes = [more ? `[more matches not shown; limit ${limit}]` : '', stoppedEarly ? '[search stopped at its time limit; narrow the path or pattern]' : ''].filter(Boolean);
+    const notes = [
+      more ? `[more matches not shown; limit ${limit}]` : '',
+      stoppedEarly ? '[search stopped at its time limit; narrow the path or pattern]' : '',
+    ].filter(Boolean);
     return [...found, ...notes].join('\n');
   },
 };

@@ -44,7 +44,11 @@ export class LineMatcher {
 }
 
 /** Scans an open regular file line by line, reading at most `maxBytes`. */
-export async function scanOpenFile(handle: FileHandle, matcher: LineMatcher, options: { maxHits: number; maxBytes: number; deadline: number; signal: AbortSignal }): Promise<FileScan> {
+export async function scanOpenFile(
+  handle: FileHandle,
+  matcher: LineMatcher,
+  options: { maxHits: number; maxBytes: number; deadline: number; signal: AbortSignal },
+): Promise<FileScan> {
   const scan: FileScan = { hits: [], binary: false, tooLarge: false, timedOut: false };
   const decoder = new StringDecoder('utf8');
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -54,11 +58,11 @@ export async function scanOpenFile(handle: FileHandle, matcher: LineMatcher, opt
   const matchLines = (rawLines: string[]): boolean => {
     const lines = rawLines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)); // CRLF files
     const remaining = options.deadline - Date.now();
-    if (remaining <= 0) return (scan.timedOut = true), false;
+    if (remaining <= 0) return ((scan.timedOut = true), false);
     try {
       scan.hits.push(...matcher.match(lines, nextLine, options.maxHits - scan.hits.length, remaining));
     } catch {
-      return (scan.timedOut = true), false; // the regex ran out of time on these lines
+      return ((scan.timedOut = true), false); // the regex ran out of time on these lines
     }
     nextLine += lines.length;
     return scan.hits.length < options.maxHits;

@@ -15,7 +15,8 @@ export type ListDirectoryArgs = z.infer<typeof ListDirectoryArgsSchema>;
 /** list_directory: the entries of one workspace folder; folders end in '/', symlinks in '@' (not followed). */
 export const listDirectoryTool: ToolDefinition<typeof ListDirectoryArgsSchema> = {
   name: 'list_directory',
-  description: "List the entries of a folder in the workspace (not recursive). Folders end with '/', symbolic links with '@'. Use find_files to search recursively.",
+  description:
+    "List the entries of a folder in the workspace (not recursive). Folders end with '/', symbolic links with '@'. Use find_files to search recursively.",
   schema: ListDirectoryArgsSchema,
   kind: 'read',
   readOnly: true,
@@ -28,9 +29,7 @@ export const listDirectoryTool: ToolDefinition<typeof ListDirectoryArgsSchema> =
     // FIFOs, sockets and devices are left out: no file tool reads or writes them.
     const listed = entries.filter((e) => e.isSymbolicLink() || e.isDirectory() || e.isFile());
     const special = entries.length - listed.length;
-    const names = listed
-      .map((e) => (e.isSymbolicLink() ? `${e.name}@` : e.isDirectory() ? `${e.name}/` : e.name))
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const names = listed.map((e) => (e.isSymbolicLink() ? `${e.name}@` : e.isDirectory() ? `${e.name}/` : e.name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const specialNote = special > 0 ? `[${special} special file${special === 1 ? '' : 's'} (FIFOs, sockets or devices) not shown]` : '';
     if (names.length === 0) return specialNote ? `('${shown}' has no regular files or folders)\n${specialNote}` : `('${shown}' is empty)`;
     const shownNames = names.slice(0, MAX_ENTRIES);

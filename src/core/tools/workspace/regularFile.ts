@@ -61,7 +61,12 @@ export async function lstatRegularFile(realPath: string, shownPath: string, opti
  * Opens a regular file without ever blocking: lstat first, then a non-blocking, no-follow open,
  * then fstat on the handle. The caller closes the handle.
  */
-export async function openRegularFile(realPath: string, shownPath: string, mode: OpenMode, options: RegularFileOptions = {}): Promise<{ handle: FileHandle; stats: Stats }> {
+export async function openRegularFile(
+  realPath: string,
+  shownPath: string,
+  mode: OpenMode,
+  options: RegularFileOptions = {},
+): Promise<{ handle: FileHandle; stats: Stats }> {
   await lstatRegularFile(realPath, shownPath, { ...options, allowMissing: mode === 'write' });
   return openVerified(realPath, shownPath, mode, options.directoryHint ?? '');
 }
@@ -113,7 +118,7 @@ export async function readAtMost(handle: FileHandle, maxBytes: number): Promise<
 export async function replaceContent(handle: FileHandle, content: string): Promise<void> {
   const data = Buffer.from(content, 'utf8');
   await handle.truncate(0);
-  for (let written = 0; written < data.length; ) {
+  for (let written = 0; written < data.length;) {
     const { bytesWritten } = await handle.write(data, written, data.length - written, written);
     written += bytesWritten;
   }

@@ -32,16 +32,62 @@ const GIT_CONFIG_CHECK_MS = 10_000;
 
 /** Shell builtins and keywords: they have no program of their own, so they cannot run without a shell. */
 const SHELL_ONLY = new Set([
-  'cd', 'export', 'unset', 'set', 'source', '.', 'alias', 'unalias', 'exit', 'return', 'shift', 'ulimit', 'umask', 'readonly', 'declare', 'local',
-  'typeset', 'eval', 'exec', 'trap', 'wait', 'jobs', 'fg', 'bg', 'builtin', 'hash', 'let', 'shopt', 'pushd', 'popd', 'dirs', 'history', 'read', 'type',
-  'times', 'getopts', '[[', 'function', 'if', 'for', 'while', 'until', 'case', 'select', 'coproc', '{', '}',
+  'cd',
+  'export',
+  'unset',
+  'set',
+  'source',
+  '.',
+  'alias',
+  'unalias',
+  'exit',
+  'return',
+  'shift',
+  'ulimit',
+  'umask',
+  'readonly',
+  'declare',
+  'local',
+  'typeset',
+  'eval',
+  'exec',
+  'trap',
+  'wait',
+  'jobs',
+  'fg',
+  'bg',
+  'builtin',
+  'hash',
+  'let',
+  'shopt',
+  'pushd',
+  'popd',
+  'dirs',
+  'history',
+  'read',
+  'type',
+  'times',
+  'getopts',
+  '[[',
+  'function',
+  'if',
+  'for',
+  'while',
+  'until',
+  'case',
+  'select',
+  'coproc',
+  '{',
+  '}',
 ]);
 
 export const RunCommandArgsSchema = z.strictObject({
   command: z
     .string()
     .min(1)
-    .describe('Command line. Plain words (quotes allowed, no $VARS, globs, pipes, ;, && or redirections) run directly without a shell; anything else runs with /bin/sh -c and needs the user\'s approval'),
+    .describe(
+      "Command line. Plain words (quotes allowed, no $VARS, globs, pipes, ;, && or redirections) run directly without a shell; anything else runs with /bin/sh -c and needs the user's approval",
+    ),
   cwd: z.string().min(1).optional().describe("Working folder, relative to the workspace root (default '.'); use this instead of cd"),
   timeout_seconds: z.number().int().min(1).max(3600).optional().describe('Stop the command after this many seconds (capped by the configured tool timeout)'),
 });
@@ -102,7 +148,9 @@ async function literalLaunch(words: string[], env: Record<string, string>, place
   const file = await findProgram(program, { pathValue: env.PATH, cwd: place.cwd, realRoot: place.realRoot, outsideWorkspaceOnly: autoApprovable });
   if (!file) {
     if (SHELL_ONLY.has(program)) {
-      throw new ToolError(`"${program}" is a shell builtin, and a command of plain words runs without a shell. ${program === 'cd' ? 'Use the cwd argument to choose the working folder.' : 'Write it as a shell command line if you need the shell (that needs approval).'}`);
+      throw new ToolError(
+        `"${program}" is a shell builtin, and a command of plain words runs without a shell. ${program === 'cd' ? 'Use the cwd argument to choose the working folder.' : 'Write it as a shell command line if you need the shell (that needs approval).'}`,
+      );
     }
     throw new ToolError(`Program "${program}" was not found${autoApprovable ? ' outside the workspace' : ''} on PATH.`);
   }
@@ -113,7 +161,9 @@ async function literalLaunch(words: string[], env: Record<string, string>, place
   // Only stdout is parsed: a message on stderr must not shift the NUL-separated fields.
   const listing = await start({ file, args: [...CONFIG_LISTING_ARGS], env: gitEnv }, place, GIT_CONFIG_CHECK_MS, signal, true);
   if (listing.exitCode !== 0) {
-    throw new ToolError(`Could not check the git configuration before running git (git config --list: ${listing.exitCode === null ? `killed by ${listing.signal}` : `exit ${listing.exitCode}`}; run "git config --list" to see why). It did not run.`);
+    throw new ToolError(
+      `Could not check the git configuration before running git (git config --list: ${listing.exitCode === null ? `killed by ${listing.signal}` : `exit ${listing.exitCode}`}; run "git config --list" to see why). It did not run.`,
+    );
   }
   const problem = inertConfigProblem(listing.output);
   if (problem) throw new ToolError(`Refused to run ${formatWords(words)} without approval: ${problem}. It did not run.`);
@@ -124,7 +174,7 @@ async function literalLaunch(words: string[], env: Record<string, string>, place
 export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
   name: 'run_command',
   description:
-    'Run a command in the workspace folder (or cwd inside it) and return its combined stdout and stderr with the exit code. A command of plain words (e.g. git status, ls -la src, grep -rn TODO src) runs directly, without a shell; shell syntax (pipes, redirections, ;, &&, $VARS, globs) runs with /bin/sh -c and needs the user\'s approval. Non-interactive: no input is given. Long-running commands are stopped at the timeout.',
+    "Run a command in the workspace folder (or cwd inside it) and return its combined stdout and stderr with the exit code. A command of plain words (e.g. git status, ls -la src, grep -rn TODO src) runs directly, without a shell; shell syntax (pipes, redirections, ;, &&, $VARS, globs) runs with /bin/sh -c and needs the user's approval. Non-interactive: no input is given. Long-running commands are stopped at the timeout.",
   schema: RunCommandArgsSchema,
   kind: 'command',
   readOnly: false,
@@ -138,7 +188,14 @@ export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
     if (sandbox.kind === 'refused') throw new ToolError(sandbox.message);
     defaultProtectedPaths ??= compileProtectedPaths(DEFAULT_PROTECTED_PATHS);
     const protectedPaths = context.protectedPaths ?? defaultProtectedPaths;
-    const place: Place = { realRoot: await realpath(context.workspaceRoot), approvedByPerson: context.approvedByPerson === true, protectedPaths, cwd, sandbox, settings };
+    const place: Place = {
+      realRoot: await realpath(context.workspaceRoot),
+      approvedByPerson: context.approvedByPerson === true,
+      protectedPaths,
+      cwd,
+      sandbox,
+      settings,
+    };
     const env = commandEnvironment(process.env, { passthrough: settings.envPassthrough, sandboxed: sandbox.kind === 'bubblewrap' });
     const timeoutMs = Math.min(context.timeoutMs, (args.timeout_seconds ?? Number.POSITIVE_INFINITY) * 1000);
 

@@ -41,10 +41,14 @@ class Skipped {
   special = 0;
 
   notes(maxBytes: number): string[] {
-    const list = (names: string[]) => `${names.slice(0, MAX_NAMED_SKIPS).join(', ')}${names.length > MAX_NAMED_SKIPS ? `, … (${names.length - MAX_NAMED_SKIPS} more)` : ''}`;
+    const list = (names: string[]) =>
+      `${names.slice(0, MAX_NAMED_SKIPS).join(', ')}${names.length > MAX_NAMED_SKIPS ? `, … (${names.length - MAX_NAMED_SKIPS} more)` : ''}`;
     const notes: string[] = [];
     if (this.tooLarge.length) notes.push(`[not searched, over the ${maxBytes}-byte size limit (cortex.limits.maxReadFileBytes): ${list(this.tooLarge)}]`);
-    if (this.protectedFiles.length) notes.push(`[not searched, protected from reading without approval (cortex.policy.protectedPaths): ${list(this.protectedFiles)}; use read_file on one to ask]`);
+    if (this.protectedFiles.length)
+      notes.push(
+        `[not searched, protected from reading without approval (cortex.policy.protectedPaths): ${list(this.protectedFiles)}; use read_file on one to ask]`,
+      );
     if (this.special) notes.push(`[not searched: ${this.special} file(s) that vanished, could not be opened or stopped being regular files]`);
     return notes;
   }
@@ -130,7 +134,11 @@ export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> & FileA
       timedOut ? '[search stopped at its time limit; results are partial — narrow the path, glob or pattern]' : '',
       ...skipped.notes(maxBytes),
     ].filter(Boolean);
-    if (results.length === 0) return [`No matches for ${JSON.stringify(args.pattern)} in '${shown}'${timedOut ? ' (the search stopped at its time limit)' : ''}`, ...notes.filter((n) => !n.startsWith('[search stopped'))].join('\n');
+    if (results.length === 0)
+      return [
+        `No matches for ${JSON.stringify(args.pattern)} in '${shown}'${timedOut ? ' (the search stopped at its time limit)' : ''}`,
+        ...notes.filter((n) => !n.startsWith('[search stopped')),
+      ].join('\n');
     return [...results, ...notes].join('\n');
   },
 };

@@ -23,7 +23,8 @@ const DIRECTORY_HINT = '; give a file path';
  */
 export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> & FileAccessDeclaration<WriteFileArgs> = {
   name: 'write_file',
-  description: 'Create a file in the workspace or replace its whole content. Missing parent folders are created. For a small change to an existing file prefer edit_file.',
+  description:
+    'Create a file in the workspace or replace its whole content. Missing parent folders are created. For a small change to an existing file prefer edit_file.',
   schema: WriteFileArgsSchema,
   kind: 'write',
   readOnly: false,
