@@ -49,7 +49,9 @@ function runStage(stage) {
       pending = parts.pop();
       for (const line of parts) {
         lines.push(line);
-        if (!verbose && stage.live?.test(line)) console.log(`  ${line.trim()}`);
+        // Colour codes (mocha colours its output under CI) are dropped before matching.
+        const plain = line.replace(/\x1b\[[0-9;]*m/g, '');
+        if (!verbose && stage.live?.test(plain)) console.log(`  ${plain.trim()}`);
       }
     };
     const child = spawn(process.execPath, stage.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -65,7 +67,7 @@ function runStage(stage) {
 
 function countsOf(lines, ok) {
   for (let i = lines.length - 1; i >= 0; i--) {
-    const match = SUMMARY.exec(lines[i].trim());
+    const match = SUMMARY.exec(lines[i].replace(/\x1b\[[0-9;]*m/g, '').trim());
     if (match) return { passed: Number(match[1]), failed: Number(match[2]) };
   }
   return ok ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
