@@ -85,7 +85,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Collects the garbage of whoever ran before, so the next measured round is not charged for it. */
 async function settle(): Promise<void> {
   (globalThis as { gc?: () => void }).gc?.();
-  await pause(30);
+  await pause(150);
 }
 
 async function measureMode(mode: Mode, port: number, recording: Recording): Promise<boolean> {

@@ -17,6 +17,20 @@ export { nodeBodyOf } from './nodeResponse';
 // built-in fetch.
 
 const MAX_REDIRECTS = 20;
+
+/**
+ * The caller's own abort signal rides along in the SDK's `fetchOptions` under this key (the SDK
+ * copies them into the request it hands to fetch): given to the SDK as `signal`, it would be
+ * composed with the SDK's own on every request (AbortSignal.any, listeners) for nothing.
+ */
+const CALLER_SIGNAL = Symbol('cortex.callerSignal');
+
+/** `fetchOptions` for a request that `signal` aborts. */
+export function abortingWith(signal: AbortSignal): Record<string, never> {
+  const options: Record<symbol, AbortSignal> = { [CALLER_SIGNAL]: signal };
+  return options;
+}
+
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 export function createNodeFetch(fallback: typeof fetch = globalThis.fetch): typeof fetch {
@@ -44,9 +58,10 @@ function safeUrl(text: string): URL | undefined {
 
 function send(url: URL, init: RequestInit, redirects: number): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
-    const signal = init.signal ?? undefined;
-    if (signal?.aborted) {
-      reject(abortError(signal));
+    const signals = [init.signal, (init as Record<PropertyKey, unknown>)[CALLER_SIGNAL] as AbortSignal | undefined].filter((s): s is AbortSignal => !!s);
+    const aborted = signals.find((s) => s.aborted);
+    if (aborted) {
+      reject(abortError(aborted));
       return;
     }
     const method = (init.method ?? 'GET').toUpperCase();
@@ -57,13 +72,15 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
     const request = (url.protocol === 'https:' ? https : http).request(url, { method, headers });
     let response: http.IncomingMessage | undefined;
     const onAbort = (): void => {
-      const error = abortError(signal!);
+      const error = abortError(signals.find((s) => s.aborted) ?? signals[0]);
       request.destroy(error);
       response?.destroy(error);
       reject(error);
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = (): void => signal?.removeEventListener('abort', onAbort);
+    for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
+    const done = (): void => {
+      for (const signal of signals) signal.removeEventListener('abort', onAbort);
+    };
     request.on('error', (error) => {
       done();
       // As the built-in fetch fails: a TypeError whose cause names the network error (ECONNREFUSED...).

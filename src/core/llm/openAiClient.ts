@@ -4,7 +4,7 @@ import { classifyLlmFailure, type FailureDecision, type FailureFacts } from './f
 import type { LlmHints } from './llmHints';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient, type LlmErrorKind } from './llmTypes';
 import { describeSdkFailure } from './sdkFailure';
-import { createNodeFetch, nodeBodyOf } from './nodeFetch';
+import { abortingWith, createNodeFetch, nodeBodyOf } from './nodeFetch';
 import { readSseBody, readSseStream, type SseReadState } from './sseBodyReader';
 import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type AccumulatorResult } from './toolCallAccumulator';
 
@@ -196,7 +196,9 @@ class OpenAiClient implements LlmClient {
     const temperature = request.temperature ?? this.options.temperature;
     if (typeof temperature === 'number') body.temperature = temperature;
     if (sent.responseFormat) body.response_format = { type: 'json_object' };
-    const requestOptions = { signal: controller.signal, headers, timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
+    // With this client's own fetch the abort goes to it directly; another fetch gets it through the SDK.
+    const abortOptions = this.options.fetch ? { signal: controller.signal } : { fetchOptions: abortingWith(controller.signal) };
+    const requestOptions = { ...abortOptions, headers, timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
 
     try {
       if (!stream) {
