@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import http from 'node:http';
 import OpenAI from 'openai';
-import { createOpenAiClient } from '../../src/core/llm/openAiClient';
+import type { createOpenAiClient } from '../../src/core/llm/openAiClient';
 import type { ToolSpec } from '../../src/core/llm/llmTypes';
 import type { RecordedCall } from './recording';
 
@@ -82,14 +82,18 @@ export function floorClient(): Contender {
     });
 }
 
-/** Cortex's own client (src/core/llm/openAiClient.ts), as the agent uses it. */
-export function cortexClient(): Contender {
+/**
+ * Cortex's own client (src/core/llm/openAiClient.ts), as the agent uses it, made by `create` from
+ * a bundle of it (see streaming.bench.ts: like the CLI and the extension, it has its own copy of
+ * the openai SDK).
+ */
+export function cortexClient(create: typeof createOpenAiClient): Contender {
   const clients = new Map<string, ReturnType<typeof createOpenAiClient>>();
   let batch = 0;
   return async (baseUrl) => {
     let client = clients.get(baseUrl);
     if (!client) {
-      client = createOpenAiClient({ baseUrl, model: 'bench', requestTimeoutMs: 30_000, streamIdleTimeoutMs: 30_000, maxRetries: 0 });
+      client = create({ baseUrl, model: 'bench', requestTimeoutMs: 30_000, streamIdleTimeoutMs: 30_000, maxRetries: 0 });
       clients.set(baseUrl, client);
     }
     const response = await client.chat({

@@ -69,6 +69,9 @@ class OpenAiClient implements LlmClient {
   /** Index of the first model worth asking: the fallback that answered after earlier ones failed over. */
   private firstModel = 0;
 
+  /** What requests are sent with: the given fetch, else node:http(s) (nodeFetch.ts). */
+  private readonly fetch: typeof fetch;
+
   constructor(private readonly options: OpenAiClientOptions) {
     this.logger = options.logger ?? silentLogger;
     const apiKey = options.apiKey?.trim() ? options.apiKey : 'not-needed';
@@ -80,7 +83,7 @@ class OpenAiClient implements LlmClient {
       maxRetries: 0,
       // A backstop only: this client's own timers abort first.
       timeout: options.requestTimeoutMs + 5_000,
-      fetch: options.fetch ?? createNodeFetch(),
+      fetch: (this.fetch = options.fetch ?? createNodeFetch()),
       logLevel: 'off',
     });
   }
@@ -215,11 +218,22 @@ class OpenAiClient implements LlmClient {
       }
 
       const streamBody = { ...body, stream: true, ...(sent.streamOptions ? { stream_options: { include_usage: true } } : {}) };
-      // The SDK sends the request (auth, headers, HTTP errors); its body is read here, once.
-      const response = await this.sdk.chat.completions
-        .create(streamBody as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, requestOptions)
-        .asResponse();
+      // The SDK builds the request (URL, auth, headers, body) and names HTTP errors; it is sent with
+      // this client's fetch and its body read here, once. (The SDK's own send adds only what this
+      // client does itself: retries, timers, abort wiring, logging.)
+      const built = await this.sdk.buildRequest({
+        method: 'post',
+        path: '/chat/completions',
+        body: streamBody,
+        headers,
+        stream: true,
+        timeout: this.options.requestTimeoutMs + 5_000,
+        maxRetries: 0,
+      });
       if (abortCause) return aborted();
+      const response = await this.fetch(built.url, { ...built.req, signal: controller.signal });
+      if (abortCause) return aborted();
+      if (!response.ok) return { ok: false, facts: describeSdkFailure(await statusError(response), 'request') };
       clearTimeout(timer);
       const state: SseReadState = { lastRead: Date.now(), sawDone: false };
       // One timer per stream, re-armed only when it fires: the reads themselves only stamp the time.
@@ -267,6 +281,19 @@ class OpenAiClient implements LlmClient {
     const base = this.options.retryBaseDelayMs ?? 250;
     return Math.min(base * 2 ** (retry - 1), MAX_BACKOFF_MS);
   }
+}
+
+/** The SDK's error for an HTTP error status, made as the SDK makes it (the body's JSON, else its text). */
+async function statusError(response: Response): Promise<InstanceType<typeof OpenAI.APIError>> {
+  const text = await response.text().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const payload = json && typeof json === 'object' && (json as { error?: unknown }).error == null ? { error: json } : json;
+  return OpenAI.APIError.generate(response.status, payload as object | undefined, json ? undefined : text, response.headers);
 }
 
 function isCompletion(value: unknown): boolean {
