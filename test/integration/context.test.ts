@@ -8,7 +8,7 @@ import { call, contentText, json, message, route, toolCalls } from '../support/s
 import { startScriptedServer, type Handler, type Reply, type ScriptedRequest, type ScriptedServer } from '../support/scriptedServer';
 
 // The context budget and usage accounting through the real AgentRun, the real openai client and
-// the scripted endpoint (docs/design.md §19, §20). The server counts every prompt with Cortex's
+// the scripted endpoint (docs/design.md §19, docs/design.md §20). The server counts every prompt with Cortex's
 // tokenizer and refuses one over its window with OpenAI's 400 context_length_exceeded; it also
 // refuses a tool message without its assistant message, so a pruned or compacted conversation
 // that broke a pair fails the test.

@@ -6,7 +6,7 @@ import type { InvalidCall, PreparedCall, RunnableCall } from '../tools/toolPipel
 
 // What happens to each call of a batch, decided before anything runs (docs/design.md §10): the
 // invalid ones get their payload, repeats within the batch quote the first call, the policy
-// (§12) rejects, asks for approval, or lets the call run.
+// (docs/design.md §12) rejects, asks for approval, or lets the call run.
 
 export type BatchEntry =
   | { disposition: 'invalid'; call: InvalidCall }

@@ -22,7 +22,7 @@ export type StepEnd =
 /**
  * End reasons that mean the step's work did not finish, even when every call got a result: the
  * loop was cut off (limits, repeats), every call failed (docs/design.md §11), the model errored,
- * the prompt no longer fit its context window (§19) or the run reached a cap (§20). Such steps
+ * the prompt no longer fit its context window (docs/design.md §19) or the run reached a cap (docs/design.md §20). Such steps
  * fail like a verification failure, so the replanner gets a chance to redesign them.
  */
 const UNFINISHED_END_REASONS = new Set<string>([
