@@ -188,7 +188,10 @@ function messageTokensAtMost(message: ChatMessage): number {
  * countPromptTokens(messages, tools), with the texts not counted yet counted on the background
  * counter's worker thread (backgroundCounter.ts); the counts are kept like any other.
  */
-export async function countPromptTokensSoon(messages: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<number> {
+export async function countPromptTokensSoon(live: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<number> {
+  // The prompt as it is now: a step's conversation grows while the count is made (the reply and the
+  // tool results are appended to the same list), and what came later is not part of this prompt.
+  const messages = [...live];
   const texts: string[] = [];
   const slot = new Map<string, number>();
   /** Counts known now, kept here: other counts may push them out of the memo meanwhile. */

@@ -30,4 +30,12 @@ describe('counting on the background thread (docs/design.md §19)', function () 
     assert.equal(soon, countPromptTokens(copies, structuredClone(tools)));
     assert.equal(await countPromptTokensSoon(messages, tools), soon, 'counted once, then known');
   });
+
+  it('counts the prompt as it was when asked, not the messages appended while it counts', async () => {
+    const messages: ChatMessage[] = conversation(2, 300);
+    const asked = [...messages];
+    const counting = countPromptTokensSoon(messages);
+    messages.push({ role: 'assistant', content: filler(500) }, { role: 'user', content: filler(400) });
+    assert.equal(await counting, countPromptTokens(asked.map((m) => structuredClone(m))));
+  });
 });
