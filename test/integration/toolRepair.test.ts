@@ -46,7 +46,7 @@ describe('tool pipeline through the scripted endpoint', function () {
       { role: 'system', content: `You are a coding agent.\n\n${TOOL_ERROR_GUIDANCE}` },
       { role: 'user', content: 'do the thing' },
     ];
-    const specs: ToolSpec[] = tools.specs();
+    const specs: readonly ToolSpec[] = tools.specs();
     const response = await llm.chat({ purpose: 'executor', stepId: 's1', messages, tools: specs, stream: true });
     const prepared = await prepareToolCalls(response.toolCalls, { registry: tools, config, llm, signal: new AbortController().signal, stepId: 's1' });
     const results = [];

@@ -36,7 +36,7 @@ export interface FitRequest {
   purpose: Purpose;
   stepId?: string;
   messages: ChatMessage[];
-  tools?: ToolSpec[];
+  tools?: readonly ToolSpec[];
 }
 
 export interface ContextFitDeps {

@@ -31,13 +31,18 @@ const KNOWN_WINDOWS: ReadonlyArray<readonly [prefix: string, tokens: number]> = 
   ['mistral', 32_768],
 ];
 
+/** Answers by model name: every request of a run asks for the same one or two. */
+const windowsByName = new Map<string, number | undefined>();
+
 /** The known window of `model`, or undefined. */
 export function knownContextWindow(model: string): number | undefined {
+  if (windowsByName.has(model)) return windowsByName.get(model);
   const name = model.trim().toLowerCase().replace(/^.*\//, '');
   let best: readonly [string, number] | undefined;
   for (const entry of KNOWN_WINDOWS) {
     if (name.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   }
+  if (windowsByName.size < 64) windowsByName.set(model, best?.[1]);
   return best?.[1];
 }
 

@@ -45,7 +45,7 @@ export interface ChatRequest {
   purpose: Purpose;
   stepId?: string;
   messages: ChatMessage[];
-  tools?: ToolSpec[];
+  tools?: readonly ToolSpec[];
   /** Streamed by default for executor turns; repairs and planners use false. */
   stream?: boolean;
   temperature?: number;

@@ -66,8 +66,12 @@ export interface ToolRegistry {
   /** Visible tool names, in registration order. */
   names(): string[];
   tools(): ToolDefinition[];
-  /** Function specs for the visible tools, with strict JSON Schemas (docs/design.md §7). */
-  specs(): ToolSpec[];
+  /**
+   * Function specs for the visible tools, with strict JSON Schemas (docs/design.md §7). Made once
+   * per view and frozen: every request of a step sends the same list, so its JSON and its token
+   * count are made once.
+   */
+  specs(): readonly ToolSpec[];
   /** The strict JSON Schema of one visible tool. */
   parameters(name: string): Record<string, unknown> | undefined;
   /** Non-fatal notes from registration (aliases whose target is not registered). */
@@ -149,6 +153,7 @@ function buildIndex(tools: ToolDefinition[], options: ToolRegistryOptions): Inde
 function makeView(index: Index, visible: (tool: ToolDefinition) => boolean): ToolRegistry {
   const visibleTools = [...index.byName.values()].filter(visible);
   const visibleNames = new Set(visibleTools.map((tool) => tool.name));
+  let specs: readonly ToolSpec[] | undefined;
   const found = (requestedName: string, name: string, resolution: ResolvedToolName['resolution'], via?: string): ResolvedToolName =>
     visibleNames.has(name)
       ? { requestedName, name, resolution, ...(via !== undefined ? { via } : {}) }
@@ -172,13 +177,23 @@ function makeView(index: Index, visible: (tool: ToolDefinition) => boolean): Too
     names: () => visibleTools.map((tool) => tool.name),
     tools: () => [...visibleTools],
     specs: () =>
-      visibleTools.map((tool) => ({
-        type: 'function' as const,
-        function: { name: tool.name, description: tool.description, parameters: structuredClone(index.parameters.get(tool.name)!) },
-      })),
+      (specs ??= deepFreeze(
+        visibleTools.map((tool) => ({
+          type: 'function' as const,
+          function: { name: tool.name, description: tool.description, parameters: structuredClone(index.parameters.get(tool.name)!) },
+        })),
+      )),
     parameters: (name) => (visibleNames.has(name) ? structuredClone(index.parameters.get(name)) : undefined),
     restrict: (predicate) => makeView(index, (tool) => visible(tool) && predicate(tool)),
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 /** Builds a registry, or throws ToolNameConflictError listing every conflict found. */

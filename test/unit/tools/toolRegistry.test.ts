@@ -117,8 +117,9 @@ describe('toolRegistry: specs and visibility', () => {
     assert.deepEqual(params.required, ['path', 'nested']);
     assert.equal(params.additionalProperties, false);
     assert.equal(params.properties.nested.additionalProperties, false);
-    // Specs are copies: editing one does not change the next.
-    params.properties.path.type = 'number';
+    // Specs are made once and frozen: nobody can edit what the next request sends.
+    assert.equal(registry.specs(), registry.specs());
+    assert.throws(() => (params.properties.path.type = 'number'), TypeError);
     assert.equal((registry.specs()[0].function.parameters as any).properties.path.type, 'string');
   });
 
