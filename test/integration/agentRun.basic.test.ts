@@ -126,4 +126,21 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     assert.equal(events[events.length - 1].type, 'run_finished');
     assert.equal(existsSync(join(workspace, 'hello.txt')), false);
   });
+
+  it('says once, before any step starts, that commands run without a sandbox', async () => {
+    server().setHandler(route({ planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }), executor: message('hi'), aggregator: message('done') }));
+    const { result, events } = await runAgainst(server(), { settings: { 'cortex.sandbox.mode': 'off' } });
+    assert.equal(result.status, 'completed', result.error);
+    const notices = events.filter((e) => e.type === 'log' && /without a sandbox in this run/.test(e.message));
+    assert.equal(notices.length, 1);
+    const at = events.indexOf(notices[0]);
+    const firstStart = events.findIndex((e) => e.type === 'step_status_changed' && e.status === 'in_progress');
+    assert.ok(at >= 0 && at < firstStart, `the notice (event ${at}) comes before the first step starts (event ${firstStart})`);
+  });
+
+  it('says nothing about the sandbox to an untrusted run, which cannot run commands', async () => {
+    server().setHandler(route({ planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }), executor: message('hi'), aggregator: message('done') }));
+    const { events } = await runAgainst(server(), { trusted: false, settings: { 'cortex.sandbox.mode': 'off' } });
+    assert.equal(events.filter((e) => e.type === 'log' && /sandbox/.test(e.message)).length, 0);
+  });
 });

@@ -194,16 +194,16 @@ export class AgentRun {
     });
     const unpriced = this.caps.unpricedWarning(config);
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
-    // Said once per run: commands run unsandboxed, or will be refused (docs/design.md §12.1).
-    if (this.options.trusted) {
-      const notice = await sandboxNotice(executionSettingsFromConfig(config));
-      if (notice) log.append({ type: 'log', level: 'warn', message: notice });
-    }
+    // Said once per run, before any step runs: commands run unsandboxed, or will be refused
+    // (docs/design.md §12.1). The probe (one start of bubblewrap) runs while the planner thinks.
+    const sandboxSaid = this.options.trusted ? sandboxNotice(executionSettingsFromConfig(config)).catch(() => undefined) : undefined;
     // The first snapshot of the workspace is taken while the planner thinks.
     void this.context.checkpoints?.prepare().catch(() => undefined);
     try {
       await this.startMcpServers();
       await this.plan();
+      const notice = await sandboxSaid;
+      if (notice) log.append({ type: 'log', level: 'warn', message: notice });
       await this.schedule();
     } catch (error) {
       if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
