@@ -197,7 +197,8 @@ export class AgentRun {
     // Said once per run, before any step runs: commands run unsandboxed, or will be refused
     // (docs/design.md §12.1). The probe (one start of bubblewrap) runs while the planner thinks.
     const sandboxSaid = this.options.trusted ? sandboxNotice(executionSettingsFromConfig(config)).catch(() => undefined) : undefined;
-    // The first snapshot of the workspace is taken while the planner thinks.
+    // The checkpoint folder is set up while the planner thinks (the shadow repository for commands
+    // waits for the first command: checkpointRecorder.ts).
     void this.context.checkpoints?.prepare().catch(() => undefined);
     try {
       await this.startMcpServers();

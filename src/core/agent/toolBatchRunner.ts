@@ -233,6 +233,9 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths']);
   const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
   const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
+  // A command may run: the checkpoints' shadow repository is set up now, while approvals are awaited.
+  if (entries.some((e) => (e.disposition === 'run' || e.disposition === 'confirm') && e.call.tool.kind === 'command'))
+    void context.checkpoints?.prepareCommands();
   batch.previews = await approvalPreviews(
     context.workspaceRoot,
     entries.filter((e): e is ConfirmEntry => e.disposition === 'confirm').map((e) => ({ callId: e.call.call.id, tool: e.call.tool, args: e.call.args })),

@@ -33,6 +33,10 @@ interface Ready {
   realRoot: string;
   /** `exclude` and the checkpoint folder, relative to the workspace, when inside it. */
   excluded: ReadonlySet<string>;
+}
+
+/** What commands are recorded with: the shadow repository, or why there is none. */
+interface CommandSetup {
   shadow?: ShadowGit;
   noShadowReason?: string;
 }
@@ -53,6 +57,7 @@ export class CheckpointRecorder {
   readonly store: ContentStore;
   private readonly ledger = new ChangeLedger();
   private ready: Promise<Ready> | undefined;
+  private commandSetup: Promise<CommandSetup> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Recordings are described one after the other, so files_changed events keep the calls' order. */
   private queue: Promise<void> = Promise.resolve();
@@ -67,35 +72,47 @@ export class CheckpointRecorder {
     return this.options.dir;
   }
 
-  /**
-   * Creates the store and the shadow repository, and takes a first snapshot in the background so
-   * that the first command does not pay for hashing the whole workspace.
-   */
+  /** Creates the content store and finds the workspace's real location (no git: see prepareCommands). */
   prepare(): Promise<Ready> {
     this.ready ??= (async () => {
       this.store.ensureDir();
       const realRoot = await realpath(this.options.workspaceRoot);
       const excluded = await insideWorkspace(realRoot, [this.options.dir, ...(this.options.exclude ?? [])]);
-      if (this.options.useGit === false) return { realRoot, excluded, noShadowReason: NO_GIT_NOTE };
+      return { realRoot, excluded };
+    })();
+    return this.ready;
+  }
+
+  /**
+   * Creates the shadow repository and takes a first snapshot in the background, so that the first
+   * command does not pay for hashing the whole workspace. Called when a model first asks for a
+   * command, while its approval is awaited; a run that never runs one starts no git at all.
+   * Never rejects: without git, commands are recorded without their old contents.
+   */
+  prepareCommands(): Promise<CommandSetup> {
+    this.commandSetup ??= (async (): Promise<CommandSetup> => {
+      const ready = await this.readyOrNothing();
+      if (!ready) return { noShadowReason: NO_GIT_NOTE };
+      if (this.options.useGit === false) return { noShadowReason: NO_GIT_NOTE };
       try {
-        const shadow = await ShadowGit.create(path.join(this.options.dir, 'shadow.git'), realRoot);
+        const shadow = await ShadowGit.create(path.join(this.options.dir, 'shadow.git'), ready.realRoot);
         if (!shadow) {
           this.options.warn(`git is not installed: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
-          return { realRoot, excluded, noShadowReason: NO_GIT_NOTE };
+          return { noShadowReason: NO_GIT_NOTE };
         }
-        const warmUp = scanWorkspace(realRoot, undefined, excluded);
+        const warmUp = scanWorkspace(ready.realRoot, undefined, ready.excluded);
         if (!warmUp.truncated) {
           const small = new Map([...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes));
           void this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));
         }
-        return { realRoot, excluded, shadow };
+        return { shadow };
       } catch (error) {
         const reason = `the checkpoint repository could not be created (${(error as Error).message})`;
         this.options.warn(`${reason}: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
-        return { realRoot, excluded, noShadowReason: reason };
+        return { noShadowReason: reason };
       }
     })();
-    return this.ready;
+    return this.commandSetup;
   }
 
   /** Runs `work` after every recording queued before it. */
@@ -154,6 +171,7 @@ export class CheckpointRecorder {
   async recordCommand<T>(stepId: string, callId: string, run: () => Promise<T>): Promise<T> {
     const ready = await this.readyOrNothing();
     if (!ready) return run();
+    const { shadow, noShadowReason } = await this.prepareCommands();
     let recording: CommandRecording | undefined;
     try {
       recording = await CommandRecording.start(
@@ -162,8 +180,8 @@ export class CheckpointRecorder {
           store: this.store,
           maxBytes: this.options.maxFileBytes,
           ledger: this.ledger,
-          shadow: ready.shadow,
-          noShadowReason: ready.noShadowReason,
+          shadow,
+          noShadowReason,
           exclude: ready.excluded,
         },
         callId,
@@ -201,8 +219,8 @@ export class CheckpointRecorder {
   /** Waits for recordings in flight and removes the shadow repository (the content store stays). */
   async close(): Promise<void> {
     this.closed = true;
+    const setup = await this.commandSetup;
     await Promise.allSettled([...this.inFlight]);
-    const ready = await this.ready?.catch(() => undefined);
-    await ready?.shadow?.dispose().catch(() => undefined);
+    await setup?.shadow?.dispose().catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordToolCall } from '../../../src/core/checkpoints/callRecording';
@@ -60,6 +60,21 @@ describe('recording file changes', function () {
   afterEach(async () => {
     await recorder.close();
     rmSync(base, { recursive: true, force: true });
+  });
+
+  it('starts no git until a command is recorded: the shadow repository is made for the first one', async () => {
+    const shadowDir = join(base, 'checkpoints', 'shadow.git');
+    await recorder.prepare();
+    assert.equal((await call(writeFileTool, { path: 'a.txt', content: 'one\n' }, 'c1')).ok, true);
+    assert.equal(existsSync(shadowDir), false, 'file tools record without git');
+    await recorder.recordCommand('s1', 'cmd', async () => writeFileSync(join(ws, 'a.txt'), 'two\n'));
+    assert.equal(existsSync(shadowDir), true);
+    assert.deepEqual(
+      changesOf('cmd').map((c) => `${c.kind} ${c.path} ${c.restorable}`),
+      ['modified a.txt true'],
+    );
+    await recorder.close();
+    assert.equal(existsSync(shadowDir), false, 'removed when the run ends');
   });
 
   it('records what write_file, edit_file and create_directory change, with hashes, line counts and new folders', async () => {
