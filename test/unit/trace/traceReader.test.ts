@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/plan/eventLog';
@@ -28,6 +28,32 @@ describe('trace files', () => {
     const { events, warnings } = readTrace(file);
     assert.deepEqual(events, JSON.parse(JSON.stringify(log.events)));
     assert.deepEqual(warnings, []);
+  });
+
+  it('has each burst of events on disk after its turn of the event loop, before close, and appends when asked', async () => {
+    const file = join(dir, 'live.jsonl');
+    const writer = createTraceWriter(file);
+    const run = sampleRun();
+    const [first, second, third] = run.events;
+    writer.listener(first, run.state);
+    writer.listener(second, run.state);
+    assert.equal(readFileSync(file, 'utf8'), '', 'one write per turn, not one per event');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(readTrace(file).events, JSON.parse(JSON.stringify([first, second])), 'readable while the run goes on');
+    await writer.close();
+    const resumed = createTraceWriter(file, { append: true });
+    resumed.listener(third, run.state);
+    await resumed.close();
+    assert.equal(readTrace(file).events.length, 3);
+    assert.equal(resumed.error(), undefined);
+  });
+
+  it('reports a trace file that cannot be opened instead of throwing at the run', async () => {
+    const writer = createTraceWriter(dir); // a folder, not a file
+    const run = sampleRun();
+    writer.listener(run.events[0], run.state);
+    await writer.close();
+    assert.match(writer.error()?.message ?? '', /EISDIR|illegal operation on a directory/);
   });
 
   it('drops a cut-off last line with a warning, and says when the run did not finish', () => {
