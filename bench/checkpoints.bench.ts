@@ -152,7 +152,8 @@ async function commandCost(): Promise<boolean> {
     const recorder = newRecorder(base, ws);
     const prepareStarted = performance.now();
     await recorder.prepare();
-    // The background snapshot ends before the first command's own (they share one queue).
+    // The first command sets up the shadow repository; its first snapshot ends before the
+    // command's own (they share one queue).
     await recorder.recordCommand('s0', 'warm', async () => undefined);
     const firstSnapshotMs = performance.now() - prepareStarted;
     const ctx = context(ws);
