@@ -1,16 +1,14 @@
+import { cliRunDependencies } from './cliRunDependencies';
+import { usageFailure } from './usageFailure';
 import { AgentRun } from '../core/agent/agentRun';
-import { clientOptionsFromSettings } from '../core/llm/clientSettings';
-import { createOpenAiClient } from '../core/llm/openAiClient';
-import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
-import { parseCliArgs, reviewCommandOf, USAGE, UsageError } from './cliArgs';
+import { parseCliArgs, reviewCommandOf, USAGE } from './cliArgs';
 import { diffMain } from './cliDiff';
 import { revertMain } from './cliRevert';
 import { loadCliConfig } from './cliConfig';
 import { loadCliMcpServers } from './cliMcp';
-import { CLI_LLM_HINTS } from './cliHints';
 import { isResumeCommand, resumeMain } from './cliResume';
-import { driveCliRun, printLine } from './cliSession';
+import { driveCliRun } from './cliSession';
 import { EXIT } from './exitCode';
 
 // Every command of the CLI: loaded by the entry (main.ts) only when a command is to be run, so
@@ -44,14 +42,10 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     // One process drives a run: a trace another process is writing is not started over.
     lock = loaded.trace ? acquireRunLock(loaded.trace) : undefined;
   } catch (error) {
-    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex --help"' : '';
-    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
-    return EXIT.usage;
+    return usageFailure(io.stderr, error, 'cortex');
   }
   const { config, workspace } = loaded;
-  // The CLI builds the client itself so LLM errors name shell remedies (OPENAI_API_KEY, flags).
-  const llm = createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
-  const memoryFile = loaded.memory ?? defaultCliMemoryFile(workspace, io.env);
+  const { llm, memoryFile } = cliRunDependencies(loaded, io.env);
   const task = args.task;
   // Changes are recorded outside the workspace; the trace and its lock are the CLI's own files.
   const checkpointsDir = loaded.checkpoints;

@@ -1,3 +1,4 @@
+import { usageFailure } from './usageFailure';
 import { resolve } from 'node:path';
 import { diffText } from '../core/checkpoints/changeDiff';
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
@@ -58,9 +59,7 @@ export async function diffMain(argv: string[], io: ReviewIo): Promise<number> {
     if (step !== undefined && !review.state.steps.has(step) && !review.state.replacedSteps.has(step))
       throw new UsageError(`no step ${step} in this run`, false);
   } catch (error) {
-    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex diff --help"' : '';
-    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
-    return EXIT.usage;
+    return usageFailure(io.stderr, error, 'cortex diff');
   }
   for (const warning of review.warnings) printLine(io.stderr, `cortex: ${warning}`);
   const step = args.steps[0];

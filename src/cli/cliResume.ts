@@ -1,16 +1,14 @@
+import { cliRunDependencies } from './cliRunDependencies';
+import { usageFailure } from './usageFailure';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { clientOptionsFromSettings } from '../core/llm/clientSettings';
-import { createOpenAiClient } from '../core/llm/openAiClient';
-import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { RunEventSchema } from '../core/plan/events';
 import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
 import { UsageError, type CliArgs } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
-import { CLI_LLM_HINTS } from './cliHints';
 import { loadCliMcpServers } from './cliMcp';
-import { driveCliRun, printLine, type CliIo } from './cliSession';
+import { driveCliRun, type CliIo } from './cliSession';
 import { EXIT } from './exitCode';
 import { describeFsError } from './fsErrorText';
 
@@ -147,13 +145,10 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
     opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
   } catch (error) {
-    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex resume --help"' : '';
-    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
-    return EXIT.usage;
+    return usageFailure(io.stderr, error, 'cortex resume');
   }
-  const { config, workspace } = loaded;
-  const llm = createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: io.env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS });
-  const memoryFile = loaded.memory ?? defaultCliMemoryFile(workspace, io.env);
+  const { config } = loaded;
+  const { llm, memoryFile } = cliRunDependencies(loaded, io.env);
   return driveCliRun({
     io,
     approve: args.approve,

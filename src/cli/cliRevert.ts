@@ -1,3 +1,4 @@
+import { usageFailure } from './usageFailure';
 import type { RevertConflict, RevertedFile } from '../core/checkpoints/changeSchema';
 import { appendToTrace, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
 import { parseReviewArgs, UsageError, type ReviewArgs } from './cliArgs';
@@ -84,9 +85,7 @@ export async function revertMain(argv: string[], io: ReviewIo): Promise<number> 
       throw new UsageError('the run has not finished (it may still be running, or it was interrupted): revert it once it has ended, or give --force', false);
     }
   } catch (error) {
-    const help = error instanceof UsageError && error.pointToHelp ? '; run "cortex revert --help"' : '';
-    printLine(io.stderr, `cortex: ${(error as Error).message}${help}`);
-    return EXIT.usage;
+    return usageFailure(io.stderr, error, 'cortex revert');
   }
   try {
     return await run(args, review, io);
