@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { DEFAULT_PROTECTED_PATHS } from '../../src/core/policy/protectedPaths';
 import { probeSandbox } from '../../src/core/sandbox/bubblewrap';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
-import { describeRun, runAttack, scriptAttack, type AttackCall, type AttackResult } from './cliAttackRun';
+import {
+  assertAskedAndRefused,
+  assertEnded,
+  assertFailedWithoutAsking,
+  describeRun,
+  runAttack,
+  scriptAttack,
+  type AttackCall,
+  type AttackResult,
+} from './cliAttackRun';
 
 // Hostile run_command calls sent by the (scripted) model through the real CLI, as a separate
 // process. Under `--approve none` nothing may run that was not auto-approved, and what is
@@ -30,26 +39,6 @@ function workspace(): string {
 /** Files the attack tried to create, wherever they ended up. */
 function leftovers(ws: string): string[] {
   return readdirSync(ws).filter((name) => /pwned|^m$/.test(name));
-}
-
-function assertEnded(run: AttackResult): void {
-  assert.equal(run.killed, false, `the CLI did not exit by itself\n${describeRun(run)}`);
-  assert.ok(run.code === 0 || run.code === 1, `exit code ${run.code}\n${describeRun(run)}`);
-  assert.equal(run.events.at(-1)?.type, 'run_finished', `the trace does not end with run_finished\n${describeRun(run)}`);
-}
-
-function assertAskedAndRefused(run: AttackResult, id: string, why?: RegExp): void {
-  const outcome = run.outcomes.get(id);
-  assert.ok(outcome?.approvalReason, `${id} did not ask for approval\n${describeRun(run)}`);
-  if (why) assert.match(outcome.approvalReason, why, `${id}\n${describeRun(run)}`);
-  assert.equal(outcome.status, 'rejected', `${id}\n${describeRun(run)}`);
-}
-
-function assertFailedWithoutAsking(run: AttackResult, id: string, why: RegExp): void {
-  const outcome = run.outcomes.get(id);
-  assert.equal(outcome?.approvalReason, undefined, `${id} asked for approval\n${describeRun(run)}`);
-  assert.equal(outcome?.status, 'error', `${id}\n${describeRun(run)}`);
-  assert.match(outcome.result ?? '', why, `${id}\n${describeRun(run)}`);
 }
 
 function resultOf(run: AttackResult, id: string): string {

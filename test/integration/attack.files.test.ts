@@ -17,7 +17,16 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
-import { describeRun, runAttack, scriptAttack, type AttackCall, type AttackResult } from './cliAttackRun';
+import {
+  assertAskedAndRefused,
+  assertEnded,
+  assertFailedWithoutAsking,
+  describeRun,
+  runAttack,
+  scriptAttack,
+  type AttackCall,
+  type AttackResult,
+} from './cliAttackRun';
 
 // Hostile file-tool calls sent by the (scripted) model through the real CLI, as a separate process,
 // with `--approve none`: a protected target must ask (and so be refused here), whatever spelling the
@@ -37,27 +46,6 @@ function workspace(): string {
 }
 
 const w = (id: string, path: string, content = 'pwned\n'): AttackCall => ({ id, name: 'write_file', args: { path, content } });
-
-function assertEnded(run: AttackResult): void {
-  assert.equal(run.killed, false, `the CLI did not exit by itself\n${describeRun(run)}`);
-  assert.ok(run.code === 0 || run.code === 1, `exit code ${run.code}\n${describeRun(run)}`);
-  assert.equal(run.events.at(-1)?.type, 'run_finished', `the trace does not end with run_finished\n${describeRun(run)}`);
-}
-
-/** The call asked for approval naming `why`, was refused by --approve none, and did not run. */
-function assertAskedAndRefused(run: AttackResult, id: string, why: RegExp): void {
-  const outcome = run.outcomes.get(id);
-  assert.ok(outcome?.approvalReason, `${id} did not ask for approval\n${describeRun(run)}`);
-  assert.match(outcome.approvalReason, why, `${id}\n${describeRun(run)}`);
-  assert.equal(outcome.status, 'rejected', `${id}\n${describeRun(run)}`);
-}
-
-function assertFailedWithoutAsking(run: AttackResult, id: string, why: RegExp): void {
-  const outcome = run.outcomes.get(id);
-  assert.equal(outcome?.approvalReason, undefined, `${id} asked for approval\n${describeRun(run)}`);
-  assert.equal(outcome?.status, 'error', `${id}\n${describeRun(run)}`);
-  assert.match(outcome.result ?? '', why, `${id}\n${describeRun(run)}`);
-}
 
 function assertSucceeded(run: AttackResult, id: string): void {
   assert.equal(run.outcomes.get(id)?.status, 'success', `${id}\n${describeRun(run)}`);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { main } from '../../src/cli/main';
 import type { EventOf, RunEvent } from '../../src/core/plan/events';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
+import { userGitRepository } from '../support/userGitRepository';
 import { useScriptedServer } from '../support/useScriptedServer';
 
 // Every change reviewable and reversible, through the CLI (docs/design.md §22): real runs against
@@ -144,33 +144,7 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
   it('a git repository: its HEAD, index, stash, config and status are the same after a run, a revert and an undo', async () => {
     server().setHandler(fileScript());
     const { ws, trace } = setup();
-    const env = {
-      ...process.env,
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_OPTIONAL_LOCKS: '0',
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@t',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@t',
-    };
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, env }).toString();
-    git('init', '-q');
-    writeFileSync(join(ws, 'old.txt'), 'to delete\n');
-    git('add', '.');
-    git('commit', '-q', '-m', 'first');
-    writeFileSync(join(ws, 'old.txt'), 'stashed\n');
-    git('stash', '-q');
-    writeFileSync(join(ws, 'staged.txt'), 'staged\n');
-    git('add', 'staged.txt');
-    const snapshot = () => ({
-      head: git('rev-parse', 'HEAD'),
-      branches: git('branch', '-a'),
-      stash: git('stash', 'list'),
-      index: hashBytes(readFileSync(join(ws, '.git', 'index'))),
-      config: read(ws, '.git/config'),
-      status: git('status', '--porcelain'),
-    });
+    const { state: snapshot } = userGitRepository(ws, 'old.txt');
     const before = snapshot();
     assert.equal((await run(ws, trace)).code, 0);
     const afterRun = snapshot();

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import type { ScriptedServer, ToolCallSpec } from '../support/scriptedServer';
 // Runs the real CLI as its own process against the scripted server, with the scripted model as the
 // attacker: one step whose first turn sends the hostile tool calls, then "done". The evidence is
 // what a separate process leaves behind: its exit (or the kill after `killAfterMs`), the trace file,
-// the disk, and its peak memory.
+// the disk, and its peak memory. The assertions at the end read that evidence, call by call.
 
 const REPO = resolve(__dirname, '..', '..');
 const CLI = join(REPO, 'src', 'cli', 'main.ts');
@@ -129,4 +130,27 @@ export function describeRun(result: AttackResult): string {
       `${id}: ${o.status ?? 'no result'}${o.approvalReason ? ` (asked: ${o.approvalReason})` : ''} ${JSON.stringify((o.result ?? '').slice(0, 160))}`,
   );
   return [`exit ${result.code}${result.killed ? ' (killed)' : ''} after ${result.elapsedMs} ms`, ...calls, `stderr: ${result.stderr.slice(-1500)}`].join('\n');
+}
+
+/** The CLI exited by itself, with 0 or 1, and its trace ends with run_finished. */
+export function assertEnded(run: AttackResult): void {
+  assert.equal(run.killed, false, `the CLI did not exit by itself\n${describeRun(run)}`);
+  assert.ok(run.code === 0 || run.code === 1, `exit code ${run.code}\n${describeRun(run)}`);
+  assert.equal(run.events.at(-1)?.type, 'run_finished', `the trace does not end with run_finished\n${describeRun(run)}`);
+}
+
+/** The call asked for approval (naming `why`, when given), was refused by --approve none, and did not run. */
+export function assertAskedAndRefused(run: AttackResult, id: string, why?: RegExp): void {
+  const outcome = run.outcomes.get(id);
+  assert.ok(outcome?.approvalReason, `${id} did not ask for approval\n${describeRun(run)}`);
+  if (why) assert.match(outcome.approvalReason, why, `${id}\n${describeRun(run)}`);
+  assert.equal(outcome.status, 'rejected', `${id}\n${describeRun(run)}`);
+}
+
+/** The call failed with an error matching `why` without asking anyone. */
+export function assertFailedWithoutAsking(run: AttackResult, id: string, why: RegExp): void {
+  const outcome = run.outcomes.get(id);
+  assert.equal(outcome?.approvalReason, undefined, `${id} asked for approval\n${describeRun(run)}`);
+  assert.equal(outcome?.status, 'error', `${id}\n${describeRun(run)}`);
+  assert.match(outcome.result ?? '', why, `${id}\n${describeRun(run)}`);
 }

@@ -78,6 +78,30 @@ export function demoPlan(): { events: RunEvent[]; approvals: ApprovalRequestMess
   ): void => {
     push({ type: 'step_added', stepId, description, dependsOn, lineage, replanAttempts, origin }, 0);
   };
+  const passed = (stepId: string, calls: number): void => {
+    push({ type: 'step_verified', stepId, passed: true, reason: `all ${calls} tool calls succeeded`, failedCallIds: [] });
+  };
+  /**
+   * A call `call_x` that asks for approval `apr_x`; a denied required one blocks its step, a denied
+   * optional one lets it go on. Returns the request as the panel's approval list shows it.
+   */
+  const askingCall = (stepId: string, callId: string, toolName: string, args: unknown, reason: string, required = true): ApprovalRequestMessage => {
+    call(stepId, callId, toolName, args);
+    const argumentsJson = JSON.stringify(args);
+    const argsHash = sha(argumentsJson);
+    const requestId = callId.replace(/^call_/, 'apr_');
+    const denyEffect = required ? 'block' : 'continue';
+    push({ type: 'tool_call_awaiting_approval', stepId, callId, approval: { required, denyEffect, reason, argsHash, requestId } });
+    return { requestId, stepId, callId, toolName, argumentsJson, argsHash, required, denyEffect, reason };
+  };
+  /** A step that starts, makes one call that succeeds, passes verification and completes. */
+  const oneCallStep = (stepId: string, callId: string, name: string, args: unknown, result: string): void => {
+    status(stepId, 'in_progress');
+    call(stepId, callId, name, args);
+    done(stepId, callId, 'success', result);
+    passed(stepId, 1);
+    status(stepId, 'completed');
+  };
 
   push(
     {
@@ -106,7 +130,7 @@ export function demoPlan(): { events: RunEvent[]; approvals: ApprovalRequestMess
   done('s1', 'call_a2', 'success', 'src/cli/main.ts:12\nsrc/cli/args.ts:4');
   usage('s1', 3020, 410);
   push({ type: 'step_output', stepId: 's1', output: 'Commands: run, replay. Flags: --max-steps (default 20), --model (default gpt-4.1), --trace <file>.' });
-  push({ type: 'step_verified', stepId: 's1', passed: true, reason: 'all 2 tool calls succeeded', failedCallIds: [] });
+  passed('s1', 2);
   status('s1', 'completed');
 
   status('s2', 'in_progress');
@@ -138,89 +162,29 @@ export function demoPlan(): { events: RunEvent[]; approvals: ApprovalRequestMess
   add('s7', 'Run npm test and fix the failures the new validation causes', ['s6'], 'replan', 's4', 1);
   usage(undefined, 1800, 390);
 
-  status('s5', 'in_progress');
-  call('s5', 'call_c1', 'write_file', {
-    path: 'src/cli/flags.ts',
-    content: "import { z } from 'zod';\nexport const FlagsSchema = z.object({ maxSteps: z.coerce.number().int().min(1).max(200) });\n",
-  });
-  done('s5', 'call_c1', 'success', 'wrote 2 lines to src/cli/flags.ts');
-  push({ type: 'step_verified', stepId: 's5', passed: true, reason: 'all 1 tool calls succeeded', failedCallIds: [] });
-  status('s5', 'completed');
-  status('s6', 'in_progress');
-  call('s6', 'call_d1', 'edit_file', {
-    path: 'src/cli/main.ts',
-    find: 'const maxSteps = Number(args.maxSteps);',
-    replace: 'const flags = FlagsSchema.parse(args);',
-  });
-  done('s6', 'call_d1', 'success', 'replaced 1 occurrence');
-  push({ type: 'step_verified', stepId: 's6', passed: true, reason: 'all 1 tool calls succeeded', failedCallIds: [] });
-  status('s6', 'completed');
+  const flagsFile = "import { z } from 'zod';\nexport const FlagsSchema = z.object({ maxSteps: z.coerce.number().int().min(1).max(200) });\n";
+  oneCallStep('s5', 'call_c1', 'write_file', { path: 'src/cli/flags.ts', content: flagsFile }, 'wrote 2 lines to src/cli/flags.ts');
+  const useSchema = { path: 'src/cli/main.ts', find: 'const maxSteps = Number(args.maxSteps);', replace: 'const flags = FlagsSchema.parse(args);' };
+  oneCallStep('s6', 'call_d1', 'edit_file', useSchema, 'replaced 1 occurrence');
 
   status('s7', 'in_progress');
   call('s7', 'call_e1', 'read_file', { path: 'package.json' });
   done('s7', 'call_e1', 'success', '{ "scripts": { "test": "mocha" } }');
-  const runArgs = { command: 'npm test -- --grep "cli flags"', cwd: '.', timeoutMs: 120000 };
-  call('s7', 'call_e2', 'run_command', runArgs);
-  const runHash = sha(JSON.stringify(runArgs));
-  push({
-    type: 'tool_call_awaiting_approval',
-    stepId: 's7',
-    callId: 'call_e2',
-    approval: { required: true, denyEffect: 'block', reason: 'run_command needs approval (policy: confirm)', argsHash: runHash, requestId: 'apr_e2' },
-  });
+  const testCommand = { command: 'npm test -- --grep "cli flags"', cwd: '.', timeoutMs: 120000 };
+  const runTests = askingCall('s7', 'call_e2', 'run_command', testCommand, 'run_command needs approval (policy: confirm)');
   usage('s7', 5200, 300);
 
   call('s3', 'call_f1', 'read_file', { path: 'README.md' });
   done('s3', 'call_f1', 'success', '# Cortex\n## Usage\n...');
-  const writeArgs = {
-    path: 'README.md',
-    content: '## Usage\n\n`cortex run --max-steps 30 "task"`\n\nInvalid flags exit with code 2 and say which flag and why.\n',
-  };
-  call('s3', 'call_f2', 'write_file', writeArgs);
-  const writeHash = sha(JSON.stringify(writeArgs));
-  push({
-    type: 'tool_call_awaiting_approval',
-    stepId: 's3',
-    callId: 'call_f2',
-    approval: { required: false, denyEffect: 'continue', reason: 'write_file outside src/ asks first', argsHash: writeHash, requestId: 'apr_f2' },
-  });
+  const usageSection = '## Usage\n\n`cortex run --max-steps 30 "task"`\n\nInvalid flags exit with code 2 and say which flag and why.\n';
+  const writeReadme = askingCall('s3', 'call_f2', 'write_file', { path: 'README.md', content: usageSection }, 'write_file outside src/ asks first', false);
 
   status('s8', 'in_progress');
-  const pushArgs = { command: 'git push origin feature/cli-validation' };
-  call('s8', 'call_g1', 'run_command', pushArgs);
-  push({
-    type: 'tool_call_awaiting_approval',
-    stepId: 's8',
-    callId: 'call_g1',
-    approval: { required: true, denyEffect: 'block', reason: 'git push needs approval', argsHash: sha(JSON.stringify(pushArgs)), requestId: 'apr_g1' },
-  });
+  askingCall('s8', 'call_g1', 'run_command', { command: 'git push origin feature/cli-validation' }, 'git push needs approval');
   done('s8', 'call_g1', 'rejected', 'Denied by the user: not yet, CI is down today.', 0);
   status('s8', 'blocked', 'approval_denied');
   status('s9', 'blocked', undefined, 's8');
 
-  const approvals: ApprovalRequestMessage[] = [
-    {
-      requestId: 'apr_e2',
-      stepId: 's7',
-      callId: 'call_e2',
-      toolName: 'run_command',
-      argumentsJson: JSON.stringify(runArgs),
-      argsHash: runHash,
-      required: true,
-      denyEffect: 'block',
-      reason: 'run_command needs approval (policy: confirm)',
-    },
-    {
-      requestId: 'apr_f2',
-      stepId: 's3',
-      callId: 'call_f2',
-      toolName: 'write_file',
-      argumentsJson: JSON.stringify(writeArgs),
-      argsHash: writeHash,
-      required: false,
-      denyEffect: 'continue',
-      reason: 'write_file outside src/ asks first',
-    },
-  ];
-  return { events, approvals };
+  // The two still waiting for an answer; the push was denied.
+  return { events, approvals: [runTests, writeReadme] };
 }

@@ -6,6 +6,7 @@ import { RunEventSchema, type NewRunEvent } from '../../../src/core/plan/events'
 import { parseWebviewMessage } from '../../../src/protocol/messages';
 import { canRevert, lineCountText, openChangeMessage, reviewChangesMessage, revertChangesMessage, runHasChanges } from '../../../webview/changesView';
 import { PlanStore } from '../../../webview/store';
+import { emptyCompletedPlan } from '../../support/runEventFixtures';
 
 // The panel's view of a step's changes, and the messages its buttons post (validated by the same
 // zod protocol the host checks them with).
@@ -47,25 +48,7 @@ describe("panel: a step's changes", () => {
 
   it('marks what a revert undid, says when everything was undone, and un-marks on undo', () => {
     const change: FileChange = { path: 'a.ts', kind: 'created', before: null, after: h('1'), restorable: true, added: 1, removed: 0 };
-    const log = runWith(
-      [{ stepId: 's1', change }],
-      [
-        {
-          type: 'run_finished',
-          status: 'completed',
-          plan: {
-            runId: 'r1',
-            task: 't',
-            title: '',
-            status: 'completed',
-            steps: [],
-            replacedSteps: [],
-            replans: [],
-            usage: { promptTokens: 0, completionTokens: 0 },
-          },
-        },
-      ],
-    );
+    const log = runWith([{ stepId: 's1', change }], [{ type: 'run_finished', status: 'completed', plan: emptyCompletedPlan('r1', 't') }]);
     const store = new PlanStore();
     store.reset('r1', false, log.events);
     assert.deepEqual(runHasChanges(store.state), { any: true, active: true });

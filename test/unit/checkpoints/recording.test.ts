@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordToolCall } from '../../../src/core/checkpoints/callRecording';
@@ -12,6 +12,7 @@ import { createDirectoryTool } from '../../../src/core/tools/workspace/createDir
 import { editFileTool } from '../../../src/core/tools/workspace/editFile';
 import { runCommandTool } from '../../../src/core/tools/workspace/runCommand';
 import { writeFileTool } from '../../../src/core/tools/workspace/writeFile';
+import { userGitRepository } from '../../support/userGitRepository';
 import { toolContext } from '../tools/workspaceFixture';
 
 interface Recorded {
@@ -185,34 +186,7 @@ describe('recording file changes', function () {
   });
 
   it('a real run_command: the workspace git repository is untouched (HEAD, index, stash, status)', async function () {
-    const { execFileSync } = await import('node:child_process');
-    const git = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: ws,
-        env: {
-          ...process.env,
-          GIT_CONFIG_GLOBAL: '/dev/null',
-          GIT_AUTHOR_NAME: 't',
-          GIT_AUTHOR_EMAIL: 't@t',
-          GIT_COMMITTER_NAME: 't',
-          GIT_COMMITTER_EMAIL: 't@t',
-        },
-      }).toString();
-    git('init', '-q');
-    writeFileSync(join(ws, 'tracked.txt'), 'tracked\n');
-    git('add', '.');
-    git('commit', '-q', '-m', 'first');
-    writeFileSync(join(ws, 'tracked.txt'), 'stashed change\n');
-    git('stash', '-q');
-    writeFileSync(join(ws, 'staged.txt'), 'staged\n');
-    git('add', 'staged.txt');
-    const state = () => ({
-      head: git('rev-parse', 'HEAD'),
-      stash: git('stash', 'list'),
-      index: hashBytes(readFileSync(join(ws, '.git', 'index'))),
-      status: git('status', '--porcelain'),
-      config: readFileSync(join(ws, '.git', 'config'), 'utf8'),
-    });
+    const { state } = userGitRepository(ws, 'tracked.txt');
     const before = state();
     const context = { ...toolContext(ws), commandExecution: { sandboxMode: 'off' as const, network: false, envPassthrough: [] } };
     const result = await recordToolCall(recorder, { stepId: 's1', callId: 'cmd', tool: runCommandTool }, context, (ctx) =>
@@ -225,6 +199,7 @@ describe('recording file changes', function () {
     );
     const after = state();
     assert.equal(after.head, before.head);
+    assert.equal(after.branches, before.branches);
     assert.equal(after.stash, before.stash);
     assert.equal(after.index, before.index, 'the index file is byte for byte the same');
     assert.equal(after.config, before.config);

@@ -1,37 +1,21 @@
 import assert from 'node:assert/strict';
-import { EventLog } from '../../../src/core/plan/eventLog';
 import { MAX_DECISION_ROWS, stepContextView, stepTokensTag } from '../../../webview/contextView';
 import { stepView } from '../../../webview/stepView';
+import { llmRequest, logWithStep } from '../../support/runEventFixtures';
 
 // What the panel shows of a step's tokens and context budget (docs/design.md §19–20).
 
-function step() {
-  const log = new EventLog({ now: () => 1 });
-  log.append({ type: 'step_added', stepId: 's1', description: 'read', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' });
-  return log;
-}
-
 describe('panel: tokens and context of a step', () => {
   it('shows nothing for a step without requests', () => {
-    const log = step();
+    const log = logWithStep();
     assert.equal(stepContextView(log.state.steps.get('s1')!), undefined);
     assert.equal(stepTokensTag(log.state.steps.get('s1')!), undefined);
     assert.ok(!stepView(log.state, log.state.steps.get('s1')!, false).tags.some((t) => t.kind === 'tokens'));
   });
 
   it("puts the step's tokens on its node, with usage and cost on hover and in the aria label", () => {
-    const log = step();
-    log.append({
-      type: 'llm_request',
-      purpose: 'executor',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [],
-      ok: true,
-      usage: { promptTokens: 11_000, completionTokens: 1300, cost: 0.012 },
-      durationMs: 1,
-    });
+    const log = logWithStep();
+    log.append(llmRequest({ purpose: 'executor', stepId: 's1', usage: { promptTokens: 11_000, completionTokens: 1300, cost: 0.012 } }));
     const s = log.state.steps.get('s1')!;
     const view = stepView(log.state, s, false);
     assert.deepEqual(
@@ -39,22 +23,12 @@ describe('panel: tokens and context of a step', () => {
       { text: '12k tok', title: 'Tokens of this step: 12k tokens (11k in, 1.3k out), $0.012', kind: 'tokens' },
     );
     assert.match(view.ariaLabel, /Tokens of this step: 12k tokens/);
-    log.append({
-      type: 'llm_request',
-      purpose: 'compact',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [],
-      ok: true,
-      usage: { promptTokens: 100, completionTokens: 10, estimated: true },
-      durationMs: 1,
-    });
+    log.append(llmRequest({ purpose: 'compact', stepId: 's1', usage: { promptTokens: 100, completionTokens: 10, estimated: true } }));
     assert.equal(stepTokensTag(s)!.text, '~12k tok');
   });
 
   it('lists each budget decision, the memories injected, and keeps the generic audit list for the rest', () => {
-    const log = step();
+    const log = logWithStep();
     log.append({
       type: 'step_audit',
       stepId: 's1',
@@ -100,7 +74,7 @@ describe('panel: tokens and context of a step', () => {
   });
 
   it('lists only the last decisions of a long step and counts the others', () => {
-    const log = step();
+    const log = logWithStep();
     for (let i = 0; i < MAX_DECISION_ROWS + 12; i++)
       log.append({
         type: 'step_audit',

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../../src/core/config/configSchema';
 import type { ChatResponse } from '../../../src/core/llm/llmTypes';
-import { EventLog } from '../../../src/core/plan/eventLog';
 import { formatCost, formatTokenCount, usageText } from '../../../src/core/usage/formatUsage';
 import { costOf, priceOf } from '../../../src/core/usage/pricing';
 import { countReplyTokens, requestUsage } from '../../../src/core/usage/requestUsage';
 import { RunCaps } from '../../../src/core/usage/runCaps';
+import { llmRequest, logWithStep } from '../../support/runEventFixtures';
 
 function response(extra: Partial<ChatResponse> = {}): ChatResponse {
   return {
@@ -76,40 +76,10 @@ describe('tokens and cost (docs/design.md §20)', () => {
   });
 
   it('adds usage up per step and per run in the reducer, estimated once any part was', () => {
-    const log = new EventLog({ now: () => 1 });
-    log.append({ type: 'step_added', stepId: 's1', description: 'd', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' });
-    log.append({
-      type: 'llm_request',
-      purpose: 'planner',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [],
-      ok: true,
-      usage: { promptTokens: 100, completionTokens: 10, cost: 0.5 },
-      durationMs: 1,
-    });
-    log.append({
-      type: 'llm_request',
-      purpose: 'executor',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [],
-      ok: true,
-      usage: { promptTokens: 200, completionTokens: 20, cachedPromptTokens: 50, cost: 0.25 },
-      durationMs: 1,
-    });
-    log.append({
-      type: 'llm_request',
-      purpose: 'compact',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [],
-      ok: true,
-      usage: { promptTokens: 30, completionTokens: 3, estimated: true },
-      durationMs: 1,
-    });
+    const log = logWithStep();
+    log.append(llmRequest({ purpose: 'planner', usage: { promptTokens: 100, completionTokens: 10, cost: 0.5 } }));
+    log.append(llmRequest({ purpose: 'executor', stepId: 's1', usage: { promptTokens: 200, completionTokens: 20, cachedPromptTokens: 50, cost: 0.25 } }));
+    log.append(llmRequest({ purpose: 'compact', stepId: 's1', usage: { promptTokens: 30, completionTokens: 3, estimated: true } }));
     assert.deepEqual(log.state.usage, { promptTokens: 330, completionTokens: 33, cost: 0.75, cachedPromptTokens: 50, estimated: true });
     assert.deepEqual(log.state.steps.get('s1')!.usage, { promptTokens: 230, completionTokens: 23, cachedPromptTokens: 50, cost: 0.25, estimated: true });
   });

@@ -1,76 +1,33 @@
 import assert from 'node:assert/strict';
 import { EventLog } from '../../../src/core/plan/eventLog';
+import { llmRequest, logWithStep } from '../../support/runEventFixtures';
 
 describe('reducer: LLM requests', () => {
-  function logWithStep() {
-    const log = new EventLog({ now: () => 5 });
-    log.append({ type: 'step_added', stepId: 's1', description: 'd', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' });
-    return log;
-  }
-
   it('adds up token usage across requests', () => {
     const log = logWithStep();
-    log.append({
-      type: 'llm_request',
-      purpose: 'planner',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [{}],
-      ok: true,
-      usage: { promptTokens: 10, completionTokens: 2 },
-      durationMs: 1,
-    });
-    log.append({
-      type: 'llm_request',
-      purpose: 'executor',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [{}],
-      ok: true,
-      usage: { promptTokens: 5, completionTokens: 1 },
-      durationMs: 1,
-    });
+    log.append(llmRequest({ purpose: 'planner', usage: { promptTokens: 10, completionTokens: 2 } }));
+    log.append(llmRequest({ purpose: 'executor', stepId: 's1', usage: { promptTokens: 5, completionTokens: 1 } }));
     assert.deepEqual(log.state.usage, { promptTokens: 15, completionTokens: 3 });
   });
 
   it('records failovers, retries and errors of a step in its audits, and nothing for a plain success', () => {
     const log = logWithStep();
-    log.append({
-      type: 'llm_request',
-      purpose: 'executor',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [{ model: 'm', ok: true }],
-      ok: true,
-      durationMs: 1,
-    });
+    log.append(llmRequest({ purpose: 'executor', stepId: 's1', attempts: [{ model: 'm', ok: true }] }));
     assert.equal(log.state.steps.get('s1')!.audits.length, 0);
-    log.append({
-      type: 'llm_request',
-      purpose: 'executor',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'backup',
-      attempts: [
-        { model: 'm', ok: false, status: 404 },
-        { model: 'backup', ok: true },
-      ],
-      ok: true,
-      durationMs: 3,
-    });
-    log.append({
-      type: 'llm_request',
-      purpose: 'executor',
-      stepId: 's1',
-      requestedModel: 'm',
-      usedModel: 'm',
-      attempts: [{ ok: false, status: 429 }, { ok: true }],
-      ok: true,
-      durationMs: 3,
-    });
-    log.append({ type: 'llm_request', purpose: 'tool-call-repair', stepId: 's1', requestedModel: 'm', attempts: [], ok: false, error: 'boom', durationMs: 3 });
+    log.append(
+      llmRequest({
+        purpose: 'executor',
+        stepId: 's1',
+        usedModel: 'backup',
+        attempts: [
+          { model: 'm', ok: false, status: 404 },
+          { model: 'backup', ok: true },
+        ],
+        durationMs: 3,
+      }),
+    );
+    log.append(llmRequest({ purpose: 'executor', stepId: 's1', attempts: [{ ok: false, status: 429 }, { ok: true }], durationMs: 3 }));
+    log.append(llmRequest({ purpose: 'tool-call-repair', stepId: 's1', usedModel: undefined, ok: false, error: 'boom', durationMs: 3 }));
     assert.deepEqual(
       log.state.steps.get('s1')!.audits.map((a) => [a.kind, a.purpose, a.usedModel]),
       [

@@ -8,6 +8,7 @@ import { lastCompleteLine, traceResumability } from '../../../src/core/resume/tr
 import { interruptedRuns, matchingFolder, panelResumability } from '../../../src/host/resumableRuns';
 import type { RecentRun } from '../../../src/host/runIndex';
 import { traceRunSource } from '../../../src/panel/runSource';
+import { emptyCompletedPlan } from '../../support/runEventFixtures';
 
 // Which runs a window offers to resume (docs/design.md §23), told from the trace's tail and lock.
 
@@ -22,22 +23,7 @@ const started = (workspace: string): RunEvent => ({
   model: 'm',
   baseUrl: 'http://x',
 });
-const finished: RunEvent = {
-  seq: 1,
-  time: 2,
-  type: 'run_finished',
-  status: 'completed',
-  plan: {
-    runId: 'run-a',
-    task: 'task',
-    title: '',
-    status: 'completed',
-    steps: [],
-    replacedSteps: [],
-    replans: [],
-    usage: { promptTokens: 0, completionTokens: 0 },
-  },
-};
+const finished: RunEvent = { seq: 1, time: 2, type: 'run_finished', status: 'completed', plan: emptyCompletedPlan('run-a', 'task') };
 const lines = (events: RunEvent[]) => events.map((e) => `${JSON.stringify(e)}\n`).join('');
 
 function traceFile(text: string): string {

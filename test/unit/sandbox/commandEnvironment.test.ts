@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { commandEnvironment, sanitizedPath, trustedPathEntries } from '../../../src/core/sandbox/commandEnvironment';
 
 describe('commandEnvironment', () => {
-  const source = {
-    PATH: '/usr/bin:.::bin:/usr/local/bin:/usr/bin',
+  // On the allowlist, and passed on as they are (outside a sandbox).
+  const kept = {
     HOME: '/home/u',
     LANG: 'en_US.UTF-8',
     LC_ALL: 'C',
@@ -11,6 +11,10 @@ describe('commandEnvironment', () => {
     USER: 'u',
     SHELL: '/bin/bash',
     TMPDIR: '/var/tmp/u',
+  };
+  const source = {
+    PATH: '/usr/bin:.::bin:/usr/local/bin:/usr/bin',
+    ...kept,
     TERM: 'xterm-256color',
     OPENAI_API_KEY: 'sk-secret',
     GITHUB_TOKEN: 'ghp-secret',
@@ -26,13 +30,7 @@ describe('commandEnvironment', () => {
     const env = commandEnvironment(source, { passthrough: ['MY_TOOL_HOME'], sandboxed: false, platform: 'linux' });
     assert.deepEqual(env, {
       PATH: '/usr/bin:/usr/local/bin',
-      HOME: '/home/u',
-      LANG: 'en_US.UTF-8',
-      LC_ALL: 'C',
-      LC_TIME: 'C',
-      USER: 'u',
-      SHELL: '/bin/bash',
-      TMPDIR: '/var/tmp/u',
+      ...kept,
       MY_TOOL_HOME: '/opt/tool',
       NO_COLOR: '1',
       TERM: 'dumb',

@@ -47,40 +47,19 @@ function overlapping(input: LayeredInput, x: Float64Array, y: Float64Array): str
 
 describe('webview layered layout (the cheap layout of big plans)', () => {
   it('counts crossings between adjacent layers', () => {
-    const pos = Int32Array.from([0, 1, 0, 1]);
-    assert.equal(
+    // Nodes 0 and 1 above 2 and 3, each layer in that order; `down` lists each node's children.
+    const twoByTwo = (down: number[][]) =>
       countCrossings({
         layers: [
           [0, 1],
           [2, 3],
         ],
-        down: [[2, 3], [2, 3], [], []],
-        pos,
-      }),
-      1,
-    );
-    assert.equal(
-      countCrossings({
-        layers: [
-          [0, 1],
-          [2, 3],
-        ],
-        down: [[3], [2], [], []],
-        pos,
-      }),
-      1,
-    );
-    assert.equal(
-      countCrossings({
-        layers: [
-          [0, 1],
-          [2, 3],
-        ],
-        down: [[2], [3], [], []],
-        pos,
-      }),
-      0,
-    );
+        down,
+        pos: Int32Array.from([0, 1, 0, 1]),
+      });
+    assert.equal(twoByTwo([[2, 3], [2, 3], [], []]), 1);
+    assert.equal(twoByTwo([[3], [2], [], []]), 1);
+    assert.equal(twoByTwo([[2], [3], [], []]), 0);
     // Edges sharing an end never cross.
     assert.equal(countCrossings({ layers: [[0, 1], [2]], down: [[2], [2], []], pos: Int32Array.from([0, 1, 0]) }), 0);
   });
