@@ -3,7 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { median } from './support/median';
+import { buildProductionCli, PRODUCTION_CLI as cli } from './support/productionCli';
+import { runBenchmark } from './support/runBenchmark';
 
 // How fast the CLI starts (the production bundles, each start a fresh process):
 //   `cortex --help` (dist/cli.js answers it without loading the agent) next to `node -e 0`, the
@@ -15,8 +18,6 @@ import { join, resolve } from 'node:path';
 const TARGET_HELP_RATIO = 2.5;
 const ROUNDS = 15;
 const RUN_ROUNDS = 7;
-const root = resolve(__dirname, '..');
-const cli = join(root, 'dist', 'cli.js');
 
 function wall(args: string[], env: NodeJS.ProcessEnv): number {
   const started = performance.now();
@@ -69,12 +70,9 @@ async function listeningEndpoint(): Promise<{ baseUrl: string; next(): Promise<v
   };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-async function main(): Promise<number> {
+async function main(): Promise<boolean> {
   console.log('building the production CLI bundles…');
-  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production', '--only=cli'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) throw new Error(`the production build failed (exit ${build.status})`);
+  buildProductionCli();
   const scratch = mkdtempSync(join(tmpdir(), 'cortex-start-bench-'));
   const env = { PATH: process.env.PATH, HOME: scratch, XDG_CACHE_HOME: join(scratch, 'cache') };
   let ok: boolean;
@@ -126,14 +124,7 @@ async function main(): Promise<number> {
     await endpoint.close();
     rmSync(scratch, { recursive: true, force: true });
   }
-  console.log(ok ? 'cli start: all targets met' : 'cli start: a target was MISSED');
-  return ok ? 0 : 1;
+  return ok;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark('cli start', main);

@@ -1,8 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startTurnServer, type TurnServer } from './cliWidth/turnServer';
+import { median } from './support/median';
+import { buildProductionCli, PRODUCTION_CLI as cli } from './support/productionCli';
+import { runBenchmark } from './support/runBenchmark';
 
 // Wide and long plans through the real CLI: `node dist/cli.js run` (the production bundles) in its
 // own process against an endpoint on 127.0.0.1 that answers every request after LATENCY_MS
@@ -21,8 +24,6 @@ import { startTurnServer, type TurnServer } from './cliWidth/turnServer';
 const LATENCY_MS = 50;
 const TURNS_PER_STEP = 2;
 const ROUNDS = 3;
-const root = resolve(__dirname, '..');
-const cli = join(root, 'dist', 'cli.js');
 const floor = join(__dirname, 'cliWidth', 'floorRunner.mjs');
 
 interface Shape {
@@ -121,12 +122,9 @@ async function measure(who: 'cortex' | 'floor', shape: Shape, server: TurnServer
   return { steps: (times.aggregatorAt! - times.planSentAt!) / stepsBound, process: result.wallMs / (stepsBound + 2 * LATENCY_MS) };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-async function main(): Promise<number> {
+async function main(): Promise<boolean> {
   console.log('building the production CLI bundle…');
-  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production', '--only=cli'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) throw new Error(`the production build failed (exit ${build.status})`);
+  buildProductionCli();
   const scratch = mkdtempSync(join(tmpdir(), 'cortex-width-bench-'));
   mkdirSync(join(scratch, 'workspace'));
   writeFileSync(join(scratch, 'workspace', 'notes.txt'), 'hello from the notes\n');
@@ -164,14 +162,7 @@ async function main(): Promise<number> {
     await server.close();
     rmSync(scratch, { recursive: true, force: true });
   }
-  console.log(ok ? 'cli width: all targets met' : 'cli width: a target was MISSED');
-  return ok ? 0 : 1;
+  return ok;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark('cli width', main);

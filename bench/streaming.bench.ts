@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { aiSdkClient, cortexClient, floorClient, openAiStreamClient, type Assembled, type Contender } from './streaming/contenders';
 import { buildRecording, type Recording } from './streaming/recording';
+import { median } from './support/median';
+import { runBenchmark } from './support/runBenchmark';
 import type { createOpenAiClient } from '../src/core/llm/openAiClient';
 
 // CPU cost of reading one streamed chat completion, whole client included (request, HTTP, SSE
@@ -98,12 +100,6 @@ async function round(client: Contender, baseUrl: string, mode: Mode, results: As
   return (used.user + used.system) / 1000;
 }
 
-/** The middle value; for an even count, the mean of the two middle ones. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
-}
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Collects the garbage of whoever ran before, so the next measured round is not charged for it. */
@@ -155,7 +151,7 @@ async function measureMode(mode: Mode, port: number, recording: Recording): Prom
   return okOpenai && okFloor;
 }
 
-async function main(): Promise<number> {
+async function main(): Promise<boolean> {
   const recording = buildRecording();
   const scratch = mkdtempSync(join(tmpdir(), 'cortex-streaming-bench-'));
   const file = join(scratch, 'recording.sse');
@@ -177,14 +173,7 @@ async function main(): Promise<number> {
     child.kill();
     rmSync(scratch, { recursive: true, force: true });
   }
-  console.log(ok ? 'streaming: all targets met' : 'streaming: a target was MISSED');
-  return ok ? 0 : 1;
+  return ok;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark('streaming', main);
