@@ -32,7 +32,7 @@ export function createTraceWriter(
     lines = [];
     if (failure || fd === undefined) return;
     try {
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
     } catch (error) {
       failure = error as Error;
     }
