@@ -44,12 +44,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex');
   }
-  const { config, workspace } = loaded;
-  const { llm, memoryFile } = cliRunDependencies(loaded, io.env);
-  const task = args.task;
-  // Changes are recorded outside the workspace; the trace and its lock are the CLI's own files.
-  const checkpointsDir = loaded.checkpoints;
-  const checkpointsExclude = loaded.trace ? [loaded.trace, `${loaded.trace}.lock`] : undefined;
+  const shared = cliRunDependencies(loaded, io.env, mcpServers);
   return driveCliRun({
     io,
     approve: args.approve,
@@ -57,19 +52,14 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     lock,
     makeRun: (log, approvals) => {
       const agent = new AgentRun({
-        task,
-        workspaceRoot: workspace,
-        config,
-        llm,
+        ...shared,
+        task: args.task,
+        workspaceRoot: loaded.workspace,
         log,
         approvals,
-        trusted: true,
-        holdDeniedGates: false,
-        memoryFile,
-        mcpServers,
-        processEnv: io.env,
-        checkpointsDir,
-        checkpointsExclude,
+        // Changes are recorded outside the workspace; the trace and its lock are the CLI's own files.
+        checkpointsDir: loaded.checkpoints,
+        checkpointsExclude: loaded.trace ? [loaded.trace, `${loaded.trace}.lock`] : undefined,
       });
       return Promise.resolve({ agent, run: () => agent.start() });
     },

@@ -147,8 +147,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex resume');
   }
-  const { config } = loaded;
-  const { llm, memoryFile } = cliRunDependencies(loaded, io.env);
+  const shared = cliRunDependencies(loaded, io.env, mcpServers);
   return driveCliRun({
     io,
     approve: args.approve,
@@ -158,14 +157,8 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     // The resumed part's changes go to the same checkpoint folder as the run's (docs/design.md §22).
     makeRun: (log, approvals) =>
       prepareResumedRun(opened, log, {
-        config,
-        llm,
+        ...shared,
         approvals,
-        trusted: true,
-        holdDeniedGates: false,
-        memoryFile,
-        mcpServers,
-        processEnv: io.env,
         checkpointsDir: loaded.checkpoints,
         checkpointsExclude: [opened.traceFile, `${opened.traceFile}.lock`],
       }),

@@ -1,16 +1,28 @@
 import type { FlatConfig } from '../core/config/configSchema';
+import type { McpServerDefinition } from '../core/mcp/mcpTypes';
 import { clientOptionsFromSettings } from '../core/llm/clientSettings';
 import { createOpenAiClient } from '../core/llm/openAiClient';
 import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { CLI_LLM_HINTS } from './cliHints';
 
 /**
- * What `cortex run` and `cortex resume` give the agent: the LLM client, built here so that its
- * errors name shell remedies (OPENAI_API_KEY, flags), and the workspace memory file.
+ * What `cortex run` and `cortex resume` give the agent alike: the LLM client, built here so that
+ * its errors name shell remedies (OPENAI_API_KEY, flags), the workspace memory file, the MCP
+ * servers, and the CLI's stance: the workspace is trusted (the user ran the command in it) and a
+ * denied approval gate ends the step (nobody is there to press Retry).
  */
-export function cliRunDependencies(loaded: { config: FlatConfig; workspace: string; memory?: string }, env: NodeJS.ProcessEnv) {
+export function cliRunDependencies(
+  loaded: { config: FlatConfig; workspace: string; memory?: string },
+  env: NodeJS.ProcessEnv,
+  mcpServers: McpServerDefinition[] | undefined,
+) {
   return {
+    config: loaded.config,
     llm: createOpenAiClient({ ...clientOptionsFromSettings(loaded.config), apiKey: env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS }),
     memoryFile: loaded.memory ?? defaultCliMemoryFile(loaded.workspace, env),
+    mcpServers,
+    processEnv: env,
+    trusted: true,
+    holdDeniedGates: false,
   };
 }
