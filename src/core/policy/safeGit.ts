@@ -396,11 +396,6 @@ const SUBCOMMANDS: Readonly<Record<string, { options: OptionSpec; check?: Check 
   config: { options: CONFIG, check: configReadOnly },
 };
 
-/** The sub-command of an auto-approved git, for the extra flags the guard adds. */
-export function gitSubcommand(args: readonly string[]): string | undefined {
-  return args[0] === 'stash' ? 'stash list' : args[0] === 'remote' ? 'remote' : args[0];
-}
-
 /** Judges `git args…`. */
 export function judgeGit(args: readonly string[]): SpecJudgement {
   const refuse = (reason: string): SpecJudgement => ({ safe: false, reason: `git: ${reason}` });

@@ -83,11 +83,6 @@ export function probeSandbox(): Promise<SandboxProbe> {
   return probed;
 }
 
-/** Forgets the cached probe (tests). */
-export function resetSandboxProbe(): void {
-  probed = undefined;
-}
-
 async function runProbe(): Promise<SandboxProbe> {
   if (process.platform !== 'linux') return { available: false, reason: `no sandbox is implemented for ${process.platform} (bubblewrap is Linux only)` };
   const bwrap = BWRAP_LOCATIONS.find((location) => existsSync(location));
