@@ -82,6 +82,23 @@ export async function answerInput(page: Page, text: string, title?: string): Pro
   await input.press('Enter');
 }
 
+/**
+ * Picks the quick-pick item whose row shows `text`, with the keyboard: the list is filtered by the
+ * text and Enter accepts the focused first row. (A mouse click can wait forever for a row that
+ * the workbench keeps re-rendering while the pick is filled.) Returns the picked row's text.
+ */
+export async function pickQuickItem(page: Page, text: string, timeout = 30_000): Promise<string> {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ state: 'visible', timeout });
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.fill(text);
+  const first = page.locator('.quick-input-widget .monaco-list-row[data-index="0"]');
+  await first.filter({ hasText: text }).waitFor({ state: 'visible', timeout });
+  const picked = await first.innerText();
+  await input.press('Enter');
+  return picked;
+}
+
 /** Texts of the visible notification toasts. */
 export async function notificationTexts(page: Page): Promise<string[]> {
   return page.locator('.notifications-toasts .notification-toast').allInnerTexts();
