@@ -6,7 +6,7 @@ import { EVERYTHING_ENTRY } from '../fixtures/mcp/mcpServers';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask } from './support/scenario';
-import { runCommand, waitForNotification } from './support/workbench';
+import { openQuickPick, waitForNotification } from './support/workbench';
 
 // An MCP server from the workspace's .vscode/mcp.json in the real workbench (docs/design.md §21):
 // the person is asked (with the command line) before it starts, and once for its input (a
@@ -123,15 +123,8 @@ describe('e2e: MCP servers', function () {
     assert.ok(events.some((e) => e.type === 'log' && e.message === 'Stopped MCP server(s): everything'));
 
     // "Cortex: MCP servers" lists the allowed server with its state and tools: no second question, no second input.
-    await runCommand(page, 'Cortex: MCP servers');
-    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'everything' }).first();
-    await eventually(
-      page,
-      async () => /stdio · \d+ tool\(s\)/.test((await row.innerText().catch(() => '')) ?? ''),
-      async () => `quick pick row: ${await row.innerText().catch(() => '(none)')}`,
-      // The command starts the server to list its tools: on a loaded 2-core machine that took over 45 s once.
-      90_000,
-    );
+    // The command starts the server to list its tools.
+    const row = await openQuickPick(page, 'Cortex: MCP servers', 'everything', (text) => /stdio · \d+ tool\(s\)/.test(text));
     assert.match(await row.innerText(), /get-sum/);
     assert.equal(await page.locator('.monaco-dialog-box').isVisible(), false);
     assert.doesNotMatch(await page.locator('.quick-input-widget .quick-input-title').innerText(), /MCP input/);

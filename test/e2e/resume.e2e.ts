@@ -9,7 +9,7 @@ import type { ScriptedServer } from '../support/scriptedServer';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment, type PanelHandle } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask } from './support/scenario';
-import { pickQuickItem, runCommand, waitForNotification } from './support/workbench';
+import { openQuickPick, pickQuickItem, runCommand, waitForNotification } from './support/workbench';
 
 // Runs survive a reload (docs/design.md §23): the window is reloaded while a step's request hangs;
 // the restored panel reads "Interrupted" and offers Resume, which continues the run from its trace
@@ -159,7 +159,7 @@ describe('e2e: resume an interrupted run', function () {
 
     control.hang = false;
     const mark = env.server.chatRequests().length;
-    await runCommand(page, 'Cortex: Resume run…');
+    await openQuickPick(page, 'Cortex: Resume run…', task);
     assert.match(await pickQuickItem(page, task), /interrupted/);
     await assertResumed(env, page, env.server, workspace, task, mark);
   });

@@ -5,7 +5,16 @@ import { call, firstUserMessage, json, message, route, toolCalls } from '../supp
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
-import { answerInput, clickNotificationButton, findInPalette, findPanelFrame, pickQuickItem, runCommand, waitForNotification } from './support/workbench';
+import {
+  answerInput,
+  clickNotificationButton,
+  findInPalette,
+  findPanelFrame,
+  openQuickPick,
+  pickQuickItem,
+  runCommand,
+  waitForNotification,
+} from './support/workbench';
 
 // Running a task as a person sees it: the command palette runs a task, the panel shows the live plan, the
 // files the (scripted) model wrote are on disk, and the panel survives a window reload.
@@ -91,7 +100,7 @@ describe('e2e: run a task from the command palette', function () {
     await screenshot(page, 'e2e-panel-restored');
 
     // "Open run trace…" lists the run; picking it opens (reveals) its panel.
-    await runCommand(page, 'Cortex: Open run trace…');
+    await openQuickPick(page, 'Cortex: Open run trace…', TASK);
     await pickQuickItem(page, TASK);
     const frame = await findPanelFrame(page);
     assert.match(await frame.locator('body').innerText(), /Write hello\.txt with a greeting/);

@@ -83,6 +83,40 @@ export async function answerInput(page: Page, text: string, title?: string): Pro
 }
 
 /**
+ * Runs `command` and waits until its quick pick shows, visibly, a row with `rowText` for which
+ * `ready(rowText)` holds; returns that row. A quick pick closes when it loses focus, and the
+ * workbench can hand focus back to what had it before the command palette (a webview) just after
+ * the command's own pick opened: when the pick is gone for a few seconds, the command runs again.
+ */
+export async function openQuickPick(
+  page: Page,
+  command: string,
+  rowText: string,
+  ready: (text: string) => boolean = () => true,
+  timeout = 90_000,
+): Promise<ReturnType<Page['locator']>> {
+  const widget = page.locator('.quick-input-widget');
+  const row = widget.locator('.monaco-list-row', { hasText: rowText }).first();
+  const deadline = Date.now() + timeout;
+  let seen = '(no row)';
+  for (let attempt = 1; attempt <= 3 && Date.now() < deadline; attempt++) {
+    await runCommand(page, command);
+    let hiddenSince: number | undefined;
+    while (Date.now() < deadline) {
+      if (await widget.isVisible()) {
+        hiddenSince = undefined;
+        if (await row.isVisible()) {
+          seen = await row.innerText().catch(() => seen);
+          if (ready(seen)) return row;
+        }
+      } else if ((hiddenSince ??= Date.now()) < Date.now() - 3_000) break;
+      await page.waitForTimeout(200);
+    }
+  }
+  throw new Error(`"${command}": no visible row with "${rowText}" that is ready within ${timeout} ms (last seen: ${seen})`);
+}
+
+/**
  * Picks the quick-pick item whose row shows `text`, with the keyboard: the list is filtered by the
  * text and Enter accepts the focused first row. (A mouse click can wait forever for a row that
  * the workbench keeps re-rendering while the pick is filled.) Returns the picked row's text.
