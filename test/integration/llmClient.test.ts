@@ -89,6 +89,25 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
       );
     });
 
+    it('sends every streamed request of a client with the key, the SDK headers and only its own step', async () => {
+      server = await startScriptedServer(() => message('done'), { apiKey: 'sk-stream' });
+      const client = clientFor(server, { apiKey: 'sk-stream' });
+      await client.chat({ ...base, purpose: 'executor', stepId: 'step-1' });
+      await client.chat({ ...base, purpose: 'aggregator' });
+      await client.chat({ ...base, purpose: 'executor', stepId: 'step-2', messages: [{ role: 'user', content: 'second' }] });
+      const requests = server.chatRequests();
+      assert.deepEqual(
+        requests.map((r) => [r.headers['x-cortex-purpose'], r.headers['x-cortex-step'], r.headers.authorization, r.headers['content-type']]),
+        [
+          ['executor', 'step-1', 'Bearer sk-stream', 'application/json'],
+          ['aggregator', undefined, 'Bearer sk-stream', 'application/json'],
+          ['executor', 'step-2', 'Bearer sk-stream', 'application/json'],
+        ],
+      );
+      for (const r of requests) assert.match(String(r.headers['user-agent']), /^OpenAI\/JS /);
+      assert.equal(requests[2].body.messages[0].content, 'second');
+    });
+
     it('leaves out x-cortex-step without a step and sends the configured temperature and key', async () => {
       server = await startScriptedServer(() => message('plan'), { apiKey: 'sk-test' });
       await clientFor(server, { apiKey: 'sk-test', temperature: 0.3 }).chat({ messages: base.messages, purpose: 'planner', stream: false });

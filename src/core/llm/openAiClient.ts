@@ -5,6 +5,7 @@ import type { LlmHints } from './llmHints';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient, type LlmErrorKind } from './llmTypes';
 import { describeSdkFailure } from './sdkFailure';
 import { abortingWith, createNodeFetch, nodeBodyOf } from './nodeFetch';
+import { buildStreamRequestTemplate, streamRequestInit, type StreamRequestTemplate } from './streamRequestTemplate';
 import { readSseBody, readSseStream, type SseReadState } from './sseBodyReader';
 import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type AccumulatorResult } from './toolCallAccumulator';
 
@@ -68,6 +69,9 @@ class OpenAiClient implements LlmClient {
   private nextBatch = 0;
   /** Index of the first model worth asking: the fallback that answered after earlier ones failed over. */
   private firstModel = 0;
+
+  /** URL and headers of every streamed request, built by the SDK on first use. */
+  private template: Promise<StreamRequestTemplate> | undefined;
 
   /** What requests are sent with: the given fetch, else node:http(s) (nodeFetch.ts). */
   private readonly fetch: typeof fetch;
@@ -218,20 +222,13 @@ class OpenAiClient implements LlmClient {
       }
 
       const streamBody = { ...body, stream: true, ...(sent.streamOptions ? { stream_options: { include_usage: true } } : {}) };
-      // The SDK builds the request (URL, auth, headers, body) and names HTTP errors; it is sent with
-      // this client's fetch and its body read here, once. (The SDK's own send adds only what this
-      // client does itself: retries, timers, abort wiring, logging.)
-      const built = await this.sdk.buildRequest({
-        method: 'post',
-        path: '/chat/completions',
-        body: streamBody,
-        headers,
-        stream: true,
-        timeout: this.options.requestTimeoutMs + 5_000,
-        maxRetries: 0,
-      });
+      // The SDK builds what every streamed request is sent with (URL, auth, headers) once per client
+      // (streamRequestTemplate.ts); it is sent with this client's fetch and its body read here, once.
+      // (The SDK's own send adds only what this client does itself: retries, timers, abort
+      // wiring, logging.)
+      const template = await this.streamTemplate();
       if (abortCause) return aborted();
-      const response = await this.fetch(built.url, { ...built.req, signal: controller.signal });
+      const response = await this.fetch(template.url, streamRequestInit(template, headers, streamBody, controller.signal));
       if (abortCause) return aborted();
       if (!response.ok) return { ok: false, facts: describeSdkFailure(await statusError(response), 'request') };
       clearTimeout(timer);
@@ -274,6 +271,15 @@ class OpenAiClient implements LlmClient {
       clearTimeout(timer);
       request.signal?.removeEventListener('abort', onCallerAbort);
     }
+  }
+
+  private streamTemplate(): Promise<StreamRequestTemplate> {
+    if (!this.template) {
+      this.template = buildStreamRequestTemplate(this.sdk, this.options.requestTimeoutMs + 5_000);
+      // A template that could not be built is tried again by the next request.
+      this.template.catch(() => (this.template = undefined));
+    }
+    return this.template;
   }
 
   private backoff(retry: number, d: FailureDecision): number {
