@@ -15,10 +15,8 @@ export interface StreamRequestTemplate {
 export async function buildStreamRequestTemplate(sdk: OpenAI, timeoutMs: number): Promise<StreamRequestTemplate> {
   const built = await sdk.buildRequest({ method: 'post', path: '/chat/completions', body: {}, stream: true, timeout: timeoutMs, maxRetries: 0 });
   const headers: Record<string, string> = {};
-  const source = built.req.headers;
-  const entries: Iterable<[string, string]> =
-    source instanceof Headers ? source : Array.isArray(source) ? (source as [string, string][]) : Object.entries((source ?? {}) as Record<string, string>);
-  for (const [name, value] of entries) {
+  // Once per client: a Headers object reads whichever form the SDK gave.
+  for (const [name, value] of new Headers(built.req.headers)) {
     const key = name.toLowerCase();
     if (key !== 'content-length') headers[key] = value;
   }
