@@ -234,7 +234,9 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
   // 4. Argument repair: parse errors (not truncation) and schema-invalid calls to visible tools.
   const argumentCandidates: ArgumentRepairCandidate[] = [];
   for (const w of work) {
-    const parameters = registry.parameters(w.name);
+    const needsRepair = (!w.parsed.ok && w.parsed.error !== 'truncated') || (w.parsed.ok && w.validationError);
+    // A copy of the schema is made only for a call that needs repair.
+    const parameters = needsRepair ? registry.parameters(w.name) : undefined;
     if (!parameters) continue;
     if (!w.parsed.ok && w.parsed.error !== 'truncated') {
       argumentCandidates.push({
