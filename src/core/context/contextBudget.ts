@@ -1,4 +1,3 @@
-import { startBackgroundCounter } from './backgroundCounter';
 import { defaultContextWindow } from './modelWindows';
 import { TokenCalibration } from './tokenCalibration';
 
@@ -35,8 +34,6 @@ export class ContextBudget {
     model: string,
   ) {
     this.model = model;
-    // The run's prompts are counted on a worker thread; its tokenizer loads while the run starts.
-    startBackgroundCounter();
   }
 
   /** The context window of `model`: the setting or the known table, lowered by what an overflow taught. */
