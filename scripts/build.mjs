@@ -74,6 +74,27 @@ const entries = [
   },
 ];
 
+/**
+ * zod's namespace object carries every message locale (about 260 KiB minified), which a bundle
+ * cannot leave out once `z` is used as a value; Cortex only uses the English messages zod sets by
+ * default. Inside zod, its locales index resolves to English alone: less to load at every start.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)
+        ? { path: join(args.resolveDir, '..', 'locales', 'en.js'), namespace: 'zod-english' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-english' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
 /** The panel's icon font: the CSS finds codicon.ttf next to itself. */
 const CODICON_FILES = ['codicon.css', 'codicon.ttf'];
 
@@ -108,6 +129,7 @@ for (const { name, groups = [], entry, options, executable } of entries) {
       legalComments: production ? 'none' : 'inline',
       logLevel: 'warning',
       metafile: true,
+      plugins: [zodEnglishOnly],
     });
     if (executable) chmodSync(outfile, 0o755);
     const bytes = Object.entries(result.metafile.outputs)
