@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpServerEntry, StdioServerEntry } from './mcpTypes';
+import { errorText } from './errorText';
 import { ProcessGroupTransport } from './processTransport';
 
 // Opening one MCP session with the official SDK client: stdio (a child process in its own process
@@ -80,12 +81,6 @@ function startErrorText(error: unknown, command: string, timeoutMs: number): str
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
     return `it did not complete the MCP handshake within ${Math.round(timeoutMs / 1000)} s (cortex.mcp.startTimeoutSeconds)`;
   return errorText(error);
-}
-
-/** A one-line message of any error the SDK or Node throws. */
-export function errorText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
 }
 
 async function connectWith(make: () => Transport, via: 'http' | 'sse', options: ConnectOptions): Promise<OpenSession> {

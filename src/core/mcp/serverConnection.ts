@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { commandEnvironment } from '../sandbox/commandEnvironment';
 import { ToolError } from '../tools/toolTypes';
-import { connectHttp, connectStdio, errorText, type OpenSession } from './connect';
+import type { OpenSession } from './connect';
+import { errorText } from './errorText';
 import { parseEnvFile } from './envFile';
 import type { McpServerDefinition } from './mcpTypes';
 
@@ -73,6 +74,8 @@ export class McpServerConnection {
   private async open(): Promise<void> {
     const { entry } = this.definition;
     const connectOptions = { timeoutMs: this.options.startTimeoutMs, signal: this.options.signal };
+    // The MCP SDK is loaded with the first server a run starts, not with every run.
+    const { connectHttp, connectStdio } = await import('./connect');
     let session: OpenSession;
     if (entry.type === 'stdio') {
       const fromFile = entry.envFile ? parseEnvFile(await readEnvFile(entry.envFile)) : {};
