@@ -1,15 +1,16 @@
 import { enableCompileCache, flushCompileCache } from 'node:module';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBackgroundCounter } from '../core/context/backgroundCounter';
 import { userCacheDir } from '../core/memory/memoryPath';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { parseCliArgs, USAGE } from './cliArgs';
 import type { CommandIo } from './cliCommands';
+import { loadWarm, type WarmModule } from './warmCodeCache';
 
 // The `cortex` entry point (dist/cli.js). It stays small: it answers `cortex --help` itself, and
-// loads the commands and the agent (dist/cliCommands.js) only to run one, with Node's compile
-// cache on, so a start does not parse and compile the whole agent again each time. For a run it
-// first starts the token-counting worker (context/backgroundCounter.ts), which loads meanwhile.
+// loads the commands and the agent (dist/cliCommands.js) only to run one. Node's compile cache
+// keeps this entry compiled, and a code cache written after a run (warmCodeCache.ts) keeps the
+// agent's code compiled, so a start does not parse and compile it again each time.
 
 const COMMAND_WORDS = new Set(['resume', 'diff', 'revert']);
 const REVIEW_WORDS = new Set(['diff', 'revert']);
@@ -23,13 +24,27 @@ export async function main(
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  // A run counts its prompts on a worker thread: started first, its tokenizer loads with the agent.
-  if (!argv.some((word) => REVIEW_WORDS.has(word))) startBackgroundCounter();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand (a separate bundle, see scripts/build.mjs)
-  const { runCommand } = require('./cliCommands') as typeof import('./cliCommands');
+  const commands = loadCommands();
   // Written now rather than at exit, so a run that is killed still leaves the next start its cache.
   flushCompileCache();
-  return runCommand(argv, io);
+  const code = await commands.exports.runCommand(argv, io);
+  // A run that went through has compiled what the next one needs (a review of changes has not).
+  if (code === 0 && !argv.some((word) => REVIEW_WORDS.has(word))) commands.save();
+  return code;
+}
+
+/** dist/cliCommands.js with its warm code cache (warmCodeCache.ts); from source, a plain require. */
+function loadCommands(): WarmModule<typeof import('./cliCommands')> {
+  const bundle = join(__dirname, 'cliCommands.js');
+  if (existsSync(bundle)) {
+    try {
+      return loadWarm(bundle, join(userCacheDir(), 'cortex', 'code-cache'));
+    } catch {
+      // An unreadable bundle is reported by require below, in Node's words.
+    }
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand (a separate bundle, see scripts/build.mjs)
+  return { exports: require('./cliCommands') as typeof import('./cliCommands'), fromCache: false, save: () => undefined };
 }
 
 /**
