@@ -22,7 +22,7 @@ export const PREVIEW_MAX_CHARS = 6000;
 /** The file's text, null when it does not exist; throws when it may not or cannot be read. */
 async function currentText(workspaceRoot: string, shownPath: string, maxBytes: number, guard: FileGuard): Promise<string | null> {
   const real = await resolveInWorkspace(workspaceRoot, shownPath, { forWrite: true });
-  await guard.checkPath('read', real);
+  guard.checkPath('read', real);
   let opened;
   try {
     opened = await openRegularFile(real, shownPath, 'read');
@@ -32,7 +32,7 @@ async function currentText(workspaceRoot: string, shownPath: string, maxBytes: n
   }
   try {
     // Hard links and executables are checked on what was opened, as read_file does.
-    await guard.checkOpened('read', real, opened.stats);
+    guard.checkOpened('read', real, opened.stats);
     return await readOpenTextFile(opened.handle, opened.stats.size, shownPath, maxBytes);
   } finally {
     await opened.handle.close();

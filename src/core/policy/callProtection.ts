@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { createFileGuard, type FileGuard } from '../tools/workspace/fileGuard';
 import { findProtectedAccess, type ProtectedAccess } from './fileProtection';
 import { compileProtectedPaths, type ProtectedPathMatcher, type ProtectedPathRules } from './protectedPaths';
@@ -16,13 +16,22 @@ export interface CallProtection {
 
 export function callProtection(workspaceRoot: string, rules: ProtectedPathRules): CallProtection {
   const matcher = compileProtectedPaths(rules);
-  let root: Promise<string> | undefined;
+  let root: string | undefined;
   return {
     matcher,
     async find(tool, args) {
-      root ??= realpath(workspaceRoot).catch(() => workspaceRoot);
-      return findProtectedAccess(tool, args, workspaceRoot, await root, matcher);
+      root ??= realRootOr(workspaceRoot);
+      return findProtectedAccess(tool, args, workspaceRoot, root, matcher);
     },
     guard: (approved) => createFileGuard(workspaceRoot, matcher, approved ?? []),
   };
+}
+
+/** The real workspace root (synchronous, as in workspaceJail.ts), or the root as given. */
+function realRootOr(workspaceRoot: string): string {
+  try {
+    return realpathSync.native(workspaceRoot);
+  } catch {
+    return workspaceRoot;
+  }
 }

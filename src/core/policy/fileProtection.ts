@@ -1,5 +1,4 @@
-import type { Stats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
 import { declaredFileAccesses } from '../tools/workspace/fileAccess';
 import { displayPath, resolveInWorkspace } from '../tools/workspaceJail';
 import type { FileAccessKind, ProtectedPathMatcher } from './protectedPaths';
@@ -75,10 +74,19 @@ export async function findProtectedAccess(
       continue;
     }
     // Link count and mode only matter for a write.
-    const existing = declared.access === 'write' ? await lstat(real).catch(() => undefined) : undefined;
+    const existing = declared.access === 'write' ? lstatOrUndefined(real) : undefined;
     for (const item of assessAccess(matcher, realRoot, real, declared.access, existing)) {
       if (!found.some((other) => protectedAccessKey(other) === protectedAccessKey(item))) found.push(item);
     }
   }
   return found;
+}
+
+/** lstat (synchronous, as in workspaceJail.ts), or undefined for a path that is not there. */
+function lstatOrUndefined(real: string): Stats | undefined {
+  try {
+    return lstatSync(real);
+  } catch {
+    return undefined;
+  }
 }

@@ -22,7 +22,7 @@ export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchem
   fileAccesses: (args) => [{ path: args.path, access: 'write' }],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
-    await fileGuardOf(context).checkPath('write', real);
+    fileGuardOf(context).checkPath('write', real);
     const existing = await stat(real).catch(() => undefined);
     if (existing && !existing.isDirectory()) throw new ToolError(`'${args.path}' already exists and is a file`);
     if (existing) return `Folder '${args.path}' already exists`;

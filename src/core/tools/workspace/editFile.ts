@@ -85,11 +85,11 @@ export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> & FileAcces
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
     const guard = fileGuardOf(context);
-    await guard.checkPath('read', real);
-    await guard.checkPath('write', real);
+    guard.checkPath('read', real);
+    guard.checkPath('write', real);
     const { handle, stats } = await openRegularFile(real, args.path, 'update', { directoryHint: '; give a file path' });
     try {
-      await guard.checkOpened('write', real, stats);
+      guard.checkOpened('write', real, stats);
       const text = await readOpenTextFile(handle, stats.size, args.path, context.maxReadFileBytes);
       const edited = applyEdit(text, args.old_text, args.new_text, args.replace_all ?? false, args.path);
       context.signal.throwIfAborted();

@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { assessAccess, describeProtectedAccess, protectedAccessKey, type ProtectedAccess } from '../../policy/fileProtection';
 import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type FileAccessKind, type ProtectedPathMatcher } from '../../policy/protectedPaths';
 import type { ToolContext } from '../toolTypes';
@@ -13,11 +13,11 @@ import { ToolError } from '../toolTypes';
 
 export interface FileGuard {
   /** Before opening: refuses a protected path (glob match) this call was not approved for. */
-  checkPath(access: FileAccessKind, realPath: string): Promise<void>;
+  checkPath(access: FileAccessKind, realPath: string): void;
   /** After opening, with the file's fstat: refuses an unapproved hard-linked or executable file. */
-  checkOpened(access: FileAccessKind, realPath: string, stats: Stats): Promise<void>;
+  checkOpened(access: FileAccessKind, realPath: string, stats: Stats): void;
   /** For folder walks: the glob that keeps a file from being read without asking, if any. */
-  readProtection(realPath: string): Promise<string | undefined>;
+  readProtection(realPath: string): string | undefined;
 }
 
 /** A tool context that may carry the guard for the call (set by the batch runner). */
@@ -30,21 +30,22 @@ let defaultMatcher: ProtectedPathMatcher | undefined;
 /** A guard over `matcher` for one call; `approved` are the findings the person approved. */
 export function createFileGuard(workspaceRoot: string, matcher: ProtectedPathMatcher, approved: readonly ProtectedAccess[] = []): FileGuard {
   const allowed = new Set(approved.map(protectedAccessKey));
-  let root: Promise<string> | undefined;
-  const realRoot = () => (root ??= realpath(workspaceRoot));
+  let root: string | undefined;
+  // Synchronous, as in workspaceJail.ts: one metadata call, once per call's guard.
+  const realRoot = () => (root ??= realpathSync.native(workspaceRoot));
   const refuseUnapproved = (found: ProtectedAccess[]) => {
     const refused = found.find((item) => !allowed.has(protectedAccessKey(item)));
     if (refused) throw new ToolError(`Refused: ${describeProtectedAccess(refused)} needs approval, and this call was not approved for it. It did not run.`);
   };
   return {
-    async checkPath(access, realPath) {
-      refuseUnapproved(assessAccess(matcher, await realRoot(), realPath, access).filter((item) => item.kind === 'pattern'));
+    checkPath(access, realPath) {
+      refuseUnapproved(assessAccess(matcher, realRoot(), realPath, access).filter((item) => item.kind === 'pattern'));
     },
-    async checkOpened(access, realPath, stats) {
-      refuseUnapproved(assessAccess(matcher, await realRoot(), realPath, access, stats));
+    checkOpened(access, realPath, stats) {
+      refuseUnapproved(assessAccess(matcher, realRoot(), realPath, access, stats));
     },
-    async readProtection(realPath) {
-      return assessAccess(matcher, await realRoot(), realPath, 'read').find((item) => item.kind === 'pattern')?.detail;
+    readProtection(realPath) {
+      return assessAccess(matcher, realRoot(), realPath, 'read').find((item) => item.kind === 'pattern')?.detail;
     },
   };
 }

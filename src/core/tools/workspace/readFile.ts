@@ -36,7 +36,7 @@ export const readFileTool: ToolDefinition<typeof ReadFileArgsSchema> & FileAcces
   fileAccesses: (args) => [{ path: args.path, access: 'read' }],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path);
-    await fileGuardOf(context).checkPath('read', real);
+    fileGuardOf(context).checkPath('read', real);
     const text = await readTextFile(real, args.path, context.maxReadFileBytes);
     const selected = selectLines(text, args.start_line, args.end_line);
     return selected === '' ? `('${args.path}' is empty)` : selected;

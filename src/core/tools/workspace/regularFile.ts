@@ -1,5 +1,5 @@
-import { constants, type Stats } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { constants, lstatSync, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { ToolError } from '../toolTypes';
 import { describeFsError } from './fsErrors';
 
@@ -44,10 +44,11 @@ export interface RegularFileOptions {
 }
 
 /** lstat of a (jailed, real) path that must be a regular file, or missing when allowed. Never opens it. */
-export async function lstatRegularFile(realPath: string, shownPath: string, options: RegularFileOptions = {}): Promise<Stats | undefined> {
+export function lstatRegularFile(realPath: string, shownPath: string, options: RegularFileOptions = {}): Stats | undefined {
   let stats: Stats;
   try {
-    stats = await lstat(realPath);
+    // Synchronous, as in workspaceJail.ts: one metadata call before the asynchronous open.
+    stats = lstatSync(realPath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (options.allowMissing && code === 'ENOENT') return undefined;
@@ -67,7 +68,7 @@ export async function openRegularFile(
   mode: OpenMode,
   options: RegularFileOptions = {},
 ): Promise<{ handle: FileHandle; stats: Stats }> {
-  await lstatRegularFile(realPath, shownPath, { ...options, allowMissing: mode === 'write' });
+  lstatRegularFile(realPath, shownPath, { ...options, allowMissing: mode === 'write' });
   return openVerified(realPath, shownPath, mode, options.directoryHint ?? '');
 }
 

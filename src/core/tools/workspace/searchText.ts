@@ -69,7 +69,7 @@ export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> & FileA
     const start = await resolveInWorkspace(context.workspaceRoot, shown);
     const root = await realpath(context.workspaceRoot);
     const guard = fileGuardOf(context);
-    await guard.checkPath('read', start);
+    guard.checkPath('read', start);
     const startStats = await withFsErrors(shown, () => lstat(start));
     if (!startStats.isDirectory() && !startStats.isFile()) {
       throw new ToolError(`'${shown}' is ${describeFileType(startStats)}, not a regular file; file tools only read and write regular files`);
@@ -92,7 +92,7 @@ export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> & FileA
       if (context.signal.aborted) throw new ToolError('Cancelled');
       if (Date.now() > deadline) break;
       const shownFile = displayPath(root, entry.absolute);
-      if (entry.absolute !== start && (await guard.readProtection(entry.absolute)) !== undefined) {
+      if (entry.absolute !== start && guard.readProtection(entry.absolute) !== undefined) {
         skipped.protectedFiles.push(shownFile);
         continue;
       }

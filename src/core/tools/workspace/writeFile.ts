@@ -32,13 +32,13 @@ export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> & FileAcc
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
     const guard = fileGuardOf(context);
-    await guard.checkPath('write', real);
-    const existed = (await lstatRegularFile(real, args.path, { allowMissing: true, directoryHint: DIRECTORY_HINT })) !== undefined;
+    guard.checkPath('write', real);
+    const existed = lstatRegularFile(real, args.path, { allowMissing: true, directoryHint: DIRECTORY_HINT }) !== undefined;
     await context.beforeWrite?.(real);
     await withFsErrors(args.path, () => mkdir(path.dirname(real), { recursive: true }));
     const { handle, stats } = await openRegularFile(real, args.path, 'write', { directoryHint: DIRECTORY_HINT });
     try {
-      await guard.checkOpened('write', real, stats);
+      guard.checkOpened('write', real, stats);
       context.signal.throwIfAborted();
       await withFsErrors(args.path, () => replaceContent(handle, args.content));
     } finally {
