@@ -23,7 +23,7 @@ import { runBenchmark } from './support/runBenchmark';
 
 const LATENCY_MS = 50;
 const TURNS_PER_STEP = 2;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const floor = join(__dirname, 'cliWidth', 'floorRunner.mjs');
 
 interface Shape {
@@ -152,11 +152,13 @@ async function main(): Promise<boolean> {
       if (!stepsOk || !processOk) ok = false;
       const stepsText = `${steps.toFixed(2)} (≤ ${shape.stepsTarget.toFixed(2)} ${stepsOk ? 'met' : 'MISSED'})`;
       const processText = `${processRatio.toFixed(2)}${shape.processTarget === undefined ? '' : ` (≤ ${shape.processTarget.toFixed(2)} ${processOk ? 'met' : 'MISSED'})`}`;
+      const floorSteps = median(base.map((m) => m.steps));
       console.log(
-        `  ${shape.name.padEnd(38)} ${stepsText.padEnd(22)} ${median(base.map((m) => m.steps))
-          .toFixed(2)
-          .padEnd(8)} ${processText.padEnd(22)} ${median(base.map((m) => m.process)).toFixed(2)}`,
+        `  ${shape.name.padEnd(38)} ${stepsText.padEnd(22)} ${floorSteps.toFixed(2).padEnd(8)} ${processText.padEnd(22)} ${median(base.map((m) => m.process)).toFixed(2)}`,
       );
+      // Said, not excused: the target stays, but a reader should know when even the floor misses it here.
+      if (floorSteps > shape.stepsTarget)
+        console.log(`    (the plain node:http floor itself is above ${shape.stepsTarget.toFixed(2)} on this machine in this run)`);
     }
   } finally {
     await server.close();
