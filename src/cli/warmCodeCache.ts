@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { Script } from 'node:vm';
+import { constants as vmConstants, Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
 // Loads a CommonJS bundle with a V8 code cache made after the bundle has run, not right after it
@@ -31,7 +31,8 @@ export function loadWarm<T>(bundle: string, cacheDir: string): WarmModule<T> {
   } catch {
     // No cache yet: compiled from source, and saved later.
   }
-  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
+  // A dynamic import() inside the bundle loads as it would in a module Node loaded itself.
+  const script = new Script(Module.wrap(source), { filename: bundle, cachedData, importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
   const fromCache = cachedData !== undefined && !script.cachedDataRejected;
   const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
   const bundleModule = { exports: {} as T, filename: bundle, id: bundle, loaded: false };

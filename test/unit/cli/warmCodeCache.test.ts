@@ -17,10 +17,13 @@ describe('warmCodeCache', () => {
 
   const bundleWith = (word: string): string => {
     const bundle = join(dir, 'bundle.js');
-    writeFileSync(bundle, `exports.word = '${word}'; exports.shout = function () { return exports.word.toUpperCase() + '!'; }; exports.dir = __dirname;`);
+    writeFileSync(
+      bundle,
+      `exports.word = '${word}'; exports.shout = function () { return exports.word.toUpperCase() + '!'; }; exports.dir = __dirname; exports.importPath = () => import('node:path').then((m) => typeof m.join);`,
+    );
     return bundle;
   };
-  type Bundle = { word: string; shout(): string; dir: string };
+  type Bundle = { word: string; shout(): string; dir: string; importPath(): Promise<string> };
   const source = join(__dirname, '../../../src/cli/warmCodeCache.ts');
   /** A new process loads the bundle, calls shout(), saves when asked, and reports. */
   const loadInProcess = (bundle: string, cacheDir: string, save = true): { fromCache: boolean; shouted: string } => {
@@ -29,11 +32,12 @@ describe('warmCodeCache', () => {
   };
   const caches = (): string[] => readdirSync(join(dir, 'cache')).filter((f) => f.endsWith('.v8cache'));
 
-  it('runs the bundle as a CommonJS module and serves the next start from the cache written after it ran', () => {
+  it('runs the bundle as a CommonJS module (dynamic import included) and serves the next start from the cache written after it ran', async () => {
     const bundle = bundleWith('alpha');
     const first = loadWarm<Bundle>(bundle, join(dir, 'unused'));
     assert.equal(first.exports.shout(), 'ALPHA!');
     assert.equal(first.exports.dir, dir);
+    assert.equal(await first.exports.importPath(), 'function');
     assert.deepEqual(loadInProcess(bundle, join(dir, 'cache')), { fromCache: false, shouted: 'ALPHA!' });
     assert.equal(caches().length, 1);
     assert.deepEqual(loadInProcess(bundle, join(dir, 'cache')), { fromCache: true, shouted: 'ALPHA!' });
