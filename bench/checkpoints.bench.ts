@@ -1,4 +1,4 @@
-// What recording every change costs (docs/design.md §22), next to the cost of the tool call itself,
+// What recording every change costs (docs/design.md, “Checkpoints and revert”), next to the cost of the tool call itself,
 // measured in the same run:
 //  1. a file-tool change of a 1 MB file (edit_file of one line): the call with the recorder against
 //     the same call without it, in alternation; the median time the recorder adds to the call

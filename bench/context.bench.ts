@@ -1,4 +1,4 @@
-// The context budget under a long step (docs/design.md §19).
+// The context budget under a long step (docs/design.md, “Context budget and memory”).
 //  1. A 200-turn step whose read_file calls return 30 KB each, against a 32,000-token window,
 //     through the real AgentRun, the real openai client and the scripted server (which counts every
 //     prompt with the same tokenizer and refuses one over the window with OpenAI's 400

@@ -1,4 +1,4 @@
-// Scheduler benchmarks (docs/design.md §4), on the real AgentRun:
+// Scheduler benchmarks (docs/design.md, “Scheduling and parallelism”), on the real AgentRun:
 //  A. Makespan vs the critical path: random DAGs of 20, 100 and 500 steps, a scripted model on
 //     127.0.0.1 (real HTTP/SSE through the openai SDK) that answers every executor call after a
 //     fixed latency. Ratio = time from the first step start to the last step end, divided by the

@@ -4,7 +4,7 @@ import type { WebviewToHost } from '../src/protocol/messages';
 import { badge, button, el, pre } from './dom';
 import type { PlanStore } from './store';
 
-// A step's file changes in its details (docs/design.md §22): each changed file with its added and
+// A step's file changes in its details (docs/design.md, “Checkpoints and revert”): each changed file with its added and
 // removed lines (a click opens VS Code's diff editor), what could not be saved, what a revert
 // undid, and the buttons "Review changes" and "Revert step". Also the messages those buttons post
 // and the approval card's diff. The host does the work and asks before it reverts anything.

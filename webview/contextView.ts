@@ -2,7 +2,7 @@ import type { StepState } from '../src/core/plan/planTypes';
 import { formatTokenCount, usageText } from '../src/core/usage/formatUsage';
 
 // Pure view model of a step's tokens, context-budget decisions and injected memories (the
-// `context_cost` and `memory_injected` audits, docs/design.md §19–20), so the wording is
+// `context_cost` and `memory_injected` audits, docs/design.md, “Context budget and memory” and “Usage and cost”), so the wording is
 // unit-tested in Node and the DOM code only copies strings.
 
 /** Context decisions listed in the details pane; older ones are counted, not listed. */

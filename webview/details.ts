@@ -19,7 +19,7 @@ export interface DetailsHandlers {
   retry(stepId: string, source: HTMLButtonElement): void;
   select(stepId: string): void;
   close(): void;
-  /** The step's changed files: a file's diff, the review, the revert (docs/design.md §22). */
+  /** The step's changed files: a file's diff, the review, the revert (docs/design.md, “Checkpoints and revert”). */
   changes: ChangesHandlers;
 }
 

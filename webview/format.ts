@@ -87,7 +87,7 @@ export function humanize(reason: string): string {
   return reason.replace(/[_-]+/g, ' ').trim();
 }
 
-/** The MCP server and tool a call went to (recorded in its audit, docs/design.md §21). */
+/** The MCP server and tool a call went to (recorded in its audit, docs/design.md, “MCP tools”). */
 export interface McpCallOrigin {
   server: string;
   tool: string;

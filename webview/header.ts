@@ -12,12 +12,12 @@ import type { PlanStore } from './store';
 
 export interface HeaderHandlers {
   cancel(source: HTMLButtonElement): void;
-  /** Resume an interrupted run (docs/design.md §23). */
+  /** Resume an interrupted run (docs/design.md, “Resuming a run”). */
   resume(source: HTMLButtonElement): void;
   approveAll(source: HTMLButtonElement): void;
   denyAll(source: HTMLButtonElement): void;
   openTrace(): void;
-  /** The run's changes in a multi-file diff, and the revert of the whole run (docs/design.md §22). */
+  /** The run's changes in a multi-file diff, and the revert of the whole run (docs/design.md, “Checkpoints and revert”). */
   reviewChanges(): void;
   revertRun(): void;
 }

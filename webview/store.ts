@@ -59,7 +59,7 @@ export class PlanStore {
   /** Steps whose retry was requested, keyed by step id → the finishedAt it had then. */
   readonly retried = new Map<string, number | undefined>();
   cancelRequested = false;
-  /** The host can resume this interrupted run (docs/design.md §23); `resumeRequested` once asked. */
+  /** The host can resume this interrupted run (docs/design.md, “Resuming a run”); `resumeRequested` once asked. */
   resumable = false;
   resumeRequested = false;
   /** Time of the newest event folded (the end of the elapsed clock for a run that is not live). */
@@ -237,7 +237,7 @@ export class PlanStore {
     c.events++;
     if (this.state.structureVersion !== version) c.structure = true;
     if ('stepId' in event && typeof event.stepId === 'string') c.steps.add(event.stepId);
-    // A revert changes the steps it names and the run's buttons (docs/design.md §22).
+    // A revert changes the steps it names and the run's buttons (docs/design.md, “Checkpoints and revert”).
     if (event.type === 'files_reverted') {
       for (const id of event.stepIds) c.steps.add(id);
       c.run = true;

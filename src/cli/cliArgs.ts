@@ -124,7 +124,7 @@ function checkOptionTokens(tokens: OptionTokens, options: Record<string, { type:
   }
 }
 
-/** `cortex diff` and `cortex revert`: reviewing a recorded run (docs/design.md §22). */
+/** `cortex diff` and `cortex revert`: reviewing a recorded run (docs/design.md, “Checkpoints and revert”). */
 export type ReviewCommand = 'diff' | 'revert';
 
 export interface ReviewArgs {

@@ -51,7 +51,7 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
   if (trace) checkTraceDirectory(trace);
   const memory = args.memory ? resolve(cwd, args.memory) : undefined;
   if (memory) checkMemoryFile(memory);
-  // A run's changes are recorded next to its trace unless --checkpoints says where (docs/design.md §22).
+  // A run's changes are recorded next to its trace unless --checkpoints says where (docs/design.md, “Checkpoints and revert”).
   const checkpoints = args.checkpoints ? resolve(cwd, args.checkpoints) : trace ? defaultCheckpointsDir(trace) : undefined;
   if (checkpoints) checkCheckpointsDir(checkpoints);
   return { config, workspace, trace, memory, checkpoints };

@@ -10,7 +10,7 @@ import { printLine } from './cliSession';
 import { EXIT } from './exitCode';
 
 // `cortex diff --trace FILE [--step ID]`: the run's file changes (or one step's) as a unified
-// diff, read from the contents the run saved (docs/design.md §22). The diff goes to stdout; a
+// diff, read from the contents the run saved (docs/design.md, “Checkpoints and revert”). The diff goes to stdout; a
 // summary line goes to stderr.
 
 export const DIFF_USAGE = `Usage: cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]

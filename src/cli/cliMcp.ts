@@ -11,7 +11,7 @@ import { terminalSafe } from '../core/text/terminalSafe';
 import { UsageError } from './cliArgs';
 import { describeFsError } from './fsErrorText';
 
-// The CLI's MCP servers (docs/design.md §21): `cortex.mcp.servers` from --config and the servers of
+// The CLI's MCP servers (docs/design.md, “MCP tools”): `cortex.mcp.servers` from --config and the servers of
 // an `--mcp-config FILE` (VS Code's mcp.json or the mcpServers shape). The CLI never reads a
 // workspace's `.vscode/mcp.json` by itself: a repository cannot start programs through the CLI.
 // `${input:id}` values are asked on the terminal (hidden for passwords); without a terminal that

@@ -12,7 +12,7 @@ import { driveCliRun, type CliIo } from './cliSession';
 import { EXIT } from './exitCode';
 import { describeFsError } from './fsErrorText';
 
-// `cortex resume --trace FILE`: continues an interrupted run from its trace (docs/design.md §23),
+// `cortex resume --trace FILE`: continues an interrupted run from its trace (docs/design.md, “Resuming a run”),
 // with the settings of now (--config and flags), appending to the same trace.
 
 export const RESUME_USAGE = `Usage: cortex resume --trace FILE [--workspace DIR] [--config FILE] [--base-url URL]
@@ -154,7 +154,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     trace: { file: opened.traceFile, append: true },
     lock: opened.lock,
     history: opened.events,
-    // The resumed part's changes go to the same checkpoint folder as the run's (docs/design.md §22).
+    // The resumed part's changes go to the same checkpoint folder as the run's (docs/design.md, “Checkpoints and revert”).
     makeRun: (log, approvals) =>
       prepareResumedRun(opened, log, {
         ...shared,

@@ -6,7 +6,7 @@ import { openReviewFor, type ReviewIo } from './cliDiff';
 import { printLine } from './cliSession';
 import { EXIT } from './exitCode';
 
-// `cortex revert --trace FILE [--step ID]... [--force]` and `--undo` (docs/design.md §22): puts back
+// `cortex revert --trace FILE [--step ID]... [--force]` and `--undo` (docs/design.md, “Checkpoints and revert”): puts back
 // what a recorded run changed, checks every file first, and appends the revert to the trace as a
 // files_reverted event, so replaying the trace shows it and `--undo` can take it back.
 

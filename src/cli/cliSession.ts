@@ -15,7 +15,7 @@ import { usageSummaryLine } from './usageSummary';
 // Driving one run in the terminal, for `cortex run` and `cortex resume` alike: the trace file,
 // progress on stderr, approvals, the answer on stdout, the exit code, and the run's lock.
 // Ctrl-C (SIGINT) cancels the run. SIGTERM interrupts it: the trace stops where it is, without
-// run_finished, so `cortex resume` can continue it (docs/design.md §23).
+// run_finished, so `cortex resume` can continue it (docs/design.md, “Resuming a run”).
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;

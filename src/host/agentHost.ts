@@ -66,7 +66,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     { openTrace: openTraceOf, ...panelResumeActions(resumer, logger), changes },
     context.workspaceState,
   );
-  // The saved contents of runs' changes, for the diff editor (docs/design.md §22).
+  // The saved contents of runs' changes, for the diff editor (docs/design.md, “Checkpoints and revert”).
   const checkpoints = new CheckpointActions(registry, panels, logger);
   const contentProvider = vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider(runsDir));
   const attention = new ApprovalAttention(

@@ -15,7 +15,7 @@ import type { PanelManager } from './panelManager';
 import type { RunRegistry } from './runRegistry';
 
 // What the panel's "Review changes", "Revert step" and "Revert run" and a click on a changed file
-// do (docs/design.md §22): VS Code's diff editor and multi-file diff over the saved contents, and
+// do (docs/design.md, “Checkpoints and revert”): VS Code's diff editor and multi-file diff over the saved contents, and
 // reverts that say what they will restore and ask first (modal), then are recorded in the run's
 // trace. The editor never takes the focus from where the person is (preserveFocus).
 

@@ -4,7 +4,7 @@ import { ContentStore, HASH_PATTERN } from '../core/checkpoints/contentStore';
 import { looksBinary } from '../core/tools/workspace/textFile';
 
 // The saved contents of a run's changes as read-only documents, for VS Code's diff editor
-// (docs/design.md §22). A URI names the run's checkpoint folder, the content's hash and, for its
+// (docs/design.md, “Checkpoints and revert”). A URI names the run's checkpoint folder, the content's hash and, for its
 // tab, the file's path: cortex-checkpoint:/src/a.ts?dir=…&hash=… . An absent side (a created or
 // deleted file) is `hash=absent`; a content that was not saved is `hash=unsaved` with the reason.
 // Only checkpoint folders under the extension's storage are read.

@@ -3,7 +3,7 @@ import { describeServerCommand } from '../core/mcp/definitionHash';
 import type { McpServerEntry } from '../core/mcp/mcpTypes';
 import type { ConsentStatus } from './mcpConsentStore';
 
-// The question before a workspace's MCP server may start (docs/design.md §21): the server's
+// The question before a workspace's MCP server may start (docs/design.md, “MCP tools”): the server's
 // command line as written in the file, in a modal dialog. "Allow" and "Don't allow" are
 // remembered for this exact definition; closing the dialog only skips this run.
 

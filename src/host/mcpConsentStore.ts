@@ -1,7 +1,7 @@
 import { serverDefinitionHash } from '../core/mcp/definitionHash';
 import type { McpServerEntry } from '../core/mcp/mcpTypes';
 
-// Which servers of a workspace's MCP file the person allowed (docs/design.md §21). Kept in the
+// Which servers of a workspace's MCP file the person allowed (docs/design.md, “MCP tools”). Kept in the
 // workspace's state (never in the repository), per file and server name, with the hash of the
 // exact definition the person saw: a changed command line, argument, variable or URL asks again.
 // No `vscode` import, so it is unit-tested in plain Node.

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { McpInput, McpServerSource } from '../core/mcp/mcpTypes';
 import type { InputAsker } from '../core/mcp/serverSources';
 
-// `${input:id}` values (docs/design.md §21): asked once with an input box (hidden for passwords)
+// `${input:id}` values (docs/design.md, “MCP tools”): asked once with an input box (hidden for passwords)
 // or a quick pick, then kept in VS Code's SecretStorage. The key includes where the input is
 // defined (the user setting, or the workspace file's folder), so one repository's `token` is never
 // handed to another repository's server.

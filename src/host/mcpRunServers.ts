@@ -9,7 +9,7 @@ import { McpConsentStore, type ConsentStatus } from './mcpConsentStore';
 import { secretInputAsker } from './mcpInputs';
 import { readWorkspaceMcpFiles } from './mcpWorkspaceFiles';
 
-// The MCP servers of a run in VS Code (docs/design.md §21): the user's `cortex.mcp.servers` and
+// The MCP servers of a run in VS Code (docs/design.md, “MCP tools”): the user's `cortex.mcp.servers` and
 // the workspace folder's `.vscode/mcp.json` / `.mcp.json`. A workspace server starts only after
 // the person allowed its exact definition, and in Restricted Mode nothing starts. Every server
 // that is configured but not started is named in a notice that goes to the run's trace.

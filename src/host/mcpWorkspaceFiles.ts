@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { McpConfigFileError, parseMcpConfigFile } from '../core/mcp/mcpConfigFile';
 import type { ServerGroup } from '../core/mcp/serverSources';
 
-// The MCP files a workspace folder may bring (docs/design.md §21): VS Code's `.vscode/mcp.json`
+// The MCP files a workspace folder may bring (docs/design.md, “MCP tools”): VS Code's `.vscode/mcp.json`
 // (`servers`) and the `.mcp.json` other agents keep at the root (`mcpServers`). Either shape is
 // accepted in either file. Their servers are commands from the repository: they start only after
 // the person allowed them. No `vscode` import (plain Node tests).

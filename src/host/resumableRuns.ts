@@ -3,7 +3,7 @@ import { traceResumability, type TraceResumability } from '../core/resume/traceS
 import type { RunSource } from '../panel/runSource';
 import type { RecentRun } from './runIndex';
 
-// Which runs this window can resume (docs/design.md §23): runs of one of its folders whose trace
+// Which runs this window can resume (docs/design.md, “Resuming a run”): runs of one of its folders whose trace
 // stopped without run_finished and that no live process drives. Used by "Cortex: Resume run…"
 // and by a restored panel to offer its Resume button.
 

@@ -4,7 +4,7 @@ import type { RunSource } from '../panel/runSource';
 import { interruptedRuns, panelResumability, runWorkspace } from './resumableRuns';
 import type { RunIndex } from './runIndex';
 
-// "Cortex: Resume run…" and the Resume button of a restored panel (docs/design.md §23).
+// "Cortex: Resume run…" and the Resume button of a restored panel (docs/design.md, “Resuming a run”).
 
 export interface Resumer {
   resume(target: { traceFile: string; workspace: string }): Promise<void>;

@@ -141,7 +141,7 @@ export class RunController implements vscode.Disposable {
     const trusted = vscode.workspace.isTrusted;
     const log = new EventLog({ onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
     const broker = new ApprovalBroker({ logger: this.logger });
-    // MCP servers: the user's, and the workspace's once allowed (docs/design.md §21).
+    // MCP servers: the user's, and the workspace's once allowed (docs/design.md, “MCP tools”).
     const mcp = (await this.mcp
       ?.forRun(folder.uri.fsPath, config, trusted)
       .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
@@ -165,7 +165,7 @@ export class RunController implements vscode.Disposable {
   }
 
   /**
-   * Resumes an interrupted run from its trace (docs/design.md §23): in the folder it worked in,
+   * Resumes an interrupted run from its trace (docs/design.md, “Resuming a run”): in the folder it worked in,
    * which must be open in this window, with the current settings. Its panel follows the run.
    */
   async resume(target: { traceFile: string; workspace: string }): Promise<void> {
@@ -250,7 +250,7 @@ export class RunController implements vscode.Disposable {
     mcp: { servers: McpServerDefinition[]; notices: string[] },
     traceFile: string,
   ): ResumedRunOptions {
-    // Every file change is recorded beside the trace, in the extension's storage (docs/design.md §22).
+    // Every file change is recorded beside the trace, in the extension's storage (docs/design.md, “Checkpoints and revert”).
     return {
       config,
       apiKey,
@@ -394,7 +394,7 @@ export class RunController implements vscode.Disposable {
   /**
    * The extension stops (a reload, VS Code closing): each running run is interrupted, not
    * cancelled. Its trace stops where it is, without run_finished, and its lock is released, so the
-   * next window offers to resume it (docs/design.md §23); its requests and commands are stopped.
+   * next window offers to resume it (docs/design.md, “Resuming a run”); its requests and commands are stopped.
    */
   dispose(): void {
     for (const run of this.registry.running()) {

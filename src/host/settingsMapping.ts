@@ -20,10 +20,10 @@ export interface MappedSettings {
 }
 
 const security = new Set<string>(SECURITY_KEYS);
-/** Spending caps: a workspace may lower them, never raise or remove them (docs/design.md §20). */
+/** Spending caps: a workspace may lower them, never raise or remove them (docs/design.md, “Usage and cost”). */
 const CAP_KEYS = new Set<string>(['cortex.limits.maxRunTokens', 'cortex.limits.maxRunCost']);
 const PRICING_KEY = 'cortex.llm.pricing';
-/** The safety net of reverts: a workspace may turn it on or widen it, never switch it off or narrow it (docs/design.md §22). */
+/** The safety net of reverts: a workspace may turn it on or widen it, never switch it off or narrow it (docs/design.md, “Checkpoints and revert”). */
 const CHECKPOINTS_ENABLED_KEY = 'cortex.checkpoints.enabled';
 const CHECKPOINT_SIZE_KEY = 'cortex.checkpoints.maxFileBytes';
 

@@ -10,11 +10,11 @@ import { clip } from '../core/text/clip';
 /** What the panel asks of the rest of the extension. */
 export interface PanelActions {
   openTrace(source: RunSource): Promise<void>;
-  /** Whether the run, read from its trace, can be resumed in this window (docs/design.md §23). */
+  /** Whether the run, read from its trace, can be resumed in this window (docs/design.md, “Resuming a run”). */
   canResume?(source: RunSource): boolean;
   /** Resumes the run; its panel then follows the live run (see `showSource`). */
   resume?(source: RunSource): Promise<void>;
-  /** Reviewing and reverting the run's file changes (docs/design.md §22). */
+  /** Reviewing and reverting the run's file changes (docs/design.md, “Checkpoints and revert”). */
   changes?: PanelChangeActions;
 }
 
@@ -265,7 +265,7 @@ export class DagPanel implements vscode.Disposable {
     }
   }
 
-  /** A change button (docs/design.md §22): the host opens the diff, the review, or asks before reverting. */
+  /** A change button (docs/design.md, “Checkpoints and revert”): the host opens the diff, the review, or asks before reverting. */
   private onChangeAction(message: Extract<WebviewToHost, { type: 'changes/open' | 'changes/review' | 'changes/revert' }>): void {
     const changes = this.actions.changes;
     if (!changes) {

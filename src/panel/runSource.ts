@@ -28,7 +28,7 @@ export interface RunSource {
   events(): readonly RunEvent[];
   /** New events as they are appended; returns an unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
-  /** Applies an approval answer; what waits is in the events (docs/design.md §13). */
+  /** Applies an approval answer; what waits is in the events (docs/design.md, “Approvals”). */
   answer(answer: PanelApprovalAnswer): AnswerResult;
   cancel(reason: string): { ok: boolean; reason?: string };
   retryStep(stepId: string): { accepted: boolean; reason?: string };

@@ -18,7 +18,7 @@ export type ApprovalRequestMessage = PendingApproval;
 export const AnswerRefusalSchema = z.enum([...ApprovalRefusalSchema.options, 'run_over']);
 
 export const HostToWebviewSchema = z.discriminatedUnion('type', [
-  /** `resumable`: the run stopped without finishing and this window can resume it (docs/design.md §23). */
+  /** `resumable`: the run stopped without finishing and this window can resume it (docs/design.md, “Resuming a run”). */
   z.object({ type: z.literal('host/reset'), runId: z.string(), live: z.boolean(), events: z.array(RunEventSchema), resumable: z.boolean().optional() }),
   z.object({ type: z.literal('host/events'), runId: z.string(), fromSeq: z.number().int().nonnegative(), events: z.array(RunEventSchema) }),
   z.object({
@@ -62,7 +62,7 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run/resume'), runId: Id }).strict(),
   z.object({ type: z.literal('step/retry'), runId: Id, stepId: Id }).strict(),
   z.object({ type: z.literal('run/openTrace') }).strict(),
-  // Reviewing and reverting changes (docs/design.md §22); without stepId: the whole run.
+  // Reviewing and reverting changes (docs/design.md, “Checkpoints and revert”); without stepId: the whole run.
   z.object({ type: z.literal('changes/open'), runId: Id, stepId: Id.optional(), path: ChangedPath }).strict(),
   z.object({ type: z.literal('changes/review'), runId: Id, stepId: Id.optional() }).strict(),
   z.object({ type: z.literal('changes/revert'), runId: Id, stepId: Id.optional() }).strict(),

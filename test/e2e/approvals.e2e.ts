@@ -10,7 +10,7 @@ import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
 import { waitForNotification } from './support/workbench';
 
-// In the real workbench (docs/design.md §13, docs/design.md §15): approvals on the DAG node (the status bar entry
+// In the real workbench (docs/design.md, “Approvals”, docs/design.md, “The replanner”): approvals on the DAG node (the status bar entry
 // and the notification for a hidden panel are in approvalStatus.e2e.ts), a step that fails verification and is replanned until it is
 // blocked, the details of the blocked step, the Deny path and the required gate with Retry; a
 // stale answer refused at once with its reason, and a cancel withdrawing a pending approval.

@@ -7,7 +7,7 @@ import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
 import { editorTab, isWebviewFocused, waitForNotification } from './support/workbench';
 
-// Every change reviewable and reversible, in real VS Code (docs/design.md §22): a run writes two
+// Every change reviewable and reversible, in real VS Code (docs/design.md, “Checkpoints and revert”): a run writes two
 // files; the step's details list them with their line counts; a click opens VS Code's diff
 // editor over the saved contents without taking the focus from the panel; "Revert step" says
 // what it will restore, asks (modal), and puts the disk back as it was.

@@ -8,7 +8,7 @@ import { currentPage } from './support/hooks';
 import { eventually, startTask } from './support/scenario';
 import { openQuickPick, waitForNotification } from './support/workbench';
 
-// An MCP server from the workspace's .vscode/mcp.json in the real workbench (docs/design.md §21):
+// An MCP server from the workspace's .vscode/mcp.json in the real workbench (docs/design.md, “MCP tools”):
 // the person is asked (with the command line) before it starts, and once for its input (a
 // password, then kept in secret storage); the server gets that value and none of the editor's
 // environment; a policy key lets one tool run while the other waits for approval on the node; the

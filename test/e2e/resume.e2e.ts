@@ -11,7 +11,7 @@ import { currentPage } from './support/hooks';
 import { eventually, startTask } from './support/scenario';
 import { openQuickPick, pickQuickItem, runCommand, waitForNotification } from './support/workbench';
 
-// Runs survive a reload (docs/design.md §23): the window is reloaded while a step's request hangs;
+// Runs survive a reload (docs/design.md, “Resuming a run”): the window is reloaded while a step's request hangs;
 // the restored panel reads "Interrupted" and offers Resume, which continues the run from its trace
 // without running the completed step again. "Cortex: Resume run…" does the same from the palette.
 

@@ -13,7 +13,7 @@ const cutOffWrite = {
   finishReason: 'length',
 };
 
-describe('agent run: verification and subgraph replanning (docs/design.md §14, docs/design.md §15)', () => {
+describe('agent run: verification and subgraph replanning (docs/design.md, “The verifier and how a step ends”, docs/design.md, “The replanner”)', () => {
   const server = useScriptedServer();
 
   it('a cut-off write stays pending, fails verification, and its subgraph is redesigned while completed work is kept', async () => {

@@ -5,7 +5,7 @@ import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
 
-// The approval of a write or an edit shows the diff it would make (docs/design.md §22): computed
+// The approval of a write or an edit shows the diff it would make (docs/design.md, “Checkpoints and revert”): computed
 // when approval is asked, from the exact arguments its hash binds, against the file as it is then.
 
 describe('approvals of writes and edits carry their diff', function () {

@@ -11,7 +11,7 @@ import { byStep, call, json, message, route, toolCalls } from '../support/script
 import { userGitRepository } from '../support/userGitRepository';
 import { useScriptedServer } from '../support/useScriptedServer';
 
-// Every change reviewable and reversible, through the CLI (docs/design.md §22): real runs against
+// Every change reviewable and reversible, through the CLI (docs/design.md, “Checkpoints and revert”): real runs against
 // the scripted endpoint write, edit, delete and create files with the file tools and commands;
 // `cortex diff` shows them and `cortex revert` puts them back, with conflicts and undo.
 

@@ -8,7 +8,7 @@ import { call, contentText, json, message, route, toolCalls } from '../support/s
 import { startScriptedServer, type Handler, type Reply, type ScriptedRequest, type ScriptedServer } from '../support/scriptedServer';
 
 // The context budget and usage accounting through the real AgentRun, the real openai client and
-// the scripted endpoint (docs/design.md §19, docs/design.md §20). The server counts every prompt with Cortex's
+// the scripted endpoint (docs/design.md, “Context budget and memory”, docs/design.md, “Usage and cost”). The server counts every prompt with Cortex's
 // tokenizer and refuses one over its window with OpenAI's 400 context_length_exceeded; it also
 // refuses a tool message without its assistant message, so a pruned or compacted conversation
 // that broke a pair fails the test.
@@ -46,7 +46,7 @@ function contextCosts(events: RunEvent[], stepId = 's1') {
 
 const messagesOf = (req: ScriptedRequest): any[] => req.body.messages;
 
-describe('context budget through the scripted endpoint (docs/design.md §19)', () => {
+describe('context budget through the scripted endpoint (docs/design.md, “Context budget and memory”)', () => {
   let server: ScriptedServer;
   afterEach(async () => {
     await server?.close();
@@ -221,7 +221,7 @@ describe('context budget through the scripted endpoint (docs/design.md §19)', (
   });
 });
 
-describe('tokens, cost and caps through the scripted endpoint (docs/design.md §20)', () => {
+describe('tokens, cost and caps through the scripted endpoint (docs/design.md, “Usage and cost”)', () => {
   let server: ScriptedServer;
   afterEach(async () => {
     await server?.close();

@@ -200,7 +200,7 @@ describe('openAiClient (real SDK, scripted SSE server)', function () {
     });
   });
 
-  describe('failover (docs/design.md §17)', () => {
+  describe('failover (docs/design.md, “LLM requests: retries and failover”)', () => {
     it('fails over on a 404 for an unknown model and records requested, used and every attempt', async () => {
       server = await startScriptedServer(() => message('from fallback'), { models: ['fallback-a'] });
       const response = await clientFor(server, { model: 'missing-model', fallbackModels: ['fallback-a'] }).chat({ ...base, purpose: 'executor' });

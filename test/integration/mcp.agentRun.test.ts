@@ -7,7 +7,7 @@ import { useScriptedServer } from '../support/useScriptedServer';
 import { everythingStdio, faulty, isAlive, startEverythingHttp, urlDefinition } from '../fixtures/mcp/mcpServers';
 import { logMessages, runWithMcp } from '../fixtures/mcp/mcpRun';
 
-// MCP tools through the real agent run (docs/design.md §21): the scripted model calls them by
+// MCP tools through the real agent run (docs/design.md, “MCP tools”): the scripted model calls them by
 // their registry names, and they take the native tools' path: validation, policy and approval,
 // execution with the timeout and output cap, the trace.
 

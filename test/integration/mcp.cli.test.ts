@@ -9,7 +9,7 @@ import { call, json, message, route, toolCalls, toolMessages, toolNames } from '
 import { useScriptedServer } from '../support/useScriptedServer';
 import { FAULTY_SERVER } from '../fixtures/mcp/mcpServers';
 
-// `cortex run --mcp-config FILE` (docs/design.md §21): the servers of that file (either shape) and
+// `cortex run --mcp-config FILE` (docs/design.md, “MCP tools”): the servers of that file (either shape) and
 // of cortex.mcp.servers; never a workspace's own .vscode/mcp.json.
 
 async function cli(argv: string[], env: Record<string, string> = {}) {

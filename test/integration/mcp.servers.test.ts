@@ -9,7 +9,7 @@ import type { ToolContext, ToolDefinition } from '../../src/core/tools/toolTypes
 import { tempWorkspace } from '../support/agentHarness';
 import { everythingStdio, faulty, isAlive, startEverythingHttp, until, urlDefinition, type HttpEverything } from '../fixtures/mcp/mcpServers';
 
-// The MCP client against real servers (docs/design.md §21): the reference server over stdio,
+// The MCP client against real servers (docs/design.md, “MCP tools”): the reference server over stdio,
 // Streamable HTTP and SSE, and the in-repo faulty server for every fault.
 
 const NATIVE = ['read_file', 'write_file', 'run_command'];

@@ -14,7 +14,7 @@ import { call, contentText, json, message, route, toolCalls, toolMessages } from
 import { startScriptedServer, type Handler, type ScriptedServer } from '../support/scriptedServer';
 
 // Workspace memory across runs through the real AgentRun, the real tools and the scripted endpoint
-// (docs/design.md §19): a run stores a fact, the next run gets it injected before its step and
+// (docs/design.md, “Context budget and memory”): a run stores a fact, the next run gets it injected before its step and
 // finds it with memory_search, forgets it, and a third run sees nothing.
 
 async function runWithMemory(server: ScriptedServer, memoryFile: string, workspace: string, settings: Record<string, unknown> = {}) {
@@ -41,7 +41,7 @@ async function runWithMemory(server: ScriptedServer, memoryFile: string, workspa
 const messagesOf = (req: { body: any }): any[] => req.body.messages;
 const relevantContext = (req: { body: any }) => messagesOf(req).find((m) => contentText(m.content).startsWith('<relevant_context'));
 
-describe('workspace memory across runs (docs/design.md §19)', () => {
+describe('workspace memory across runs (docs/design.md, “Context budget and memory”)', () => {
   let server: ScriptedServer;
   afterEach(async () => {
     await server?.close();

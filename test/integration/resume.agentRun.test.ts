@@ -17,7 +17,7 @@ import { startScriptedServer, type ScriptedServer } from '../support/scriptedSer
 
 // Resuming in-process, where the moment of the interruption can be chosen exactly: the events a
 // run had recorded at that moment are written out as its trace (what a killed process leaves),
-// and the run is resumed from that file (docs/design.md §23).
+// and the run is resumed from that file (docs/design.md, “Resuming a run”).
 
 function settings(server: ScriptedServer): FlatConfig {
   return parseConfig({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'test-model', 'cortex.llm.maxRetries': 0 });

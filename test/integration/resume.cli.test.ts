@@ -12,7 +12,7 @@ import { call, json, message, route, toolCalls, toolMessages } from '../support/
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 import { runCli, spawnCli, waitUntil, type CliProcess } from './resumeProcess';
 
-// Resuming through the real CLI (docs/design.md §23): a `cortex run` process is killed while a
+// Resuming through the real CLI (docs/design.md, “Resuming a run”): a `cortex run` process is killed while a
 // step's request hangs on the scripted server, then `cortex resume` finishes the run in the same
 // trace. The scripted server is the witness of what ran again.
 

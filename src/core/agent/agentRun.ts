@@ -58,14 +58,14 @@ export interface AgentRunOptions {
   processEnv?: NodeJS.ProcessEnv;
   /**
    * The run's checkpoint folder, outside the workspace: every file change is recorded there so it
-   * can be reviewed and reverted (docs/design.md §22). Without one nothing is recorded.
+   * can be reviewed and reverted (docs/design.md, “Checkpoints and revert”). Without one nothing is recorded.
    */
   checkpointsDir?: string;
   /** Files the host writes during the run (its trace), never taken for the run's changes. */
   checkpointsExclude?: readonly string[];
 }
 
-/** How a resumed run continues (docs/design.md §23); `run_resumed` records it. */
+/** How a resumed run continues (docs/design.md, “Resuming a run”); `run_resumed` records it. */
 export interface ResumeStart {
   fromSeq: number;
   restartedStepIds: readonly string[];
@@ -109,7 +109,7 @@ export class AgentRun {
   /** Continues after the ids of a resumed run's recorded steps. */
   private readonly ids: StepIdAllocator;
   private fatalError: string | undefined;
-  /** Set once the run went past cortex.limits.maxRunTokens or maxRunCost (docs/design.md §20). */
+  /** Set once the run went past cortex.limits.maxRunTokens or maxRunCost (docs/design.md, “Usage and cost”). */
   private budgetError: string | undefined;
   private readonly caps: RunCaps;
   /** memory_store, memory_search, memory_forget when the run has a memory file. */
@@ -158,7 +158,7 @@ export class AgentRun {
       this.retryWaiters.clear();
       options.approvals.cancelAll(errorMessage(this.abort.signal.reason));
     });
-    // Every approval of this run is an event in its log (docs/design.md §13).
+    // Every approval of this run is an event in its log (docs/design.md, “Approvals”).
     options.approvals.bind(options.log);
   }
 
@@ -171,7 +171,7 @@ export class AgentRun {
     if (!this.abort.signal.aborted) this.abort.abort(new RunCancelled(reason));
   }
 
-  /** Asks again for a denied required approval of `stepId` (docs/design.md §13). */
+  /** Asks again for a denied required approval of `stepId` (docs/design.md, “Approvals”). */
   retryStep(stepId: string): { accepted: boolean; reason?: string } {
     const waiter = this.retryWaiters.get(stepId);
     if (!waiter) return { accepted: false, reason: `step ${stepId} is not waiting for a retry` };
@@ -195,7 +195,7 @@ export class AgentRun {
     const unpriced = this.caps.unpricedWarning(config);
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
     // Said once per run, before any step runs: commands run unsandboxed, or will be refused
-    // (docs/design.md §12.1). The probe (one start of bubblewrap) runs while the planner thinks.
+    // (docs/design.md, “Command rules”). The probe (one start of bubblewrap) runs while the planner thinks.
     const sandboxSaid = this.options.trusted ? sandboxNotice(executionSettingsFromConfig(config)).catch(() => undefined) : undefined;
     // The checkpoint folder is set up while the planner thinks (the shadow repository for commands
     // waits for the first command: checkpointRecorder.ts).
@@ -213,7 +213,7 @@ export class AgentRun {
   }
 
   /**
-   * Continues an interrupted run whose recorded events are already in the log (docs/design.md §23):
+   * Continues an interrupted run whose recorded events are already in the log (docs/design.md, “Resuming a run”):
    * records `run_resumed` (its running steps go back to not_started), plans if the plan was never
    * made, replans the failed steps whose replan was under way, then schedules as `start` does.
    * Completed steps are not run again.
@@ -248,7 +248,7 @@ export class AgentRun {
     for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
   }
 
-  /** Starts the run's MCP servers; their tools join the registry (docs/design.md §21). */
+  /** Starts the run's MCP servers; their tools join the registry (docs/design.md, “MCP tools”). */
   private async startMcpServers(): Promise<void> {
     const { options, context } = this;
     const { session, tools } = await startRunMcp({
@@ -273,7 +273,7 @@ export class AgentRun {
     const maxParallel = config['cortex.execution.maxParallelSteps'];
     while (!this.abort.signal.aborted && this.fatalError === undefined) {
       for (const stepId of queue.ready(new Set(running.keys()))) {
-        // Past a run cap no new step starts (docs/design.md §20); running ones end their turn.
+        // Past a run cap no new step starts (docs/design.md, “Usage and cost”); running ones end their turn.
         if (running.size >= maxParallel || this.context.overBudget()) break;
         const task = this.runStep(stepId, (failedId) => {
           // Replans change the graph: serialise them, while other steps keep running.
@@ -371,7 +371,7 @@ export class AgentRun {
 
 /**
  * The run's change recorder, when it has a checkpoint folder and recording is on (docs/design.md
- * docs/design.md §22). An untrusted workspace gets none: its run cannot write, and git is not run in it.
+ * docs/design.md, “Checkpoints and revert”). An untrusted workspace gets none: its run cannot write, and git is not run in it.
  */
 function createRecorder(options: AgentRunOptions): CheckpointRecorder | undefined {
   if (!options.checkpointsDir || !options.config['cortex.checkpoints.enabled'] || !options.trusted) return undefined;

@@ -4,9 +4,9 @@ import { decideToolPolicy, type PolicyVerdict } from '../policy/toolPolicy';
 import { canonicalJson } from '../text/canonicalJson';
 import type { InvalidCall, PreparedCall, RunnableCall } from '../tools/toolPipeline';
 
-// What happens to each call of a batch, decided before anything runs (docs/design.md §10): the
+// What happens to each call of a batch, decided before anything runs (docs/design.md, “Running a batch of calls”): the
 // invalid ones get their payload, repeats within the batch quote the first call, the policy
-// (docs/design.md §12) rejects, asks for approval, or lets the call run.
+// (docs/design.md, “Policy”) rejects, asks for approval, or lets the call run.
 
 export type BatchEntry =
   | { disposition: 'invalid'; call: InvalidCall }
@@ -14,7 +14,7 @@ export type BatchEntry =
   | { disposition: 'duplicate'; call: RunnableCall; original: RunnableCall }
   /** Denied by the policy: completed as an error at once. */
   | { disposition: 'rejected'; call: RunnableCall; verdict: PolicyVerdict }
-  /** Runs once a person approved it (docs/design.md §13). */
+  /** Runs once a person approved it (docs/design.md, “Approvals”). */
   | { disposition: 'confirm'; call: RunnableCall; verdict: PolicyVerdict }
   | { disposition: 'run'; call: RunnableCall; verdict: PolicyVerdict };
 

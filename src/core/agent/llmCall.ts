@@ -11,7 +11,7 @@ const announcedFailovers = new WeakMap<RunContext, Set<string>>();
 
 /**
  * Every LLM request of a run goes through here. First the prompt is fitted into the model's
- * context budget (docs/design.md §19; `request.messages` is replaced in place by the pruned or
+ * context budget (docs/design.md, “Context budget and memory”; `request.messages` is replaced in place by the pruned or
  * compacted form); then it is sent, and each request (purpose, step, models, attempts, usage,
  * cost, outcome) lands in the event log and therefore in the trace and the panel. A provider's
  * context-overflow error gets one compaction and one retry, never a failover.

@@ -4,7 +4,7 @@ import { extractJsonObjects } from '../llm/replyJson';
 import { normalizeRelativeDependencies, type RelativeDependencyProblem } from '../plan/planGraph';
 import { oneLine } from '../text/clip';
 
-// The planner's reply is one JSON object in the message content (docs/design.md §3), read by the
+// The planner's reply is one JSON object in the message content (docs/design.md, “The planner”), read by the
 // one reply reader (llm/replyJson.ts: fences, prose and reasoning blocks are tolerated), but the plan itself is checked strictly (shape, dangling indexes, self-dependencies,
 // cycles) so a broken plan never reaches the executor. Errors say what is wrong in words a
 // corrective retry prompt can pass straight back to the model.

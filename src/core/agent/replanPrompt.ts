@@ -8,7 +8,7 @@ import type { PlanState, StepState } from '../plan/planTypes';
 import { formatStepHistory, formatToolHistory, type ToolHistoryFormatOptions } from '../plan/toolHistoryFormat';
 import { checkRelativeDependencies, formatToolList, parseJsonReply, PlanReplyError, RelativeDependenciesSchema } from './planParsing';
 
-// The replanner (docs/design.md §15): one LLM call that redesigns a failed step together with everything
+// The replanner (docs/design.md, “The replanner”): one LLM call that redesigns a failed step together with everything
 // downstream of it. It reads the real record (every completed step's full tool history and the
 // failed step's calls with the unanswered ones marked), never a summary, and answers with a
 // ReplanResult as JSON.
@@ -89,12 +89,12 @@ function earlierRedesigns(state: PlanState, failed: StepState): string[] {
 }
 
 /**
- * The replanner's request (docs/design.md §15): completed steps with their full tool
+ * The replanner's request (docs/design.md, “The replanner”): completed steps with their full tool
  * history, the failed step with its calls (unanswered ones marked ❌) and why it failed, the
  * downstream steps to redesign, the other live steps, earlier redesigns of this lineage and the
  * available tools. `stepsToReplan` is the failed step followed by its downstream. Results,
  * outputs and argument values are clipped by tokens, harder until the prompt fits
- * `promptBudget` (tokens a request may use, docs/design.md §19).
+ * `promptBudget` (tokens a request may use, docs/design.md, “Context budget and memory”).
  */
 export function buildReplanMessages(
   state: PlanState,

@@ -6,7 +6,7 @@ import { toolSummaries } from '../mcp/toolSummaries';
 import { revertForReplan } from '../checkpoints/replanRevert';
 
 /**
- * Handles a step that failed verification (docs/design.md §15): within the lineage's attempt budget, one
+ * Handles a step that failed verification (docs/design.md, “The replanner”): within the lineage's attempt budget, one
  * replanner call redesigns the failed step plus its whole downstream subgraph while completed work
  * stays; past the budget, on give_up, or when the replanner fails or answers something unusable,
  * the step is blocked (with the reason) and its downstream is shown as blocked by it.
@@ -31,7 +31,7 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
       maxAttempts,
       newId: () => ids.next(),
     });
-    // The redesigned subgraph starts from a clean state: what the replaced steps changed is put back first (docs/design.md §22).
+    // The redesigned subgraph starts from a clean state: what the replaced steps changed is put back first (docs/design.md, “Checkpoints and revert”).
     if (result.action === 'redesign' && context.checkpoints && config['cortex.replan.revertFailedChanges']) {
       await revertForReplan({
         log,

@@ -27,12 +27,12 @@ export interface RunContext {
   holdDeniedGates: boolean;
   /** Resolves when `retryStep(stepId)` is called, or rejects when the run is cancelled. */
   waitForRetry(stepId: string): Promise<void>;
-  /** How many prompt tokens each request may use (docs/design.md §19). */
+  /** How many prompt tokens each request may use (docs/design.md, “Context budget and memory”). */
   budget: ContextBudget;
   /** The workspace's memory; absent when the host gave no memory file. */
   memory?: MemoryStore;
-  /** Records every file change of the run (docs/design.md §22); absent when the run has no checkpoint folder. */
+  /** Records every file change of the run (docs/design.md, “Checkpoints and revert”); absent when the run has no checkpoint folder. */
   checkpoints?: CheckpointRecorder;
-  /** Why the run is past cortex.limits.maxRunTokens or maxRunCost (docs/design.md §20), else undefined. */
+  /** Why the run is past cortex.limits.maxRunTokens or maxRunCost (docs/design.md, “Usage and cost”), else undefined. */
   overBudget(): string | undefined;
 }

@@ -41,7 +41,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
   const { log, config } = context;
   const messages: ChatMessage[] = buildStepMessages(log.state, stepId, context.budget.countedLimit());
   await injectRelevantMemory(context, stepId, messages);
-  // With many MCP tools, a step is sent only those its description needs (docs/design.md §21).
+  // With many MCP tools, a step is sent only those its description needs (docs/design.md, “MCP tools”).
   const selection = selectStepTools(context.registry, log.state.steps.get(stepId)?.description ?? '', config['cortex.mcp.maxTools']);
   if (selection.audit) log.append({ type: 'step_audit', stepId, kind: 'mcp_tools', data: selection.audit });
   const registry = selection.registry;
@@ -52,7 +52,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
   const recordingLlm = { chat: (request: Parameters<typeof callLlm>[1]) => callLlm(context, request) };
 
   for (let turn = 1; turn <= maxTurns; turn++) {
-    // Past a run cap (docs/design.md §20) the step stops between turns, never in the middle of one.
+    // Past a run cap (docs/design.md, “Usage and cost”) the step stops between turns, never in the middle of one.
     const overBudget = context.overBudget();
     if (overBudget) return { output: `Stopped: ${overBudget}.`, endReason: BUDGET_EXCEEDED };
     const response = await callLlm(context, { purpose: 'executor', stepId, messages, tools, stream: true, batch: context.nextBatch() });

@@ -6,7 +6,7 @@ import { BUDGET_EXCEEDED } from '../usage/runCaps';
 import type { StepOutcome } from './stepExecutor';
 import { verifyStep } from './verifier';
 
-// How a step ends (docs/design.md §14): the one place that turns the end of a step's execution
+// How a step ends (docs/design.md, “The verifier and how a step ends”): the one place that turns the end of a step's execution
 // into its output, verdict and status. The scheduler appends what `stepEndEvents` returns.
 
 /** How a step's execution ended, as the scheduler saw it. */
@@ -16,13 +16,13 @@ export type StepEnd =
   /** The loop threw an error that does not end the run (a non-fatal LLM error, an exhausted context). */
   | { kind: 'error'; error: unknown }
   | { kind: 'cancelled' }
-  /** An LLM error that ends the run (docs/design.md §17). */
+  /** An LLM error that ends the run (docs/design.md, “LLM requests: retries and failover”). */
   | { kind: 'fatal'; message: string };
 
 /**
  * End reasons that mean the step's work did not finish, even when every call got a result: the
- * loop was cut off (limits, repeats), every call failed (docs/design.md §11), the model errored,
- * the prompt no longer fit its context window (docs/design.md §19) or the run reached a cap (docs/design.md §20). Such steps
+ * loop was cut off (limits, repeats), every call failed (docs/design.md, “Limits”), the model errored,
+ * the prompt no longer fit its context window (docs/design.md, “Context budget and memory”) or the run reached a cap (docs/design.md, “Usage and cost”). Such steps
  * fail like a verification failure, so the replanner gets a chance to redesign them.
  */
 const UNFINISHED_END_REASONS = new Set<string>([
@@ -54,7 +54,7 @@ function outcomeOfError(error: unknown): StepOutcome {
   return { output: `The step stopped on an error: ${message}`, endReason: 'llm_error' };
 }
 
-/** The step's fate: output, verdict, status and reason (the table of docs/design.md §14). */
+/** The step's fate: output, verdict, status and reason (the table of docs/design.md, “The verifier and how a step ends”). */
 function decideStepEnd(step: StepState, end: StepEnd): StepEndInput {
   if (end.kind === 'cancelled') return { status: 'failed', reason: 'cancelled' };
   if (end.kind === 'fatal') return { status: 'failed', reason: `llm_error: ${end.message}` };

@@ -17,7 +17,7 @@ export const EXECUTOR_SYSTEM_PROMPT = [
 
 /**
  * The first messages of a step's conversation. The user message contains the step's description
- * verbatim, then the outputs of the steps it depends on (docs/design.md §5), each clipped by tokens:
+ * verbatim, then the outputs of the steps it depends on (docs/design.md, “The step tool loop”), each clipped by tokens:
  * at most 2,000, and together at most a quarter of `promptBudget` (tokens a request may use).
  */
 export function buildStepMessages(state: PlanState, stepId: string, promptBudget = Infinity): ChatMessage[] {

@@ -12,7 +12,7 @@ import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
 
-// Runs the calls of one model response (docs/design.md §10) in named stages:
+// Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
 //   up front → execute: in index order, read-only calls together in parallel mode, each approval
 //   awaited first → close: duplicates quote their original, the batch audit, one tool message per
@@ -46,7 +46,7 @@ interface Batch {
   results: Map<string, CallResult>;
   approvals: Map<string, Promise<ApprovalOutcome>>;
   gateDenied?: BatchOutcome['gateDenied'];
-  /** The diff each write or edit waiting for approval would make, by call id (docs/design.md §22). */
+  /** The diff each write or edit waiting for approval would make, by call id (docs/design.md, “Checkpoints and revert”). */
   previews?: Map<string, string>;
 }
 
@@ -65,7 +65,7 @@ function record(batch: Batch, call: PreparedCall, result: CallResult, durationMs
   );
 }
 
-/** Asks for an approval; the broker records the request and its answer (docs/design.md §13). */
+/** Asks for an approval; the broker records the request and its answer (docs/design.md, “Approvals”). */
 function requestApproval(batch: Batch, entry: ConfirmEntry): void {
   const { call, verdict } = entry;
   const { outcome } = batch.context.approvals.request(
@@ -101,7 +101,7 @@ function open(batch: Batch, entries: readonly BatchEntry[]): void {
 }
 
 /**
- * The approval step of a call that needs one (docs/design.md §13): waits for the answer asked for
+ * The approval step of a call that needs one (docs/design.md, “Approvals”): waits for the answer asked for
  * in `open`. A denial is recorded as `rejected`; a denied required gate either ends the step
  * (`gateDenied`) or, when the host holds denied gates, blocks the step until Retry asks again.
  * True when the call may run; a cancelled request leaves the call as it is (it never ran).
@@ -145,10 +145,10 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     commandExecution: executionSettingsFromConfig(config),
     protectedPaths: batch.protection.matcher,
     approvedByPerson: entry.disposition === 'confirm',
-    // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md §21).
+    // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md, “MCP tools”).
     reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
   };
-  // Every file change is recorded with the step and call that made it (docs/design.md §22).
+  // Every file change is recorded with the step and call that made it (docs/design.md, “Checkpoints and revert”).
   const outcome = await recordToolCall(context.checkpoints, { stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) =>
     executePreparedCall(call, recorded, config['cortex.limits.maxToolOutputBytes']),
   );

@@ -1,9 +1,9 @@
 import type { StepState, ToolCallRecord, Verdict } from '../plan/planTypes';
 
-// Deterministic verifier (docs/design.md §14): no LLM, only the step's own call record. A call that
+// Deterministic verifier (docs/design.md, “The verifier and how a step ends”): no LLM, only the step's own call record. A call that
 // was requested but never answered (`pending`, or still `awaiting_approval`) means the model
 // claimed work that did not happen, so the step fails. Answered calls pass, whatever they said;
-// the end reason (all_tool_calls_failed, max_steps_exceeded, ...; docs/design.md §11) is written into
+// the end reason (all_tool_calls_failed, max_steps_exceeded, ...; docs/design.md, “Limits”) is written into
 // the verdict's reason so a person sees why the step ended as it did.
 
 /** The Verifier's verdict: the same shape the `step_verified` event and StepState carry. */

@@ -8,7 +8,7 @@ import { resolveInWorkspace } from '../tools/workspaceJail';
 import { unifiedDiff } from './unifiedDiff';
 
 // The diff a write_file or edit_file call would make, for the person asked to approve it
-// (docs/design.md §22). It is computed from the exact arguments the approval's hash binds, against
+// (docs/design.md, “Checkpoints and revert”). It is computed from the exact arguments the approval's hash binds, against
 // the file as it is when approval is asked, and shortened to what a card can show. Anything that
 // keeps it from being computed (a missing file for an edit, a binary or oversized file, a path the
 // tool would refuse) gives no preview: the call's own checks say why when it runs. A file that is

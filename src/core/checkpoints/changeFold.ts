@@ -1,7 +1,7 @@
 import type { EventOf } from '../plan/events';
 import type { PlanState, StepState } from '../plan/planTypes';
 
-// How the reducer folds file changes and reverts into the plan (docs/design.md §22): each step
+// How the reducer folds file changes and reverts into the plan (docs/design.md, “Checkpoints and revert”): each step
 // keeps the changes its calls made, in order, and each change says whether a revert has undone
 // it; an undo of a revert clears what that revert marked. Pure: also runs in the webview.
 

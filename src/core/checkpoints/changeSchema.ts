@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The shapes of recorded file changes and reverts (docs/design.md §22), shared by the trace
+// The shapes of recorded file changes and reverts (docs/design.md, “Checkpoints and revert”), shared by the trace
 // events (plan/events.ts), the reducer and the checkpoint code. Hashes are the sha256 of the
 // content, as stored in the run's content store.
 

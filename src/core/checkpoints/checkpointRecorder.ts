@@ -9,7 +9,7 @@ import { ShadowGit } from './shadowGit';
 import { displayPath, isInside, realLocation } from '../tools/workspaceJail';
 import { scanWorkspace } from './workspaceScan';
 
-// Records every file change of a run (docs/design.md §22): one recorder per run, with the run's
+// Records every file change of a run (docs/design.md, “Checkpoints and revert”): one recorder per run, with the run's
 // content store (outside the workspace), the attribution ledger and, when git is installed, the
 // shadow repository for the old contents of what commands change. Recording never fails a tool
 // call: a problem is a warning in the trace and the call's result stays as it was.

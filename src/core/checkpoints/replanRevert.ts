@@ -4,7 +4,7 @@ import { applyRevert } from './revertApply';
 import { planRevert } from './revertPlan';
 
 // Before a redesigned subgraph starts, the files that the failed step and the replaced steps
-// changed are put back (cortex.replan.revertFailedChanges, docs/design.md §22), so the new steps
+// changed are put back (cortex.replan.revertFailedChanges, docs/design.md, “Checkpoints and revert”), so the new steps
 // start from a clean state instead of a half-done attempt. The usual conflict rules hold: a file
 // changed since by someone else, or by a step outside the subgraph, is left alone and listed.
 

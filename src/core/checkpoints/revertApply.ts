@@ -6,7 +6,7 @@ import type { RevertConflict, RevertedFile } from './changeSchema';
 import { hashBytes, hashFileStreaming, type ContentStore } from './contentStore';
 import type { DiskState, RevertTarget } from './revertPlan';
 
-// Carries out a revert plan on disk (docs/design.md §22). Each path is checked first: a path
+// Carries out a revert plan on disk (docs/design.md, “Checkpoints and revert”). Each path is checked first: a path
 // someone changed since the run (its content is not the run's last), or that a step outside the
 // selection changed afterwards, is a conflict and left alone unless forced; one whose earlier
 // content was not saved can never be put back. What a revert overwrites is saved first, so the

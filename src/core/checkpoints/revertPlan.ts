@@ -3,7 +3,7 @@ import { PlanGraph } from '../plan/planGraph';
 import type { PlanState, StepState } from '../plan/planTypes';
 import type { StepFileChange } from './changeSchema';
 
-// What a revert would do, decided from the folded plan alone (docs/design.md §22). For each path
+// What a revert would do, decided from the folded plan alone (docs/design.md, “Checkpoints and revert”). For each path
 // the selected steps changed (changes not already reverted): put back the content it had before
 // the first of those changes, provided that
 // - nothing else changed it since: the file on disk must still hold the run's last content there

@@ -2,7 +2,7 @@ import type { ChatMessage } from '../llm/llmTypes';
 import { COMPACTED_HISTORY_OPEN } from './conversationShape';
 import { clipToTokens, contentText, countTextTokens } from './tokenCounter';
 
-// Stage 4 of the context budget (docs/design.md §19): the turns that shrinking removed (and the
+// Stage 4 of the context budget (docs/design.md, “Context budget and memory”): the turns that shrinking removed (and the
 // summary an earlier compaction left) become one summary message, written by one LLM call
 // (purpose `compact`, no tools, not streamed). The request is built to fit the budget itself:
 // long values are clipped by tokens, harder on each pass, and if even that is too long only the

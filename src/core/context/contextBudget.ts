@@ -1,7 +1,7 @@
 import { defaultContextWindow } from './modelWindows';
 import { TokenCalibration } from './tokenCalibration';
 
-// How many prompt tokens one request may use (docs/design.md §19): the model's context window
+// How many prompt tokens one request may use (docs/design.md, “Context budget and memory”): the model's context window
 // minus the tokens reserved for the reply. Counts come from our tokenizer and are scaled by the
 // model's calibration; a provider's overflow error lowers the window for the rest of the run.
 

@@ -1,5 +1,5 @@
 // A request that cannot be made to fit its model's context window, even after every degradation
-// stage (docs/design.md §19). The step fails with reason `context_exhausted`, which the replanner
+// stage (docs/design.md, “Context budget and memory”). The step fails with reason `context_exhausted`, which the replanner
 // reads as "split this step".
 
 export const CONTEXT_EXHAUSTED = 'context_exhausted';

@@ -6,7 +6,7 @@ import { messagesOf, planFit, type ContextAction } from './degradationStages';
 import { countMessageTokens, countPromptTokens, countPromptTokensSoon, promptTokensAtMost } from './tokenCounter';
 import { MAX_RATIO } from './tokenCalibration';
 
-// Fits one request into its budget before it is sent (docs/design.md §19): stages 1–3
+// Fits one request into its budget before it is sent (docs/design.md, “Context budget and memory”): stages 1–3
 // (degradationStages.ts), then stage 4, compaction, when turns had to go. The request's message
 // list is replaced in place, so a step's conversation keeps the pruned and compacted form for its
 // next turns. Every decision is reported (a `context_cost` audit), including "nothing to do".

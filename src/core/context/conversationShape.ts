@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { contentText } from './tokenCounter';
 
-// A request's messages seen as the budget sees them (docs/design.md §19):
+// A request's messages seen as the budget sees them (docs/design.md, “Context budget and memory”):
 // - head: everything before the first assistant message (system prompt, the task, the step and its
 //   dependencies' outputs) — always kept;
 // - memory: the injected `<relevant_context>` message — the first thing dropped;

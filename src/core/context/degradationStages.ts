@@ -2,7 +2,7 @@ import type { ChatMessage, ToolSpec } from '../llm/llmTypes';
 import { isPrunedStub, messagesOf, shapeOf, type ConversationShape } from './conversationShape';
 import { contentText, countMessageTokens, countPromptTokens } from './tokenCounter';
 
-// The cheap, deterministic part of fitting a prompt into its budget (docs/design.md §19). In order,
+// The cheap, deterministic part of fitting a prompt into its budget (docs/design.md, “Context budget and memory”). In order,
 // stopping as soon as the prompt fits:
 //   1. drop the injected memory (`<relevant_context>`);
 //   2. prune old tool outputs to a short stub, oldest first; the newest turns keep theirs;

@@ -2,8 +2,8 @@ import type { PlanState, StepState } from '../plan/planTypes';
 import { clipToTokens } from './tokenCounter';
 import { isRecord } from '../text/isRecord';
 
-// The replanner's record of earlier steps (docs/design.md §15) is clipped by tokens, not
-// characters (docs/design.md §19): each call's result and the step's output to `result` tokens,
+// The replanner's record of earlier steps (docs/design.md, “The replanner”) is clipped by tokens, not
+// characters (docs/design.md, “Context budget and memory”): each call's result and the step's output to `result` tokens,
 // each argument value to `value` tokens. A clipped copy of the plan is formatted as before.
 
 export interface HistoryCaps {

@@ -1,7 +1,7 @@
 import { isRecord } from '../text/isRecord';
 import type { ArgumentParseError, ArgumentValue } from './llmTypes';
 
-// The one decoding of a call's received argument text (docs/design.md §6, docs/design.md §9). The accumulator
+// The one decoding of a call's received argument text (docs/design.md, “Streamed tool-call accumulation”, docs/design.md, “Preflight validation and the invalid result”). The accumulator
 // runs it once per call and carries the result on the call (`decoded`); the tool pipeline reads
 // that value and never parses the text again. Only arguments that decode to a JSON object can
 // run; everything else says why, so the call stays `pending` (unparseable) or gets the invalid
@@ -97,7 +97,7 @@ export function decodeArgumentText(raw: string, options: DecodeOptions): Argumen
   return decodedValue(value, false, 'double-encoded arguments are not a JSON object');
 }
 
-/** What the accumulator reports of a decoding (docs/design.md §6): complete only for a JSON object. */
+/** What the accumulator reports of a decoding (docs/design.md, “Streamed tool-call accumulation”): complete only for a JSON object. */
 export interface DecodedArguments {
   isComplete: boolean;
   arguments?: Record<string, unknown>;

@@ -29,11 +29,11 @@ export interface AccumulatedToolCall {
   name: string;
   /** Concatenated argument text exactly as received (objects are JSON-stringified). */
   rawArguments: string;
-  /** The decoded arguments, what the tool pipeline reads (docs/design.md §9). */
+  /** The decoded arguments, what the tool pipeline reads (docs/design.md, “Preflight validation and the invalid result”). */
   decoded: ArgumentValue;
   /** The arguments when `isComplete`. */
   arguments?: unknown;
-  /** True when the arguments decoded to a JSON object (docs/design.md §6). */
+  /** True when the arguments decoded to a JSON object (docs/design.md, “Streamed tool-call accumulation”). */
   isComplete: boolean;
   /** Why not complete: `truncated` only when the response was cut off, else `invalid_json` or `too_large`. */
   parseError?: ArgumentParseError;
@@ -52,7 +52,7 @@ export interface ChatRequest {
   /** Ask for `response_format: json_object` (dropped automatically if the endpoint refuses it). */
   jsonResponse?: boolean;
   signal?: AbortSignal;
-  /** Per-run batch counter for fallback tool-call ids `call_{batch}_{index}` (docs/design.md §6). */
+  /** Per-run batch counter for fallback tool-call ids `call_{batch}_{index}` (docs/design.md, “Streamed tool-call accumulation”). */
   batch?: number;
 }
 
@@ -68,7 +68,7 @@ export interface LlmAttempt {
 export interface ChatResponse {
   content: string;
   toolCalls: AccumulatedToolCall[];
-  /** Names dropped at ingestion because they were empty or only symbols (docs/design.md §6). */
+  /** Names dropped at ingestion because they were empty or only symbols (docs/design.md, “Streamed tool-call accumulation”). */
   droppedToolNames: string[];
   finishReason: string | null;
   requestedModel: string;

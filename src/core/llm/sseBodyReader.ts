@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 // split into SSE events once (eventsource-parser), and each event's JSON is parsed once and handed
 // to `onChunk`. `data: [DONE]` is noticed in the same pass and ends the reading, like the `openai`
 // SDK's own stream does. Liveness costs one timestamp per read: the caller's single timer
-// compares it with the clock (docs/design.md §17: any bytes, keep-alive comments included, count
+// compares it with the clock (docs/design.md, “LLM requests: retries and failover”: any bytes, keep-alive comments included, count
 // as life). The body is a Node stream (nodeFetch.ts) or, from another fetch, a web stream.
 // Errors are thrown the way the SDK throws them, so sdkFailure.ts reads both alike:
 //   an `error` event or a chunk with an `error` member -> OpenAI.APIError (no HTTP status);

@@ -22,7 +22,7 @@ import { isRecord } from '../text/isRecord';
 // A new call whose index is taken gets the next free index after it, so a later fragment with that
 // index finds it. Calls are ordered by index (odd negative/fractional ones by value, other odd ones
 // last), then by arrival; the reported `index` is the position in that order, which is also the
-// `call_{batch}_{index}` fallback id (docs/design.md §6). Argument fragments are kept in arrays and
+// `call_{batch}_{index}` fallback id (docs/design.md, “Streamed tool-call accumulation”). Argument fragments are kept in arrays and
 // joined at the end (in blocks on the way), never re-concatenated per fragment: N fragments cost O(N).
 
 export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
@@ -44,7 +44,7 @@ export interface AccumulatorResult {
   content: string;
   /** Sorted by index; `index` is the position in this list. */
   toolCalls: AccumulatedToolCall[];
-  /** Names dropped because they were empty or only symbols (docs/design.md §6). */
+  /** Names dropped because they were empty or only symbols (docs/design.md, “Streamed tool-call accumulation”). */
   droppedToolNames: string[];
   finishReason: string | null;
   usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };

@@ -1,5 +1,5 @@
 // Providers send `tool_calls[].index` as a number, a numeric string, null, nothing, -1, 1.5...
-// Normalising early keeps routing exact (docs/design.md §6) instead of treating anything odd as
+// Normalising early keeps routing exact (docs/design.md, “Streamed tool-call accumulation”) instead of treating anything odd as
 // index 0, which would merge parallel calls.
 
 /**

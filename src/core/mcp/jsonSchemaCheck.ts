@@ -3,7 +3,7 @@ import { isRecord } from '../text/isRecord';
 
 // Checks a tool call's arguments against an MCP tool's JSON Schema (its `inputSchema`, made strict
 // as the model saw it) and names every problem by field in the same words as the native tools'
-// validation (docs/design.md §9). It covers what MCP servers use: type (and lists of types),
+// validation (docs/design.md, “Preflight validation and the invalid result”). It covers what MCP servers use: type (and lists of types),
 // properties, required, additionalProperties, patternProperties, items / prefixItems, enum, const,
 // string, number and array bounds, pattern, anyOf / oneOf / allOf, and local `$ref`s. Keywords it
 // does not know are not checked: the server validates its own input again.

@@ -1,7 +1,7 @@
 import type { PolicyDecision } from '../config/configSchema';
 import type { McpAnnotations, McpToolOrigin } from './mcpTypes';
 
-// The policy of MCP tools (docs/design.md §12, docs/design.md §21). `cortex.policy.tools` takes, besides tool
+// The policy of MCP tools (docs/design.md, “Policy”, docs/design.md, “MCP tools”). `cortex.policy.tools` takes, besides tool
 // names, `mcp:<server>/<tool>`, `mcp:<server>` and `mcp:*`. Among these the most specific level
 // that has a rule decides (a tool's own rule, or its registry name, over its server's over
 // `mcp:*`), and within one level deny > confirm-required > confirm > allow. The `*` wildcard

@@ -5,7 +5,7 @@ import type { McpServerDefinition } from './mcpTypes';
 import { McpServerConnection } from './serverConnection';
 import { mcpNameConflicts } from './toolNames';
 
-// The MCP servers of one run (docs/design.md §21): all started at once before planning, each
+// The MCP servers of one run (docs/design.md, “MCP tools”): all started at once before planning, each
 // failure a warning that names the server (the run goes on without its tools), every tool name
 // checked against the native tools and the other servers' tools, and every server stopped when the
 // run ends. Each of these is a `log` event in the run's trace.

@@ -9,7 +9,7 @@ import type { McpServerConnection } from './serverConnection';
 import { mcpToolName } from './toolNames';
 import { isRecord } from '../text/isRecord';
 
-// An MCP server's tools as registry tools (docs/design.md §21): named `<server>_<tool>`, their
+// An MCP server's tools as registry tools (docs/design.md, “MCP tools”): named `<server>_<tool>`, their
 // `inputSchema` made strict like the native schemas and used both for the model and for the
 // pipeline's validation, `readOnlyHint` as the read-only flag (which lets them run concurrently
 // in parallel mode; the policy still asks unless the server is allowed), and every result rendered

@@ -1,4 +1,4 @@
-// The shapes of MCP server definitions and of the tools they bring (docs/design.md §21). Nothing
+// The shapes of MCP server definitions and of the tools they bring (docs/design.md, “MCP tools”). Nothing
 // here talks to a server; the SDK is only used by the connection modules.
 
 /** A server started as a child process, speaking MCP on its stdin/stdout. */

@@ -1,7 +1,7 @@
 import { capOutput } from '../tools/outputCap';
 import { isRecord } from '../text/isRecord';
 
-// What the model sees of an MCP tool result (docs/design.md §21): text content as is; images,
+// What the model sees of an MCP tool result (docs/design.md, “MCP tools”): text content as is; images,
 // audio and embedded resources as short markers (the model gets no binary data); structured
 // content as JSON when the server sent no text; `isError` makes the call an error result. The raw
 // result, with binary data elided and capped, is kept for the trace and the details pane.

@@ -5,7 +5,7 @@ import type { ToolDefinition } from '../tools/toolTypes';
 import type { McpSession } from './mcpSession';
 import type { McpServerDefinition } from './mcpTypes';
 
-// What a run does with its MCP servers before planning (docs/design.md §21): the host's notices
+// What a run does with its MCP servers before planning (docs/design.md, “MCP tools”): the host's notices
 // (servers it did not start, and why) go to the trace; in Restricted Mode nothing starts; else
 // every server starts and its tools join the run's registry.
 

@@ -7,7 +7,7 @@ import { errorText } from './errorText';
 import { parseEnvFile } from './envFile';
 import type { McpServerDefinition } from './mcpTypes';
 
-// One MCP server for the length of one run (docs/design.md §21): started once, its tools listed,
+// One MCP server for the length of one run (docs/design.md, “MCP tools”): started once, its tools listed,
 // its calls made with the tool timeout (the SDK sends MCP's cancellation when the call's signal
 // aborts), restarted once if it stops, and stopped when the run ends.
 

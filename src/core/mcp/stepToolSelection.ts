@@ -1,7 +1,7 @@
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { ToolDefinition } from '../tools/toolTypes';
 
-// Which MCP tools one step's requests carry (docs/design.md §21). Up to `cortex.mcp.maxTools` MCP
+// Which MCP tools one step's requests carry (docs/design.md, “MCP tools”). Up to `cortex.mcp.maxTools` MCP
 // tools every step simply gets them all. With more, each step gets the servers its description
 // needs: first the servers it names (the server's name, or one of its tools' names, as words of
 // the description), then the others by keyword overlap (how many of the description's words

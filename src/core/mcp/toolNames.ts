@@ -4,7 +4,7 @@ import type { McpToolOrigin } from './mcpTypes';
 
 // MCP tools join the registry as `<server>_<tool>`, made into a name every OpenAI-compatible
 // endpoint accepts (`^[A-Za-z0-9_-]{1,64}$`). Two tools that end up with the same name, or with
-// the same normalize key (docs/design.md §7), would make name resolution ambiguous: that is an
+// the same normalize key (docs/design.md, “Tool name resolution”), would make name resolution ambiguous: that is an
 // error at run start naming both, never a silent pick.
 
 const MAX_NAME = 64;

@@ -1,6 +1,6 @@
 import type { ToolRegistry } from '../tools/toolRegistry';
 
-// The planner and the replanner see every tool by name (docs/design.md §21), MCP tools with a
+// The planner and the replanner see every tool by name (docs/design.md, “MCP tools”), MCP tools with a
 // one-line description: their first sentence, at most 160 characters, and the server they belong
 // to. The executor of a step still gets the full description and schema of the tools it is sent.
 

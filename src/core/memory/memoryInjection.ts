@@ -5,7 +5,7 @@ import { relevantContextMessage } from './relevantContext';
 
 // Before a step's first turn, the workspace memories that best match the step's description
 // (at most cortex.memory.searchLimit) are added to its conversation as `<relevant_context>`, and
-// a `memory_injected` audit says which (docs/design.md §19). A memory file that cannot be read is
+// a `memory_injected` audit says which (docs/design.md, “Context budget and memory”). A memory file that cannot be read is
 // a warning: the step runs without memories.
 
 const SHOWN_TEXT_CHARS = 200;

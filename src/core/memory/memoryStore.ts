@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promis
 import { dirname } from 'node:path';
 import MiniSearch from 'minisearch';
 
-// The workspace's memory (docs/design.md §19): short notes the model saved with `memory_store`,
+// The workspace's memory (docs/design.md, “Context budget and memory”): short notes the model saved with `memory_store`,
 // kept in one JSON file per workspace outside the repository (the extension's global storage, or
 // the CLI's cache folder). Every operation reads the file afresh, so two runs of the same
 // workspace see each other's notes; a write replaces the file atomically (temporary file, then

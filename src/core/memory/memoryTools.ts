@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../tools/toolTypes';
 import { ToolError } from '../tools/toolTypes';
 import { MAX_MEMORY_TEXT_CHARS, MemoryError, type MemoryEntry, type MemoryStore } from './memoryStore';
 
-// The memory tools (docs/design.md §19). `memory_search` only reads; `memory_store` and
+// The memory tools (docs/design.md, “Context budget and memory”). `memory_search` only reads; `memory_store` and
 // `memory_forget` change nothing but this workspace's own memory file, so the default policy
 // allows all three (read-only and workspace-local writes). Built-in aliases: memory.store,
 // memory.search, memory.forget.

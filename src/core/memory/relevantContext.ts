@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import type { MemoryHit } from './memoryStore';
 
-// The memories injected before a step (docs/design.md §19): one user message framed as
+// The memories injected before a step (docs/design.md, “Context budget and memory”): one user message framed as
 // `<relevant_context>`, said to be data rather than instructions, right after the step's prompt.
 // It is the first thing the context budget drops.
 

@@ -1,7 +1,7 @@
 import type { EventOf } from './events';
 import type { ApprovalInfo, PlanState, StepState, ToolCallRecord } from './planTypes';
 
-// Approvals as the plan state knows them (docs/design.md §13): the reducer folds the lifecycle
+// Approvals as the plan state knows them (docs/design.md, “Approvals”): the reducer folds the lifecycle
 // events here, and everyone who asks "what waits for a person?" (the broker, the panel, the status
 // bar, the CLI) reads the answer from the same state instead of keeping a list of its own.
 
@@ -17,7 +17,7 @@ export interface PendingApproval {
   required: boolean;
   denyEffect: 'continue' | 'block';
   reason: string;
-  /** For a write or an edit: the diff it would make (docs/design.md §22). */
+  /** For a write or an edit: the diff it would make (docs/design.md, “Checkpoints and revert”). */
   diff?: string;
 }
 

@@ -16,7 +16,7 @@ export class EventLog {
   private readonly now: () => number;
   private readonly onListenerError: (error: unknown) => void;
 
-  /** `history`: the events a resumed run already recorded (docs/design.md §23), folded without notifying anyone; new events continue their seq. */
+  /** `history`: the events a resumed run already recorded (docs/design.md, “Resuming a run”), folded without notifying anyone; new events continue their seq. */
   constructor(options: { now?: () => number; onListenerError?: (error: unknown) => void; history?: readonly RunEvent[] } = {}) {
     this.now = options.now ?? Date.now;
     this.onListenerError = options.onListenerError ?? ((error) => console.error('event listener failed:', error));

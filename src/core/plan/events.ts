@@ -26,7 +26,7 @@ const UsageSchema = z.object({
   cost: z.number().optional(),
 });
 
-/** An approval request as `tool_call_awaiting_approval` records it (docs/design.md §13). */
+/** An approval request as `tool_call_awaiting_approval` records it (docs/design.md, “Approvals”). */
 const ApprovalRequestSchema = z.object({
   required: z.boolean(),
   denyEffect: z.enum(['continue', 'block']),
@@ -34,14 +34,14 @@ const ApprovalRequestSchema = z.object({
   /** sha256 of the exact argument JSON that will run; an answer must quote it. */
   argsHash: z.string(),
   requestId: z.string(),
-  /** For a write or an edit: the (shortened) unified diff it would make (docs/design.md §22). */
+  /** For a write or an edit: the (shortened) unified diff it would make (docs/design.md, “Checkpoints and revert”). */
   diff: z.string().optional(),
 });
 
-/** Why an answer was refused; it changed nothing (docs/design.md §13). */
+/** Why an answer was refused; it changed nothing (docs/design.md, “Approvals”). */
 export const ApprovalRefusalSchema = z.enum(['stale_hash', 'unknown_request', 'wrong_call', 'already_answered', 'withdrawn', 'malformed']);
 export type ApprovalRefusal = z.infer<typeof ApprovalRefusalSchema>;
-/** Why a pending request was withdrawn without an answer (docs/design.md §13). */
+/** Why a pending request was withdrawn without an answer (docs/design.md, “Approvals”). */
 export const ApprovalWithdrawalSchema = z.enum(['run_cancelled', 'step_ended', 'superseded']);
 export type ApprovalWithdrawal = z.infer<typeof ApprovalWithdrawalSchema>;
 
@@ -77,7 +77,7 @@ export const ToolCallSnapshotSchema = z.object({
   error: z.boolean().optional(),
   /** Why the call never ran or was refused (invalid, unparseable, denied...). */
   reason: z.string().optional(),
-  /** The call's current approval request and what became of it (docs/design.md §13). */
+  /** The call's current approval request and what became of it (docs/design.md, “Approvals”). */
   approval: ApprovalStateSchema.optional(),
   /** Earlier requests for this call (a denied required gate asked again), oldest first. */
   earlierApprovals: z.array(ApprovalStateSchema).optional(),
@@ -99,7 +99,7 @@ export const StepSnapshotSchema = z.object({
   output: z.string().optional(),
   notes: z.array(z.string()),
   files: z.array(z.string()),
-  /** What the step's calls changed on disk, in order (docs/design.md §22). */
+  /** What the step's calls changed on disk, in order (docs/design.md, “Checkpoints and revert”). */
   changes: z.array(StepFileChangeSchema).optional(),
   toolCalls: z.array(ToolCallSnapshotSchema),
   verdict: z.object({ passed: z.boolean(), reason: z.string(), failedCallIds: z.array(z.string()) }).optional(),
@@ -150,7 +150,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...Base,
     type: z.literal('run_resumed'),
-    /** The seq of the last event the interrupted run recorded; the resumed run's events follow it (docs/design.md §23). */
+    /** The seq of the last event the interrupted run recorded; the resumed run's events follow it (docs/design.md, “Resuming a run”). */
     fromSeq: z.number().int().nonnegative(),
     /** Steps that were running when the run stopped: back to not_started, to run again from the beginning. */
     restartedStepIds: z.array(z.string()),

@@ -3,7 +3,7 @@ import { normalizeRelativeDependencies, PlanGraph, PlanInvariantError, type Rela
 import type { NameResolution, PlanState, StepState, Verdict } from './planTypes';
 
 // The plan's operations (add steps, record a tool call and its result, end a step, replace a
-// subgraph...) as builders of events (docs/design.md §2). Each checks the change against the
+// subgraph...) as builders of events (docs/design.md, “The plan is event-sourced”). Each checks the change against the
 // current state and throws PlanInvariantError with a clear message instead of producing a
 // broken plan; the executor appends what they return to the EventLog, so the reducer, the panel
 // and the trace see every change.
@@ -221,7 +221,7 @@ export function updateToolResultEvent(state: PlanState, stepId: string, callId: 
   return event;
 }
 
-/** How a step ends; deciding it is the agent's job (agent/stepJudgement.ts, docs/design.md §14). */
+/** How a step ends; deciding it is the agent's job (agent/stepJudgement.ts, docs/design.md, “The verifier and how a step ends”). */
 export interface StepEndInput {
   /** Recorded first (`step_output`) when the step produced one. */
   output?: string;

@@ -14,7 +14,7 @@ export type StepStatus = StepState['status'];
 export type ToolCallStatus = ToolCallRecord['status'];
 export type NameResolution = ToolCallRecord['nameResolution'];
 export type RunStatus = PlanSnapshotShape['status'];
-/** Approval metadata of a call waiting for a person (docs/design.md §13). */
+/** Approval metadata of a call waiting for a person (docs/design.md, “Approvals”). */
 export type ApprovalInfo = NonNullable<ToolCallRecord['approval']>;
 export type Verdict = NonNullable<StepState['verdict']>;
 

@@ -2,7 +2,7 @@ import type { PlanState, StepState, ToolCallRecord } from './planTypes';
 import { clip } from '../text/clip';
 import { isRecord } from '../text/isRecord';
 
-// The tool history the replanner reads (docs/design.md §15): what each step really did (every call, its
+// The tool history the replanner reads (docs/design.md, “The replanner”): what each step really did (every call, its
 // arguments and its result), not a model-written summary. Long values are cut with a visible
 // marker so one huge file write cannot crowd out the rest of the prompt.
 

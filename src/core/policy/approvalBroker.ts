@@ -4,7 +4,7 @@ import type { EventLog } from '../plan/eventLog';
 import type { ApprovalRefusal, ApprovalWithdrawal } from '../plan/events';
 import { silentLogger, type Logger } from '../ports';
 
-// Approvals (docs/design.md §13), whoever answers them: the panel, the CLI or a notification.
+// Approvals (docs/design.md, “Approvals”), whoever answers them: the panel, the CLI or a notification.
 // Every step of a request's life is an event in the run's log: requested
 // (`tool_call_awaiting_approval`), answered, refused, withdrawn. What is pending is read from the
 // plan state those events fold into; the broker itself only keeps the promises the tool batches

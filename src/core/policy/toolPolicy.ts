@@ -5,7 +5,7 @@ import type { ToolKind } from '../tools/toolTypes';
 import { evaluateCommand, type CommandEvaluation } from './commandRules';
 import { describeProtectedAccess, type ProtectedAccess } from './fileProtection';
 
-// Whether one tool call may run (docs/design.md §12): allow → run; deny → finish with an error telling
+// Whether one tool call may run (docs/design.md, “Policy”): allow → run; deny → finish with an error telling
 // the model it was denied by policy; confirm → awaiting_approval with {required, deny_effect,
 // reason}. Every matching rule counts and the strictest wins: deny > confirm-required > confirm >
 // allow. A more specific rule does not override `*`: the wildcard acts as a floor.

@@ -1,7 +1,7 @@
 import type { EventOf } from '../plan/events';
 import type { PlanState, StepState } from '../plan/planTypes';
 
-// How `run_resumed` changes the plan (docs/design.md §23). The run is running again, and each step
+// How `run_resumed` changes the plan (docs/design.md, “Resuming a run”). The run is running again, and each step
 // that was running when it stopped goes back to not_started so it runs again from the beginning:
 // its earlier attempt (calls, output, verdict) leaves the live step, so the verifier judges only
 // the new attempt and the new calls cannot clash with the old ids. The earlier attempt stays

@@ -2,7 +2,7 @@ import type { EventOf, RunEvent } from '../plan/events';
 import type { PlanState, StepState } from '../plan/planTypes';
 import { foldEvents } from '../plan/reducer';
 
-// Where an interrupted run picks up (docs/design.md §23), decided from its recorded events alone:
+// Where an interrupted run picks up (docs/design.md, “Resuming a run”), decided from its recorded events alone:
 // the plan is folded by the one reducer; completed steps stay completed; steps that were running
 // start again; failed steps whose replan had not happened yet are replanned.
 

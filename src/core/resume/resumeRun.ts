@@ -9,7 +9,7 @@ import { revertInterruptedChanges } from './revertInterrupted';
 import { acquireRunLock, type LockOptions, type RunLock } from './runLock';
 import { repairTraceTail } from './traceTail';
 
-// Resuming an interrupted run from its trace (docs/design.md §23), shared by the CLI and the
+// Resuming an interrupted run from its trace (docs/design.md, “Resuming a run”), shared by the CLI and the
 // extension: take the run's lock, make the trace valid JSON Lines again, read it, check the
 // workspace, then continue the run with the same reducer state, appending to the same file.
 

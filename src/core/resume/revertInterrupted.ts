@@ -5,8 +5,8 @@ import type { EventLog } from '../plan/eventLog';
 import type { StepState } from '../plan/planTypes';
 
 // The one place where a resume deals with what the interrupted steps had already changed on disk
-// (docs/design.md §23). Those steps run again from the beginning, so their partial work is put
-// back first, from the run's checkpoints (docs/design.md §22), recorded as `files_reverted` with
+// (docs/design.md, “Resuming a run”). Those steps run again from the beginning, so their partial work is put
+// back first, from the run's checkpoints (docs/design.md, “Checkpoints and revert”), recorded as `files_reverted` with
 // reason `resume`. What cannot be put back stays, and a warning says so.
 
 export type PartialChanges = 'none' | 'reverted' | 'kept';

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, wri
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 
-// Only one process drives a run (docs/design.md §23): the live run and a resume take
+// Only one process drives a run (docs/design.md, “Resuming a run”): the live run and a resume take
 // `<trace>.lock`, created with O_EXCL and holding who took it. A second driver is refused with the
 // holder's process id and host; a lock whose holder died on this machine is taken over.
 

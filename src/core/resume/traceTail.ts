@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, truncateSync } from 'node:fs';
 import { RunEventSchema } from '../plan/events';
 
 // A process killed while writing leaves its trace's last line cut off. Before a resume appends to
-// the trace, the file is made valid JSON Lines again (docs/design.md §23): a cut-off line is
+// the trace, the file is made valid JSON Lines again (docs/design.md, “Resuming a run”): a cut-off line is
 // truncated away; a complete event that only lacks its newline gets it.
 
 export interface TailRepair {

@@ -3,7 +3,7 @@ import { runRepairLoop } from './repairLoop';
 import { excerpt, readRepairsArray, repairMessages } from './repairReply';
 import { schemaExcerpt } from './schemaExcerpt';
 
-// Argument repair (docs/design.md §8): calls to a visible tool whose arguments are not valid JSON, too
+// Argument repair (docs/design.md, “LLM repair of tool names and arguments”): calls to a visible tool whose arguments are not valid JSON, too
 // large, or fail the tool's schema are sent, in one batched JSON-only LLM call, with an excerpt of
 // each tool's schema. Repaired arguments are used only if they validate. Truncated arguments are
 // never sent here: the rest of a cut-off call cannot be recovered, only guessed.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // Checks parsed arguments against a tool's zod schema (the same schema the model was shown as JSON
 // Schema) and explains each problem by field name, so the model can fix exactly what is wrong
-// (docs/design.md §9: missing required fields, wrong types, unknown keys of strict objects).
+// (docs/design.md, “Preflight validation and the invalid result”: missing required fields, wrong types, unknown keys of strict objects).
 
 export type ValidationIssueKind = 'missing' | 'type' | 'unknown' | 'invalid';
 

@@ -1,6 +1,6 @@
 import { clip } from '../text/clip';
 
-// The tool message a call gets when it cannot run as sent (docs/design.md §9): a JSON object naming
+// The tool message a call gets when it cannot run as sent (docs/design.md, “Preflight validation and the invalid result”): a JSON object naming
 // the tool as requested, what is wrong, and the arguments as received, so the model can see its
 // own mistake and retry with fixed arguments. `tool` is present even when the call had no name.
 
@@ -32,7 +32,7 @@ export function buildInvalidPayload(requestedName: string, error: string, receiv
 }
 
 /**
- * The system-prompt paragraph (docs/design.md §9) that tells the model how to read an invalid payload
+ * The system-prompt paragraph (docs/design.md, “Preflight validation and the invalid result”) that tells the model how to read an invalid payload
  * and that it must retry with corrected arguments rather than give up.
  */
 export const TOOL_ERROR_GUIDANCE = [

@@ -1,4 +1,4 @@
-// The "normalize key" of a tool name (docs/design.md §7): case, camelCase and separator drift fold to
+// The "normalize key" of a tool name (docs/design.md, “Tool name resolution”): case, camelCase and separator drift fold to
 // one snake_case key, so Write-File, writeFile and WRITE_FILE all map to write_file.
 
 /** Namespaces models like to prefix ("functions.read_file"); stripped before normalizing. */

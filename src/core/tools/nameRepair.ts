@@ -3,7 +3,7 @@ import { normalizeToolName } from './nameNormalizer';
 import { runRepairLoop } from './repairLoop';
 import { excerpt, readRepairsArray, repairMessages } from './repairReply';
 
-// Tool-name repair (docs/design.md §8): calls whose name resolves to no visible tool are sent, in one
+// Tool-name repair (docs/design.md, “LLM repair of tool names and arguments”): calls whose name resolves to no visible tool are sent, in one
 // batched JSON-only LLM call, together with the visible tool names; a proposed name counts only if
 // it is exactly one of them, so a repair can never widen what the model may call. Prompt building
 // and reply parsing are pure; `repairToolNames` does the call(s).

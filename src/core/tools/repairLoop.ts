@@ -35,7 +35,7 @@ export interface RepairLoopResult<T> {
 }
 
 /**
- * The loop both repairs share (docs/design.md §8): up to `attempts` batched JSON-only calls (no
+ * The loop both repairs share (docs/design.md, “LLM repair of tool names and arguments”): up to `attempts` batched JSON-only calls (no
  * tools, not streamed, temperature 0) for the candidates still unrepaired. An LLM failure ends it
  * with the error recorded; a cancel is rethrown.
  */

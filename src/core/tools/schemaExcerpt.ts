@@ -1,6 +1,6 @@
 import { isRecord } from '../text/isRecord';
 
-// A tool schema cut down to fit a repair prompt (docs/design.md §8: keep the essential fields and a
+// A tool schema cut down to fit a repair prompt (docs/design.md, “LLM repair of tool names and arguments”: keep the essential fields and a
 // limited depth). Reductions are applied in order until the JSON fits `maxBytes`: long
 // descriptions go first, then nested detail, then optional properties. A reduced excerpt says so.
 

@@ -1,7 +1,7 @@
 import { isRecord } from '../text/isRecord';
 
 // Conservative strict-ification of a tool's JSON Schema before it is sent to the model
-// (docs/design.md §7): every object schema that does not say otherwise gets
+// (docs/design.md, “Tool name resolution”): every object schema that does not say otherwise gets
 // `additionalProperties: false`, which discourages argument drift. Nothing else changes (required
 // lists, types and explicit additionalProperties stay as written) and the source schema is never mutated.
 

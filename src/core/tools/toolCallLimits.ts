@@ -1,6 +1,6 @@
 import { utf8Head } from './outputCap';
 
-// max_tool_calls_per_turn (docs/design.md §11): a response with a flood of tool calls keeps only its first
+// max_tool_calls_per_turn (docs/design.md, “Limits”): a response with a flood of tool calls keeps only its first
 // N calls, in order, and the assistant message replayed in history is trimmed to the same N so
 // every replayed call has exactly one tool result.
 

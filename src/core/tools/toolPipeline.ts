@@ -14,7 +14,7 @@ import type { ToolContext, ToolDefinition } from './toolTypes';
 export { TOOL_ERROR_GUIDANCE } from './invalidPayload';
 
 // The one path every tool call takes, whoever asks, so no call is checked differently from another
-// (docs/design.md §9): name resolution → name repair → argument validation (of the arguments the
+// (docs/design.md, “Preflight validation and the invalid result”): name resolution → name repair → argument validation (of the arguments the
 // accumulator decoded once, `call.decoded`) → argument repair → disposition. `prepareToolCalls` decides, for a whole response, what may run;
 // `executePreparedCall` runs one prepared call. Policy (allow/deny/confirm) sits between the two
 // in the executor. The pipeline never runs anything that did not pass every stage.
@@ -41,7 +41,7 @@ interface PreparedBase {
   audit: Record<string, unknown>;
 }
 
-/** May run, after the policy (docs/design.md §12). */
+/** May run, after the policy (docs/design.md, “Policy”). */
 export interface RunnableCall extends PreparedBase {
   disposition: 'run';
   tool: ToolDefinition;
@@ -70,7 +70,7 @@ export type PreparedCall = RunnableCall | InvalidCall | UnparseableCall;
 export type Disposition = PreparedCall['disposition'];
 
 export interface PipelineAudit {
-  /** Names that did not resolve exactly (at most 20, docs/design.md §7). */
+  /** Names that did not resolve exactly (at most 20, docs/design.md, “Tool name resolution”). */
   resolutions: Array<{ tool_call_id: string; requestedName: string; name: string; nameResolution: NameResolution }>;
   nameRepair?: NameRepairAudit;
   argumentRepair?: ArgumentRepairAudit;

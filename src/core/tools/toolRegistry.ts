@@ -6,7 +6,7 @@ import { toStrictSchema } from './strictSchema';
 import type { ToolDefinition } from './toolTypes';
 
 // The set of tools one run may call, and the one place a model's tool name is turned into a real
-// tool (docs/design.md §7: exact → alias → normalized). Ambiguity is refused when the registry is
+// tool (docs/design.md, “Tool name resolution”: exact → alias → normalized). Ambiguity is refused when the registry is
 // built, never discovered mid-run: duplicate names, two names with the same normalize key, and
 // aliases hidden behind a real tool name are all errors naming the culprits.
 
@@ -67,7 +67,7 @@ export interface ToolRegistry {
   names(): string[];
   tools(): ToolDefinition[];
   /**
-   * Function specs for the visible tools, with strict JSON Schemas (docs/design.md §7). Made once
+   * Function specs for the visible tools, with strict JSON Schemas (docs/design.md, “Tool name resolution”). Made once
    * per view and frozen: every request of a step sends the same list, so its JSON and its token
    * count are made once.
    */

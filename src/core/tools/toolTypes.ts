@@ -11,7 +11,7 @@ export interface ToolContext {
   /** Receives the raw result of a tool whose message is a rendering of it (MCP tools), for the trace. */
   reportRaw?(raw: Record<string, unknown>): void;
   /**
-   * Set when the run records its changes (docs/design.md §22): a file tool calls it with the real
+   * Set when the run records its changes (docs/design.md, “Checkpoints and revert”): a file tool calls it with the real
    * path it is about to write, after its checks and before it touches anything.
    */
   beforeWrite?(realPath: string, options?: { directory?: boolean }): Promise<void>;
@@ -33,7 +33,7 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   parameters?: Record<string, unknown>;
   /** Checks arguments instead of `schema` (MCP tools validate against their JSON Schema). */
   validate?(value: unknown): ValidationResult;
-  /** Set for the tools of an MCP server (docs/design.md §21). */
+  /** Set for the tools of an MCP server (docs/design.md, “MCP tools”). */
   mcp?: McpToolOrigin;
   run(args: z.infer<S>, context: ToolContext): Promise<string>;
 }

@@ -1,4 +1,4 @@
-// cortex.llm.pricing turns token usage into money (docs/design.md §20): prices per million
+// cortex.llm.pricing turns token usage into money (docs/design.md, “Usage and cost”): prices per million
 // tokens, per model name as the endpoint reports it. Cached prompt tokens cost
 // `cachedInputPerMTok` (the input price when that is not set). A model without a price has no
 // cost; the caps then cannot count it (the run says so once).

@@ -2,7 +2,7 @@ import { countTextTokens } from '../context/tokenCounter';
 import type { ChatResponse } from '../llm/llmTypes';
 import { costOf, priceOf, type PricingTable } from './pricing';
 
-// The usage recorded for one request (`llm_request.usage`, docs/design.md §20): what the endpoint
+// The usage recorded for one request (`llm_request.usage`, docs/design.md, “Usage and cost”): what the endpoint
 // reported, or — when it reported nothing — our tokenizer's count of the prompt as sent and of the
 // reply, marked `estimated`. The cost comes from cortex.llm.pricing for the model that answered.
 

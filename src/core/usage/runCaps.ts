@@ -2,7 +2,7 @@ import type { FlatConfig } from '../config/configSchema';
 import { formatCost } from './formatUsage';
 import { priceOf } from './pricing';
 
-// cortex.limits.maxRunTokens and cortex.limits.maxRunCost (docs/design.md §20). Past a cap no new
+// cortex.limits.maxRunTokens and cortex.limits.maxRunCost (docs/design.md, “Usage and cost”). Past a cap no new
 // step starts, running steps stop after their current turn, nothing is replanned or summarised,
 // and the run ends failed with reason `budget_exceeded`.
 

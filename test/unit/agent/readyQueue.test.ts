@@ -6,7 +6,7 @@ import type { PlanState } from '../../../src/core/plan/planTypes';
 import { seededRandom as mulberry32 } from '../../support/seededRandom';
 import { appendAll, completeExampleUpstream, examplePlan, rawPlan, runStep, sid } from '../plan/planFixtures';
 
-// The scheduler's ready set (docs/design.md §4), fed by the event log as AgentRun feeds it.
+// The scheduler's ready set (docs/design.md, “Scheduling and parallelism”), fed by the event log as AgentRun feeds it.
 
 function queueOn(log: EventLog): ReadyQueue {
   const queue = new ReadyQueue(log.state);

@@ -24,7 +24,7 @@ function userText(messages: ReturnType<typeof buildReplanMessages>): string {
   return messages[1].content as string;
 }
 
-describe('replanPrompt (docs/design.md §15)', () => {
+describe('replanPrompt (docs/design.md, “The replanner”)', () => {
   describe('buildReplanMessages', () => {
     it('gives the full history of completed steps, the failed step with its pending call, the downstream and the tools', () => {
       const { log } = failedExample();

@@ -8,7 +8,7 @@ import { addToolCallEvent, startStepEvent, updateToolResultEvent } from '../../.
 import type { ToolCallStatus } from '../../../src/core/plan/planTypes';
 import { appendAll, examplePlan, sid } from '../plan/planFixtures';
 
-// How a step ends (docs/design.md §14), through the one function the scheduler uses.
+// How a step ends (docs/design.md, “The verifier and how a step ends”), through the one function the scheduler uses.
 
 /** A running step whose calls ended with `statuses` ('pending' calls never got a result). */
 function runningStep(statuses: ToolCallStatus[]): EventLog {

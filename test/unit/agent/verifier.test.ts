@@ -25,7 +25,7 @@ function stepWith(statuses: ToolCallStatus[]) {
   return log.state.steps.get(sid(0))!;
 }
 
-describe('verifier (docs/design.md §14)', () => {
+describe('verifier (docs/design.md, “The verifier and how a step ends”)', () => {
   it('passes when there are no tool calls', () => {
     const verdict = verifyStep(stepWith([]));
     assert.deepEqual(verdict, { passed: true, reason: 'no tool calls to verify', failedCallIds: [] });

@@ -4,7 +4,7 @@ import { countPromptTokens, countPromptTokensSoon, countTextTokens } from '../..
 import type { ChatMessage, ToolSpec } from '../../../src/core/llm/llmTypes';
 import { conversation, filler } from './conversationFixtures';
 
-describe('counting on the background thread (docs/design.md §19)', function () {
+describe('counting on the background thread (docs/design.md, “Context budget and memory”)', function () {
   // The worker's first answer waits for its tokenizer to load.
   this.timeout(20_000);
 

@@ -6,7 +6,7 @@ import { TokenCalibration } from '../../../src/core/context/tokenCalibration';
 import { classifyLlmFailure, type FailureFacts } from '../../../src/core/llm/failoverPolicy';
 import { LlmError } from '../../../src/core/llm/llmTypes';
 
-describe('context budget (docs/design.md §19)', () => {
+describe('context budget (docs/design.md, “Context budget and memory”)', () => {
   describe('model windows', () => {
     it('knows common models by their family, ignoring provider prefixes and tags', () => {
       assert.equal(knownContextWindow('gpt-4o-mini'), 128_000);

@@ -23,7 +23,7 @@ function harness(window: number, summarise: ContextFitDeps['summarise'] = () => 
   return { deps, records, summaries };
 }
 
-describe('fitting a request into its budget (docs/design.md §19)', () => {
+describe('fitting a request into its budget (docs/design.md, “Context budget and memory”)', () => {
   it('records a context_cost decision even when nothing had to change', async () => {
     const { deps, records } = harness(100_000);
     const messages = conversation(2, 100);

@@ -3,7 +3,7 @@ import { MAX_DECISION_ROWS, stepContextView, stepTokensTag } from '../../../webv
 import { stepView } from '../../../webview/stepView';
 import { llmRequest, logWithStep } from '../../support/runEventFixtures';
 
-// What the panel shows of a step's tokens and context budget (docs/design.md §19–20).
+// What the panel shows of a step's tokens and context budget (docs/design.md, “Context budget and memory” and “Usage and cost”).
 
 describe('panel: tokens and context of a step', () => {
   it('shows nothing for a step without requests', () => {

@@ -9,7 +9,7 @@ const ALLOWANCE = 300;
 const fit = (messages: ChatMessage[], limit: number, extra: Partial<Parameters<typeof planFit>[1]> = {}) =>
   planFit(messages, { limit, summaryAllowance: ALLOWANCE, ...extra });
 
-describe('context budget stages (docs/design.md §19)', () => {
+describe('context budget stages (docs/design.md, “Context budget and memory”)', () => {
   it('leaves a prompt that fits alone and says so', () => {
     const messages = conversation(3, 500, { memory: true });
     const plan = fit(messages, countPromptTokens(messages));

@@ -8,7 +8,7 @@ import { appendAll, newLog, runStep } from '../plan/planFixtures';
 import { filler } from './conversationFixtures';
 
 // Dependency outputs, the replanner's history and the aggregator's outputs are clipped by tokens
-// (docs/design.md §19), harder when the budget is small.
+// (docs/design.md, “Context budget and memory”), harder when the budget is small.
 
 function plan(outputs: number) {
   const log = newLog();
@@ -28,7 +28,7 @@ function plan(outputs: number) {
   return log;
 }
 
-describe('prompts clipped by tokens (docs/design.md §19)', () => {
+describe('prompts clipped by tokens (docs/design.md, “Context budget and memory”)', () => {
   it("a step's dependency outputs: at most 2,000 tokens each, a quarter of the budget together", () => {
     const log = plan(10_000);
     const roomy = contentText(buildStepMessages(log.state, 's3')[1].content);

@@ -3,7 +3,7 @@ import { parseConfig, type ConfigKey } from '../../../src/core/config/configSche
 import { mapSettings, type SettingInspection } from '../../../src/host/settingsMapping';
 
 // A cloned repository's .vscode/settings.json must not lift the user's spending caps or make
-// spending look free (docs/design.md §20).
+// spending look free (docs/design.md, “Usage and cost”).
 
 const inspector = (scopes: Partial<Record<ConfigKey, SettingInspection>>) => (key: ConfigKey) => scopes[key];
 

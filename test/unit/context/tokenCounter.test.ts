@@ -11,7 +11,7 @@ import {
 } from '../../../src/core/context/tokenCounter';
 import type { ChatMessage, ToolSpec } from '../../../src/core/llm/llmTypes';
 
-describe('token counting (docs/design.md §19)', () => {
+describe('token counting (docs/design.md, “Context budget and memory”)', () => {
   it('counts BPE tokens of the o200k encoding, not characters ÷ 4', () => {
     assert.equal(countTextTokens('hello world'), 2);
     // Characters ÷ 4 is far off both ways: a run of one letter packs many per token, other

@@ -21,7 +21,7 @@ function response(extra: Partial<ChatResponse> = {}): ChatResponse {
   };
 }
 
-describe('tokens and cost (docs/design.md §20)', () => {
+describe('tokens and cost (docs/design.md, “Usage and cost”)', () => {
   const pricing = { 'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6, cachedInputPerMTok: 0.075 } };
 
   it('prices prompt, cached prompt and completion tokens per million', () => {

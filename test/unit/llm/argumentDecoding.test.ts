@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { decodeArgumentText, looksTruncated } from '../../../src/core/llm/argumentDecoding';
 
-// The one decoding of a call's argument text (docs/design.md §9, parsing), whose result the tool
+// The one decoding of a call's argument text (docs/design.md, “Preflight validation and the invalid result”, parsing), whose result the tool
 // pipeline reads. The accumulator's summary of it is covered with the provider shapes.
 
 const whole = { cutOff: false };

@@ -81,7 +81,7 @@ describe('argument decoding', () => {
   });
 });
 
-describe('usable tool names (docs/design.md §6, Names)', () => {
+describe('usable tool names (docs/design.md, “Streamed tool-call accumulation”, Names)', () => {
   it('needs a letter or digit in any script', () => {
     for (const good of ['read', 'read_file', 'a', '9', 'читать', '読む', 'get-weather']) assert.equal(isUsableToolName(good), true, good);
     for (const bad of ['', '   ', '⚙', '⚙️', '---', '!!', '🙂', '_']) assert.equal(isUsableToolName(bad), false, bad);

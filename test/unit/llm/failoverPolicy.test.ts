@@ -21,7 +21,7 @@ const http = (status: number | undefined, message: string, more: Partial<Failure
 const decide = (facts: FailureFacts, c: Partial<FailureContext> = {}) => classifyLlmFailure(facts, { ...ctx, ...c });
 
 describe('failoverPolicy', () => {
-  describe('failover only where docs/design.md §17 allows it', () => {
+  describe('failover only where docs/design.md, “LLM requests: retries and failover” allows it', () => {
     it('fails over on a 404 for an unknown or unsupported model', () => {
       for (const facts of [
         http(404, 'The model `x` does not exist or you do not have access to it.', { code: 'model_not_found' }),

@@ -16,7 +16,7 @@ const done = (reason = 'tool_calls'): RawChunk => chunk({}, reason);
 const summary = (r: AccumulatorResult) => r.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.arguments, index: c.index }));
 
 describe('toolCallAccumulator', () => {
-  describe('LLM-layer parsing (docs/design.md §6)', () => {
+  describe('LLM-layer parsing (docs/design.md, “Streamed tool-call accumulation”)', () => {
     it('parses a single tool call', () => {
       const r = run([tc({ index: 0, function: { name: 'get_weather', arguments: '{"city": "Beijing"}' } }), done()]);
       assert.equal(r.toolCalls.length, 1);
@@ -60,7 +60,7 @@ describe('toolCallAccumulator', () => {
     });
   });
 
-  describe('tool_call_id rules (docs/design.md §6, Ids)', () => {
+  describe('tool_call_id rules (docs/design.md, “Streamed tool-call accumulation”, Ids)', () => {
     it('keeps the provider id unchanged, even an odd one', () => {
       const r = run([tc({ index: 0, id: ' call abc/123 ', function: { name: 'a', arguments: '{}' } }), done()]);
       assert.equal(r.toolCalls[0].id, ' call abc/123 ');
@@ -499,7 +499,7 @@ describe('toolCallAccumulator', () => {
     });
   });
 
-  describe('dropped names (docs/design.md §6, Names)', () => {
+  describe('dropped names (docs/design.md, “Streamed tool-call accumulation”, Names)', () => {
     it('drops empty and symbol-only names, keeps the rest of the batch, reports the names', () => {
       const r = run([
         tc({ index: 0, id: 'g', function: { name: '⚙', arguments: '{}' } }),

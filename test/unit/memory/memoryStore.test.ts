@@ -8,7 +8,7 @@ function tempFile(): string {
   return join(mkdtempSync(join(tmpdir(), 'cortex-memory-')), 'nested', 'memory.json');
 }
 
-describe('workspace memory store (docs/design.md §19)', () => {
+describe('workspace memory store (docs/design.md, “Context budget and memory”)', () => {
   it('stores, finds by full-text search (best first) and forgets', async () => {
     const store = new MemoryStore(tempFile(), () => 42);
     const build = await store.store('The project is built with npm run build (esbuild bundles into dist/).', ['build']);

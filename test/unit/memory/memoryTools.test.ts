@@ -14,7 +14,7 @@ import type { ToolContext } from '../../../src/core/tools/toolTypes';
 
 const toolContext = { workspaceRoot: '/tmp', signal: new AbortController().signal, maxReadFileBytes: 1000, timeoutMs: 1000 } as ToolContext;
 
-describe('memory tools (docs/design.md §19)', () => {
+describe('memory tools (docs/design.md, “Context budget and memory”)', () => {
   const store = () => new MemoryStore(join(mkdtempSync(join(tmpdir(), 'cortex-memory-')), 'm.json'));
 
   it('are registered with their dotted aliases and allowed by the default policy', () => {

@@ -3,7 +3,7 @@ import { addToolCallEvent, replaceSubgraphEvents, startStepEvent, updateToolResu
 import { formatCallSignature, formatToolHistory, truncateText } from '../../../src/core/plan/toolHistoryFormat';
 import { appendAll, completeExampleUpstream, examplePlan, runStep, sid } from './planFixtures';
 
-describe('toolHistoryFormat (the replanner input, docs/design.md §15)', () => {
+describe('toolHistoryFormat (the replanner input, docs/design.md, “The replanner”)', () => {
   it('formats completed steps as one block each, in the order asked', () => {
     const { log } = examplePlan();
     completeExampleUpstream(log);

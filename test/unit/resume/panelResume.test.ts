@@ -6,7 +6,7 @@ import { runStatusLabel } from '../../../webview/header';
 import { handleHostMessage } from '../../../webview/messageHandler';
 import { PlanStore } from '../../../webview/store';
 
-// The panel's side of Resume (docs/design.md §23): the host says a run read from its trace can be
+// The panel's side of Resume (docs/design.md, “Resuming a run”): the host says a run read from its trace can be
 // resumed; the panel asks once; a live run's reset takes the offer away.
 
 const events: RunEvent[] = [

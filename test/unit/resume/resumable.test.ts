@@ -10,7 +10,7 @@ import type { RecentRun } from '../../../src/host/runIndex';
 import { traceRunSource } from '../../../src/panel/runSource';
 import { emptyCompletedPlan } from '../../support/runEventFixtures';
 
-// Which runs a window offers to resume (docs/design.md §23), told from the trace's tail and lock.
+// Which runs a window offers to resume (docs/design.md, “Resuming a run”), told from the trace's tail and lock.
 
 const dir = () => realpathSync(mkdtempSync(join(tmpdir(), 'cortex-resumable-')));
 const started = (workspace: string): RunEvent => ({

@@ -6,7 +6,7 @@ import { RESTARTED_AUDIT } from '../../../src/core/resume/resumeFold';
 import { findResumePoint, highestStepNumber, NotResumableError } from '../../../src/core/resume/resumePoint';
 import { examplePlan, runStep, sid } from '../plan/planFixtures';
 
-// Where an interrupted run picks up, and what run_resumed does to the plan (docs/design.md §23).
+// Where an interrupted run picks up, and what run_resumed does to the plan (docs/design.md, “Resuming a run”).
 
 /** The example plan interrupted with s1 completed, s2 and s3 running (s3 with a call in flight). */
 function interrupted() {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { buildInvalidPayload, TOOL_ERROR_GUIDANCE } from '../../../src/core/tools/invalidPayload';
 
 describe('buildInvalidPayload', () => {
-  it('is the JSON {tool, error, receivedArgs} of docs/design.md §9', () => {
+  it('is the JSON {tool, error, receivedArgs} of docs/design.md, “Preflight validation and the invalid result”', () => {
     const payload = JSON.parse(buildInvalidPayload('read_file', 'Invalid arguments: missing required field(s): path', {}));
     assert.deepEqual(payload, { tool: 'read_file', error: 'Invalid arguments: missing required field(s): path', receivedArgs: {} });
   });

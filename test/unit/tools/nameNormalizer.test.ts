@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { normalizeToolName } from '../../../src/core/tools/nameNormalizer';
 
 describe('normalizeToolName', () => {
-  it('folds case, camelCase and separators to one snake_case key (docs/design.md §7)', () => {
+  it('folds case, camelCase and separators to one snake_case key (docs/design.md, “Tool name resolution”)', () => {
     for (const drift of ['Write-File', 'writeFile', 'WRITE_FILE', 'write_file', 'write.file', 'Write File', ' write__file ', 'WriteFile']) {
       assert.equal(normalizeToolName(drift), 'write_file', drift);
     }

@@ -4,7 +4,7 @@ import { limitAssistantMessage, limitToolCalls, omittedNamesSample } from '../..
 const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, name: `tool_${i}` }));
 
 describe('limitToolCalls', () => {
-  it('keeps the first N in order and audits the rest (docs/design.md §11)', () => {
+  it('keeps the first N in order and audits the rest (docs/design.md, “Limits”)', () => {
     const result = limitToolCalls(calls(25), 20);
     assert.deepEqual(
       result.kept.map((c) => c.id),
