@@ -33,8 +33,17 @@ export async function executeTool(tool: ToolDefinition, args: unknown, context: 
   });
   if (context.signal.aborted) return finish(false, `Cancelled before '${tool.name}' ran`, { cancelled: true });
 
-  const timeout = AbortSignal.timeout(context.timeoutMs);
-  const signal = AbortSignal.any([context.signal, timeout]);
+  // One controller per call, its timer cleared and its listener on the run's signal removed when the
+  // call ends (AbortSignal.timeout + AbortSignal.any would leave both behind until the timeout).
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+  }, context.timeoutMs);
+  const onRunAbort = () => controller.abort(context.signal.reason);
+  context.signal.addEventListener('abort', onRunAbort, { once: true });
   let hardStop: NodeJS.Timeout | undefined;
   let arm: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
@@ -48,7 +57,6 @@ export async function executeTool(tool: ToolDefinition, args: unknown, context: 
     const output = await Promise.race([tool.run(args, { ...context, signal }), stopped]);
     return finish(true, typeof output === 'string' ? output : JSON.stringify(output));
   } catch (error) {
-    const timedOut = timeout.aborted && !context.signal.aborted;
     if (context.signal.aborted) {
       return finish(false, error instanceof ToolError ? error.message : `Cancelled while '${tool.name}' was running`, { cancelled: true });
     }
@@ -58,6 +66,8 @@ export async function executeTool(tool: ToolDefinition, args: unknown, context: 
     return finish(false, `'${tool.name}' failed: ${(error as Error)?.message ?? String(error)}`);
   } finally {
     if (arm) signal.removeEventListener('abort', arm);
+    context.signal.removeEventListener('abort', onRunAbort);
+    clearTimeout(timer);
     clearTimeout(hardStop);
   }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { z } from 'zod';
 import { executeTool, HARD_STOP_GRACE_MS } from '../../../src/core/tools/toolExecutor';
 import { type ToolDefinition, ToolError } from '../../../src/core/tools/toolTypes';
@@ -119,5 +120,41 @@ describe('executeTool', function () {
     const result = await pending;
     assert.deepEqual([result.ok, result.cancelled], [false, true]);
     assert.match(result.output, /Cancelled while 'probe' was running/);
+  });
+
+  it('leaves nothing behind on the run: no listener on its signal, no timer, after success, error and timeout', async () => {
+    const run = new AbortController();
+    const context = toolContext('/tmp', { signal: run.signal, timeoutMs: 60_000 });
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    await executeTool(
+      tool(async () => 'fine'),
+      {},
+      context,
+      1000,
+    );
+    // Counted after one call: the test runner's own timer is running by then.
+    const timersBefore = timers();
+    await executeTool(
+      tool(async () => 'fine'),
+      {},
+      context,
+      1000,
+    );
+    await executeTool(
+      tool(async () => {
+        throw new Error('broken');
+      }),
+      {},
+      context,
+      1000,
+    );
+    await executeTool(
+      tool((_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new ToolError('stopped'))))),
+      {},
+      { ...context, timeoutMs: 20 },
+      1000,
+    );
+    assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+    assert.equal(timers(), timersBefore);
   });
 });
