@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import MiniSearch from 'minisearch';
 
@@ -89,13 +90,14 @@ export class MemoryStore {
   }
 
   private async read(): Promise<{ entries: MemoryEntry[]; index: MiniSearch<MemoryEntry> }> {
+    // Looked up synchronously (microseconds): every step start asks, and a trip through the thread
+    // pool would hold each step's first request behind the other steps' lookups.
     let key: string;
     try {
-      const info = await stat(this.file);
-      key = `${info.mtimeMs}:${info.size}:${info.ino}`;
+      const info = statSync(this.file, { throwIfNoEntry: false });
+      key = info ? `${info.mtimeMs}:${info.size}:${info.ino}` : 'missing';
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new MemoryError(`cannot read the memory file ${this.file}: ${(error as Error).message}`);
-      key = 'missing';
+      throw new MemoryError(`cannot read the memory file ${this.file}: ${(error as Error).message}`);
     }
     if (this.cache?.key === key) return this.cache;
     const entries =

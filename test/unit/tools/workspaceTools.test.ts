@@ -7,6 +7,7 @@ import type { ToolContext } from '../../../src/core/tools/toolTypes';
 import { applyEdit } from '../../../src/core/tools/workspace/editFile';
 import { globMatcher, globToRegExp } from '../../../src/core/tools/workspace/globPattern';
 import { selectLines } from '../../../src/core/tools/workspace/readFile';
+import { readTextFile, SYNC_READ_MAX_BYTES } from '../../../src/core/tools/workspace/textFile';
 import { createTempWorkspace, toolContext } from './workspaceFixture';
 
 const tool = (name: string) => builtinTools.find((t) => t.name === name)!;
@@ -56,6 +57,23 @@ describe('workspace tools', () => {
         const result = await run('read_file', args, overrides);
         assert.equal(result.ok, false, JSON.stringify(args));
         assert.match(result.output, pattern);
+      }
+    });
+
+    it('reads files on both sides of the synchronous-read size the same way: text, binary, over the limit', async () => {
+      const line = 'a line of text\n';
+      for (const size of [SYNC_READ_MAX_BYTES - 1, SYNC_READ_MAX_BYTES, SYNC_READ_MAX_BYTES + 1, 3 * SYNC_READ_MAX_BYTES]) {
+        const text = line.repeat(Math.ceil(size / line.length)).slice(0, size);
+        await writeFile(path.join(ws, 'sized.txt'), text);
+        assert.equal((await run('read_file', { path: 'sized.txt' }, { maxReadFileBytes: 1_000_000 })).ok, true, `size ${size}`);
+        assert.equal(await readTextFile(path.join(ws, 'sized.txt'), 'sized.txt', 1_000_000), text, `size ${size}`);
+        await assert.rejects(readTextFile(path.join(ws, 'sized.txt'), 'sized.txt', size - 1), {
+          message: `'sized.txt' is ${size} bytes, over the ${size - 1}-byte read limit; use search_text to find the part you need`,
+        });
+        const binary = Buffer.from(text);
+        binary[10] = 0;
+        await writeFile(path.join(ws, 'sized.bin'), binary);
+        await assert.rejects(readTextFile(path.join(ws, 'sized.bin'), 'sized.bin', 1_000_000), /'sized.bin' looks like a binary file/);
       }
     });
 

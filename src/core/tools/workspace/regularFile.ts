@@ -1,4 +1,4 @@
-import { constants, lstatSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ToolError } from '../toolTypes';
 import { describeFsError } from './fsErrors';
@@ -82,11 +82,7 @@ export async function openVerified(realPath: string, shownPath: string, mode: Op
   try {
     handle = await open(realPath, OPEN_FLAGS[mode] | O_NONBLOCK | O_NOFOLLOW, 0o666);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // ENXIO: a FIFO without a reader (opened for writing); ELOOP: the name became a symlink.
-    if (code === 'ENXIO') throw new ToolError(`'${shownPath}' is a FIFO, socket or device, not a regular file; file tools only read and write regular files`);
-    if (code === 'ELOOP') throw new ToolError(`'${shownPath}' became a symbolic link while it was being opened; it was not touched`);
-    throw describeFsError(error, shownPath);
+    throw openFailure(error, shownPath);
   }
   try {
     const stats = await handle.stat();
@@ -98,19 +94,67 @@ export async function openVerified(realPath: string, shownPath: string, mode: Op
   }
 }
 
+/** openVerified for reading, synchronously: the same flags and checks; the caller closes the descriptor. */
+export function openVerifiedForReadSync(realPath: string, shownPath: string, directoryHint = ''): { fd: number; stats: Stats } {
+  let fd: number;
+  try {
+    fd = openSync(realPath, OPEN_FLAGS.read | O_NONBLOCK | O_NOFOLLOW);
+  } catch (error) {
+    throw openFailure(error, shownPath);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw notRegular(shownPath, stats, directoryHint);
+    return { fd, stats };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+function openFailure(error: unknown, shownPath: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  // ENXIO: a FIFO without a reader (opened for writing); ELOOP: the name became a symlink.
+  if (code === 'ENXIO') return new ToolError(`'${shownPath}' is a FIFO, socket or device, not a regular file; file tools only read and write regular files`);
+  if (code === 'ELOOP') return new ToolError(`'${shownPath}' became a symbolic link while it was being opened; it was not touched`);
+  return describeFsError(error, shownPath);
+}
+
+const READ_CHUNK_BYTES = 64 * 1024;
+
 /** Reads at most `maxBytes` (+1 to tell "more"): the bytes and whether the file had more. */
 export async function readAtMost(handle: FileHandle, maxBytes: number): Promise<{ buffer: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for (;;) {
-    const want = Math.min(64 * 1024, maxBytes + 1 - total);
-    if (want <= 0) break;
+  for (let want = nextRead(maxBytes, total); want > 0; want = nextRead(maxBytes, total)) {
     const chunk = Buffer.allocUnsafe(want);
     const { bytesRead } = await handle.read(chunk, 0, want, total);
     if (bytesRead === 0) break;
     chunks.push(chunk.subarray(0, bytesRead));
     total += bytesRead;
   }
+  return atMost(chunks, total, maxBytes);
+}
+
+/** readAtMost on a descriptor, synchronously. */
+export function readAtMostSync(fd: number, maxBytes: number): { buffer: Buffer; truncated: boolean } {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (let want = nextRead(maxBytes, total); want > 0; want = nextRead(maxBytes, total)) {
+    const chunk = Buffer.allocUnsafe(want);
+    const bytesRead = readSync(fd, chunk, 0, want, total);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+  }
+  return atMost(chunks, total, maxBytes);
+}
+
+function nextRead(maxBytes: number, total: number): number {
+  return Math.min(READ_CHUNK_BYTES, maxBytes + 1 - total);
+}
+
+function atMost(chunks: Buffer[], total: number, maxBytes: number): { buffer: Buffer; truncated: boolean } {
   const buffer = Buffer.concat(chunks, total);
   return total > maxBytes ? { buffer: buffer.subarray(0, maxBytes), truncated: true } : { buffer, truncated: false };
 }
