@@ -9,7 +9,7 @@ import { ToolError } from './toolTypes';
 // before any content is read or written.
 // The lookups are synchronous: each is one metadata system call, microseconds on a local disk,
 // while its promise form costs the run's thread more than the call itself (a thread-pool round trip
-// and its callbacks) and adds its latency to every tool call. Contents are read asynchronously.
+// and its callbacks) and adds its latency to every tool call. Contents: see textFile.ts.
 
 const MAX_LINK_HOPS = 40;
 
