@@ -18,7 +18,16 @@ const REVIEW_WORDS = new Set(['diff', 'revert']);
 /** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`: the headless agent for CI. Returns the process exit code (see USAGE). */
 export async function main(
   argv: string[],
-  io: CommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, cwd: process.cwd(), env: process.env },
+  io: CommandIo = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    // Made when first read (only approvals and MCP prompts read it): creating it costs the start 2 ms.
+    get stdin() {
+      return process.stdin;
+    },
+    cwd: process.cwd(),
+    env: process.env,
+  },
 ): Promise<number> {
   if (isPlainHelp(argv, io.cwd)) {
     io.stdout.write(`${USAGE}\n`);

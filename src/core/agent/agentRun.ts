@@ -195,8 +195,12 @@ export class AgentRun {
     const unpriced = this.caps.unpricedWarning(config);
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
     // Said once per run, before any step runs: commands run unsandboxed, or will be refused
-    // (docs/design.md, “Command rules”). The probe (one start of bubblewrap) runs while the planner thinks.
-    const sandboxSaid = this.options.trusted ? sandboxNotice(executionSettingsFromConfig(config)).catch(() => undefined) : undefined;
+    // (docs/design.md, “Command rules”). The probe (one start of bubblewrap) runs while the planner
+    // thinks: started a turn of the event loop later, so its process start does not delay the
+    // planner's request.
+    const sandboxSaid = this.options.trusted
+      ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => sandboxNotice(executionSettingsFromConfig(config))).catch(() => undefined)
+      : undefined;
     // The checkpoint folder is set up while the planner thinks (the shadow repository for commands
     // waits for the first command: checkpointRecorder.ts).
     void this.context.checkpoints?.prepare().catch(() => undefined);
