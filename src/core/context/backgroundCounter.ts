@@ -78,11 +78,72 @@ function startBackgroundCounter(): void {
   post(channel, ['warm up'], () => undefined);
 }
 
+/** What this process has asked of the background counter so far (for tests and benchmarks). */
+export interface BackgroundCounterStats {
+  /** Texts callers asked to have counted. */
+  asked: number;
+  /** Distinct texts sent to the worker, one batch per turn of the event loop. */
+  posted: number;
+  /** Messages sent to the worker (batches, and the warm-up). */
+  messages: number;
+}
+const stats: BackgroundCounterStats = { asked: 0, posted: 0, messages: 0 };
+
+export function backgroundCounterStats(): BackgroundCounterStats {
+  return { ...stats };
+}
+
 function post(channel: Channel, texts: readonly string[], resolve: (counts: number[]) => void): void {
   const id = channel.nextId++;
   channel.pending.set(id, resolve);
   if (channel.pending.size === 1) channel.worker.ref();
+  stats.messages++;
   channel.worker.postMessage({ id, texts });
+}
+
+/**
+ * The requests of one turn of the event loop, sent as one message: many steps started together
+ * would otherwise wake the worker once each, and often ask for the same texts.
+ */
+interface Batch {
+  texts: string[];
+  /** Position of each distinct text in `texts`. */
+  index: Map<string, number>;
+  waiters: Array<{ positions: number[]; resolve: (counts: number[] | undefined) => void }>;
+}
+let batch: Batch | undefined;
+
+function enqueue(texts: readonly string[], resolve: (counts: number[] | undefined) => void): void {
+  if (!batch) {
+    batch = { texts: [], index: new Map(), waiters: [] };
+    setImmediate(flush);
+  }
+  const { index } = batch;
+  const positions = texts.map((text) => {
+    let at = index.get(text);
+    if (at === undefined) {
+      at = batch!.texts.push(text) - 1;
+      index.set(text, at);
+    }
+    return at;
+  });
+  batch.waiters.push({ positions, resolve });
+}
+
+function flush(): void {
+  const sent = batch!;
+  batch = undefined;
+  const channel = shared.channel;
+  const answer = (counts: number[]): void => {
+    const complete = counts.length === sent.texts.length;
+    for (const waiter of sent.waiters) waiter.resolve(complete ? waiter.positions.map((at) => counts[at]) : undefined);
+  };
+  if (!channel) {
+    answer([]);
+    return;
+  }
+  stats.posted += sent.texts.length;
+  post(channel, sent.texts, answer);
 }
 
 /**
@@ -91,8 +152,8 @@ function post(channel: Channel, texts: readonly string[], resolve: (counts: numb
  */
 export function countInBackground(texts: readonly string[], countHere: Counter): Promise<number[]> {
   if (texts.length === 0) return Promise.resolve([]);
+  stats.asked += texts.length;
   startBackgroundCounter();
-  const channel = shared.channel;
-  if (!channel) return new Promise((resolve) => setImmediate(() => resolve(countHere(texts))));
-  return new Promise((resolve) => post(channel, texts, (counts) => resolve(counts.length === texts.length ? counts : countHere(texts))));
+  if (!shared.channel) return new Promise((resolve) => setImmediate(() => resolve(countHere(texts))));
+  return new Promise((resolve) => enqueue(texts, (counts) => resolve(counts ?? countHere(texts))));
 }

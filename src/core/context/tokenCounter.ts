@@ -43,8 +43,12 @@ export function countTextTokens(text: string): number {
   return tokens;
 }
 
+function isMemoSized(text: string): boolean {
+  return text.length >= MEMO_MIN_CHARS && text.length <= MEMO_MAX_CHARS;
+}
+
 function memoized(text: string): number | undefined {
-  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return undefined;
+  if (!isMemoSized(text)) return undefined;
   const tokens = textCounts.get(text);
   if (tokens !== undefined) {
     // Kept in order of use: the texts of every request (system prompt, tool specs) stay.
@@ -55,7 +59,7 @@ function memoized(text: string): number | undefined {
 }
 
 function remember(text: string, tokens: number): void {
-  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return;
+  if (!isMemoSized(text)) return;
   if (textCounts.size >= MEMO_ENTRIES) textCounts.delete(textCounts.keys().next().value!);
   textCounts.set(text, tokens);
 }
@@ -185,6 +189,13 @@ function messageTokensAtMost(message: ChatMessage): number {
 }
 
 /**
+ * Texts that fit the memo and are being counted right now: a prompt asked for meanwhile (the same
+ * system prompt and tool specs of many steps started together) waits for that count instead of
+ * sending the same text to the counter again.
+ */
+const countsInFlight = new Map<string, Promise<number>>();
+
+/**
  * countPromptTokens(messages, tools), with the texts not counted yet counted on the background
  * counter's worker thread (backgroundCounter.ts); the counts are kept like any other.
  */
@@ -196,10 +207,14 @@ export async function countPromptTokensSoon(live: readonly ChatMessage[], tools?
   const slot = new Map<string, number>();
   /** Counts known now, kept here: other counts may push them out of the memo meanwhile. */
   const known = new Map<string, number>();
+  /** Counts another prompt's request is making. */
+  const awaited = new Map<string, Promise<number>>();
   const want = (text: string): number => {
-    if (text === '' || known.has(text) || slot.has(text)) return 0;
+    if (text === '' || known.has(text) || slot.has(text) || awaited.has(text)) return 0;
     const tokens = memoized(text);
+    const inFlight = tokens === undefined ? countsInFlight.get(text) : undefined;
     if (tokens !== undefined) known.set(text, tokens);
+    else if (inFlight) awaited.set(text, inFlight);
     else {
       slot.set(text, texts.length);
       texts.push(text);
@@ -210,8 +225,17 @@ export async function countPromptTokensSoon(live: readonly ChatMessage[], tools?
   if (newTools) want(toolsText(newTools));
   const newMessages = messages.filter((message) => !messageCounts.has(message));
   for (const message of newMessages) messageTokens(message, want);
-  const counts = await countInBackground(texts, (all) => all.map(countTextTokens));
+  const batch = countInBackground(texts, (all) => all.map(countTextTokens));
+  const shared = texts.filter(isMemoSized);
+  for (const text of shared)
+    countsInFlight.set(
+      text,
+      batch.then((counts) => counts[slot.get(text)!]),
+    );
+  const counts = await batch;
+  for (const text of shared) countsInFlight.delete(text);
   texts.forEach((text, i) => remember(text, counts[i]));
+  for (const [text, count] of awaited) known.set(text, await count);
   const counted = (text: string): number => (text === '' ? 0 : (known.get(text) ?? counts[slot.get(text) ?? -1] ?? countTextTokens(text)));
   // Another caller may have counted the same objects meanwhile: the first count stays.
   if (newTools && !toolCounts.has(newTools)) toolCounts.set(newTools, counted(toolsText(newTools)));

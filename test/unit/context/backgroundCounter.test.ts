@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { countInBackground } from '../../../src/core/context/backgroundCounter';
+import { backgroundCounterStats, countInBackground } from '../../../src/core/context/backgroundCounter';
 import { countPromptTokens, countPromptTokensSoon, countTextTokens } from '../../../src/core/context/tokenCounter';
 import type { ChatMessage, ToolSpec } from '../../../src/core/llm/llmTypes';
 import { conversation, filler } from './conversationFixtures';
@@ -37,5 +37,38 @@ describe('counting on the background thread (docs/design.md, “Context budget a
     const counting = countPromptTokensSoon(messages);
     messages.push({ role: 'assistant', content: filler(500) }, { role: 'user', content: filler(400) });
     assert.equal(await counting, countPromptTokens(asked.map((m) => structuredClone(m))));
+  });
+
+  it('sends the requests of one turn of the event loop as one message, each distinct text once', async () => {
+    await countInBackground(['start the worker'], () => assert.fail('counted on this thread'));
+    const before = backgroundCounterStats();
+    const first = ['shared text', filler(120), 'only in the first'];
+    const second = ['shared text', 'only in the second', filler(120)];
+    const [a, b] = await Promise.all([
+      countInBackground(first, () => assert.fail('counted on this thread')),
+      countInBackground(second, () => assert.fail('counted on this thread')),
+    ]);
+    assert.deepEqual([a, b], [first.map(countTextTokens), second.map(countTextTokens)]);
+    const after = backgroundCounterStats();
+    assert.deepEqual([after.asked - before.asked, after.posted - before.posted, after.messages - before.messages], [6, 4, 1]);
+  });
+
+  it('does not send a long text again while it is being counted for another prompt', async () => {
+    const system = `You carry out one step. ${filler(300)} ${Date.now()}`;
+    const first: ChatMessage[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: 'first step' },
+    ];
+    const second: ChatMessage[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: 'second step' },
+    ];
+    const before = backgroundCounterStats();
+    const counting = countPromptTokensSoon(first);
+    // The first count is on its way to the worker, not back yet, when the second prompt asks.
+    await new Promise((resolve) => setImmediate(resolve));
+    const [a, b] = await Promise.all([counting, countPromptTokensSoon(second)]);
+    assert.deepEqual([a, b], [countPromptTokens(structuredClone(first)), countPromptTokens(structuredClone(second))]);
+    assert.equal(backgroundCounterStats().asked - before.asked, 3, 'the system text once, each step text once');
   });
 });
