@@ -100,6 +100,9 @@ class OpenAiClient implements LlmClient {
     const notes: string[] = [];
     const batch = request.batch ?? this.nextBatch++;
     const stream = request.stream ?? true;
+    // A non-streamed request (the planner's, first in a run) is a wait: the template of the
+    // streamed requests that follow is built meanwhile, a turn of the event loop after it left.
+    if (!stream && !this.template) setImmediate(() => void this.streamTemplate().catch(() => undefined));
     let retries = 0;
 
     for (let m = start; m < models.length; m++) {
