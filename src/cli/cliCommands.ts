@@ -6,7 +6,7 @@ import { parseCliArgs, reviewCommandOf, USAGE } from './cliArgs';
 import { diffMain } from './cliDiff';
 import { revertMain } from './cliRevert';
 import { loadCliConfig } from './cliConfig';
-import { loadCliMcpServers } from './cliMcp';
+import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { isResumeCommand, resumeMain } from './cliResume';
 import { driveCliRun } from './cliSession';
 import { EXIT } from './exitCode';
@@ -38,7 +38,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
       return EXIT.completed;
     }
     loaded = loadCliConfig(args, io.cwd);
-    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
+    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run: a trace another process is writing is not started over.
     lock = loaded.trace ? acquireRunLock(loaded.trace) : undefined;
   } catch (error) {

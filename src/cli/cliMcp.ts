@@ -23,6 +23,17 @@ export interface CliMcpIo {
   env: NodeJS.ProcessEnv;
 }
 
+/** The MCP loader's terminal: stdin is read only when an input has to be asked for (creating it costs the start 2 ms). */
+export function cliMcpIo(io: { stdin: CliMcpIo['input']; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): CliMcpIo {
+  return {
+    get input() {
+      return io.stdin;
+    },
+    output: io.stderr,
+    env: io.env,
+  };
+}
+
 function readGroup(file: string): ServerGroup {
   let text: string;
   try {

@@ -7,7 +7,7 @@ import { RunEventSchema } from '../core/plan/events';
 import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
 import { UsageError, type CliArgs } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
-import { loadCliMcpServers } from './cliMcp';
+import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { driveCliRun, type CliIo } from './cliSession';
 import { EXIT } from './exitCode';
 import { describeFsError } from './fsErrorText';
@@ -142,7 +142,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     const workspace = args.workspace ?? recordedWorkspace(trace);
     const cliArgs: CliArgs = { ...args, task: '', workspace, trace };
     loaded = loadCliConfig(cliArgs, io.cwd);
-    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, { input: io.stdin, output: io.stderr, env: io.env });
+    mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex resume');

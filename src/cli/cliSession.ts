@@ -69,7 +69,13 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     printLine(io.stderr, line);
   });
   const approvals = new ApprovalBroker();
-  const detach = attachCliApprovals(approvals, session.approve, { input: io.stdin, output: io.stderr });
+  const detach = attachCliApprovals(approvals, session.approve, {
+    // Read when a request needs it: a run that asks nothing never creates stdin.
+    get input() {
+      return io.stdin;
+    },
+    output: io.stderr,
+  });
   let interrupted = false;
   let agent: AgentRun | undefined;
   /** A signal that came while the run was still being built. */
