@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseConfig, type FlatConfig } from '../core/config/configSchema';
 import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
+import { makeFolders } from '../core/files/makeFolders';
 import { UsageError, type CliArgs } from './cliArgs';
 import { describeFsError } from './fsErrorText';
 import { isRecord } from '../core/text/isRecord';
@@ -73,19 +74,29 @@ function checkCheckpointsDir(dir: string): void {
   }
 }
 
-/** The trace's directory is created when missing, but a path through a file can never work. */
-function checkTraceDirectory(trace: string): void {
+/**
+ * The trace's directory is created when missing (here, so a folder that cannot be made is a clear
+ * line before any request), but a path through a file can never work.
+ */
+function checkTraceDirectory(trace: string, create = true): void {
   let dir = dirname(trace);
   for (;;) {
     try {
       if (!statSync(dir).isDirectory()) throw new UsageError(`trace file ${trace} cannot be written: ${dir} is a file, not a directory`, false);
-      return;
+      break;
     } catch (error) {
       if (error instanceof UsageError) throw error;
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir)
         throw new UsageError(describeFsError(error, 'trace directory', dir), false);
       dir = dirname(dir);
     }
+  }
+  if (!create) return;
+  try {
+    makeFolders(dirname(trace));
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+    throw new UsageError(`trace file ${trace} cannot be written: the folder ${dirname(trace)} cannot be created (${reason})`, false);
   }
 }
 
@@ -99,7 +110,8 @@ function checkMemoryFile(memory: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(describeFsError(error, 'memory file', memory), false);
   }
   try {
-    checkTraceDirectory(memory);
+    // Its folder is made when a memory is first stored.
+    checkTraceDirectory(memory, false);
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/^trace file/, 'memory file').replace('trace directory', 'memory directory'), false);
   }

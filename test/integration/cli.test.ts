@@ -123,6 +123,14 @@ describe('cortex CLI', function () {
       const r6 = await cli(['run', '--workspace', ws, '--trace', join(bad, 'trace.jsonl'), 'x']);
       assert.equal(r6.stderr, `cortex: trace file ${join(bad, 'trace.jsonl')} cannot be written: ${bad} is a file, not a directory\n`);
       results.push(r6);
+      // Under /proc no folder can be made (Node's own recursive mkdir would loop there for ever).
+      assert.ok(existsSync('/proc/self'), 'this test needs Linux /proc');
+      const r7 = await cli(['run', '--workspace', ws, '--trace', '/proc/cortex-nope/trace.jsonl', 'x']);
+      assert.equal(
+        r7.stderr,
+        'cortex: trace file /proc/cortex-nope/trace.jsonl cannot be written: the folder /proc/cortex-nope cannot be created (no such file or directory)\n',
+      );
+      results.push(r7);
       for (const r of results) {
         assert.equal(r.code, 2, r.stderr);
         assert.equal(count(r.stderr, '\n'), 1, r.stderr);

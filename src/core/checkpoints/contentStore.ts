@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeFolders } from '../files/makeFolders';
 
 // Content-addressed storage of file contents, outside the workspace: each content is stored once,
 // under the sha256 of its bytes (objects/ab/cdef…). An object is written once with an exclusive
@@ -99,7 +100,7 @@ export class ContentStore {
 
   /** Creates the folder (private to the user) if needed. */
   ensureDir(): void {
-    mkdirSync(this.objects, { recursive: true, mode: 0o700 });
+    makeFolders(this.objects, 0o700);
   }
 }
 

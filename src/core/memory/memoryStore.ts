@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import MiniSearch from 'minisearch';
+import { makeFolders } from '../files/makeFolders';
 
 // The workspace's memory (docs/design.md, “Context budget and memory”): short notes the model saved with `memory_store`,
 // kept in one JSON file per workspace outside the repository (the extension's global storage, or
@@ -159,7 +160,7 @@ function isEntry(value: unknown): value is MemoryEntry {
 }
 
 async function writeAtomically(file: string, content: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  makeFolders(dirname(file));
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, content, { encoding: 'utf8', mode: 0o600 });

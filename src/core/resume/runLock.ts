@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { makeFolders } from '../files/makeFolders';
 
 // Only one process drives a run (docs/design.md, “Resuming a run”): the live run and a resume take
 // `<trace>.lock`, created with O_EXCL and holding who took it. A second driver is refused with the
@@ -117,7 +118,7 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
   const isAlive = options.isAlive ?? processIsAlive;
   let recoveredFrom: LockHolder | undefined;
   // A new run's trace folder may not exist yet (the trace writer would make it too).
-  mkdirSync(dirname(file), { recursive: true });
+  makeFolders(dirname(file));
   for (let attempt = 0; attempt < 3; attempt++) {
     if (tryCreate(file, me)) return ownLock(file, me, recoveredFrom);
     let text: string;

@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeFolders } from '../files/makeFolders';
 import type { EventListener } from '../plan/eventLog';
 
 /**
@@ -15,7 +16,7 @@ export function createTraceWriter(
   file: string,
   options: { append?: boolean } = {},
 ): { listener: EventListener; close(): Promise<void>; error(): Error | undefined } {
-  mkdirSync(dirname(file), { recursive: true });
+  makeFolders(dirname(file));
   let failure: Error | undefined;
   let fd: number | undefined;
   try {
