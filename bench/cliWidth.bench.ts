@@ -13,7 +13,9 @@ import { runBenchmark } from './support/runBenchmark';
 // answers. Plans: a 50-step fan-out (one step, 48 in parallel, one that joins them) and three
 // chains of 10, 20 and 33 steps each (33: three chains of 50 would exceed the 100 steps a plan may
 // have). Measured in the same run, interleaved, the floor: bench/cliWidth/floorRunner.mjs, a plain
-// node:http program making the same requests in the same dependency order with nothing else to do.
+// node:http program making the same requests in the same dependency order with nothing else to do
+// (with the system prompt and tool definitions Cortex sent in its run just before, so the bodies
+// are as large).
 //   steps:   from the plan's response to the aggregator's request (every step started, ran and
 //            ended), divided by the critical path: longest chain x 2 turns x LATENCY_MS;
 //   process: from spawn to exit, divided by the same bound plus the planner's and the
@@ -87,10 +89,11 @@ function runProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: num
 async function measure(who: 'cortex' | 'floor', shape: Shape, server: TurnServer, scratch: string, run: number): Promise<Measured> {
   server.reset(shape.plan);
   const workspace = join(scratch, 'workspace');
+  const requestShape = join(scratch, 'request-shape.json');
   const env = { PATH: process.env.PATH, HOME: scratch, XDG_CACHE_HOME: join(scratch, 'cache') };
   const args =
     who === 'floor'
-      ? [floor, server.baseUrl, workspace]
+      ? [floor, server.baseUrl, workspace, requestShape]
       : [
           cli,
           'run',
@@ -118,6 +121,7 @@ async function measure(who: 'cortex' | 'floor', shape: Shape, server: TurnServer
       `${who} on ${shape.name}: exit ${result.code}, ${times.executorRequests} executor requests (expected ${expectedRequests}), ${times.otherRequests} others, stdout ${JSON.stringify(result.stdout.slice(0, 200))}\n${result.stderr.slice(-2000)}`,
     );
   }
+  if (who === 'cortex') writeFileSync(requestShape, JSON.stringify(times.requestShape));
   const stepsBound = shape.depth * TURNS_PER_STEP * LATENCY_MS;
   return { steps: (times.aggregatorAt! - times.planSentAt!) / stepsBound, process: result.wallMs / (stepsBound + 2 * LATENCY_MS) };
 }

@@ -1,21 +1,21 @@
 // The width benchmark's floor: the requests a Cortex run makes, in the same dependency order, by
 // a plain node:http client and nothing else. It asks the planner for the plan, runs every step
 // whose dependencies are done (two turns each: the model's read_file call, the file read, the
-// model's answer), then asks the aggregator, prints its answer and exits.
-// Usage: node floorRunner.mjs BASE_URL WORKSPACE
+// model's answer), then asks the aggregator, prints its answer and exits. Its executor requests
+// carry the system prompt and tool definitions of a Cortex run (REQUEST_SHAPE, JSON), so their
+// bodies are as large as Cortex's and cost the client, the connection and the server the same.
+// Usage: node floorRunner.mjs BASE_URL WORKSPACE REQUEST_SHAPE
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { join } from 'node:path';
 
-const [baseUrl, workspace] = process.argv.slice(2);
+const [baseUrl, workspace, shapeFile] = process.argv.slice(2);
+if (!shapeFile) throw new Error('usage: node floorRunner.mjs BASE_URL WORKSPACE REQUEST_SHAPE');
+/** @type {{ system: string, tools: unknown[] }} */
+const shape = JSON.parse(readFileSync(shapeFile, 'utf8'));
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 const url = new URL(`${baseUrl}/chat/completions`);
-const TOOLS = [
-  {
-    type: 'function',
-    function: { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
-  },
-];
 
 function post(purpose, body) {
   const text = JSON.stringify(body);
@@ -38,7 +38,7 @@ function post(purpose, body) {
 
 /** The streamed turn's text and first tool call, from its SSE lines. */
 async function turn(messages) {
-  const body = await post('executor', { model: 'bench-model', messages, tools: TOOLS, stream: true, stream_options: { include_usage: true } });
+  const body = await post('executor', { model: 'bench-model', messages, tools: shape.tools, stream: true, stream_options: { include_usage: true } });
   let content = '';
   let call;
   for (const line of body.split('\n')) {
@@ -54,10 +54,10 @@ async function turn(messages) {
   return { content, call };
 }
 
-async function runStep(description) {
+async function runStep(description, inputs) {
   const messages = [
-    { role: 'system', content: 'You carry out one step of a plan.' },
-    { role: 'user', content: description },
+    { role: 'system', content: shape.system },
+    { role: 'user', content: `Your step:\n${description}\n\nOutputs of the steps this one depends on:\n${inputs.join('\n')}` },
   ];
   const first = await turn(messages);
   const args = JSON.parse(first.call.arguments);
@@ -84,7 +84,10 @@ async function main() {
   await new Promise((resolve, reject) => {
     let done = 0;
     const start = (i) =>
-      runStep(plan.steps[i]).then((output) => {
+      runStep(
+        plan.steps[i],
+        (plan.dependencies[String(i)] ?? []).map((d) => outputs[d]),
+      ).then((output) => {
         outputs[i] = output;
         if (++done === count) return resolve();
         for (const next of dependents[i]) {

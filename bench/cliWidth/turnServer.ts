@@ -16,6 +16,14 @@ export interface RunTimes {
   executorRequests: number;
   /** Requests whose `x-cortex-purpose` was none of planner, executor, aggregator. */
   otherRequests: number;
+  /** The system prompt and tool definitions of the run's first executor request. */
+  requestShape?: RequestShape;
+}
+
+/** What every executor request of a run carries besides its own conversation. */
+export interface RequestShape {
+  system: string;
+  tools: unknown[];
 }
 
 export interface TurnServer {
@@ -66,6 +74,13 @@ function completion(content: string): string {
   });
 }
 
+function requestShapeOf(latin1Body: string): RequestShape {
+  const request = JSON.parse(Buffer.from(latin1Body, 'latin1').toString('utf8')) as { messages: Array<{ role: string; content: string }>; tools?: unknown[] };
+  const system = request.messages.find((message) => message.role === 'system');
+  if (!system || !request.tools) throw new Error('an executor request without a system prompt or tools: the floor could not send the same requests');
+  return { system: system.content, tools: request.tools };
+}
+
 export async function startTurnServer(latencyMs: number): Promise<TurnServer> {
   let planText = '{}';
   let times: RunTimes = { executorRequests: 0, otherRequests: 0 };
@@ -81,6 +96,8 @@ export async function startTurnServer(latencyMs: number): Promise<TurnServer> {
       setTimeout(() => {
         if (purpose === 'executor') {
           times.executorRequests++;
+          // Parsed once per run (the floor then sends the same system prompt and tools).
+          times.requestShape ??= requestShapeOf(body);
           // A request that ends with a tool result gets the answer; otherwise the step asks for the
           // file. The last `"role":"` of the body is the last message's (strings inside it are
           // escaped, and the tool specs after the messages have no role).
