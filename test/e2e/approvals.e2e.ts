@@ -40,6 +40,32 @@ function traceEvents(env: E2eEnvironment, task: string): RunEvent[] {
     .map((line) => JSON.parse(line) as RunEvent);
 }
 
+/** Every LLM request of `events` has its context_cost record (a step audit, or a log for the planner). */
+function everyRequestCounted(events: RunEvent[]): boolean {
+  const requests = events.filter((e) => e.type === 'llm_request').length;
+  const costs = events.filter(
+    (e) => (e.type === 'step_audit' && e.kind === 'context_cost') || (e.type === 'log' && (e.data as { kind?: unknown } | undefined)?.kind === 'context_cost'),
+  ).length;
+  return requests > 0 && costs >= requests;
+}
+
+/** The run's trace once `complete` accepts it and it has not grown for a second. */
+async function quietTrace(page: Page, env: E2eEnvironment, task: string, complete: (events: RunEvent[]) => boolean): Promise<RunEvent[]> {
+  let events: RunEvent[] = [];
+  let count = -1;
+  let since = Date.now();
+  await eventually(
+    page,
+    () => {
+      events = traceEvents(env, task);
+      if (events.length !== count) [count, since] = [events.length, Date.now()];
+      return complete(events) && Date.now() - since >= 1_000;
+    },
+    () => `the trace (${count} events) is not complete and quiet`,
+  );
+  return events;
+}
+
 /**
  * Hands the panel `events` as the run, the way the host's reset does. The panel first gets the run
  * without its approval requests, so the buttons are built again from `events`.
@@ -219,13 +245,12 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     await approvalButton(panel, 'Write the gamma marker', 'Approve');
 
     // The panel is handed the run with an outdated hash for the request, as if the arguments it
-    // showed were not the ones waiting: its answer must be refused, not applied.
-    let events: RunEvent[] = [];
-    await eventually(
-      page,
-      () => (events = traceEvents(env, task)).some((e) => e.type === 'tool_call_awaiting_approval'),
-      () => 'the request is not in the trace yet',
-    );
+    // showed were not the ones waiting: its answer must be refused, not applied. The copy is taken
+    // once the waiting run has recorded all it will: each request's context_cost comes when its
+    // prompt's token count arrives, which can be after the approval request (the planner's and the
+    // step's both were, in a run here). A later event would reach the panel past a gap, and the
+    // panel would rightly ask the host for the whole run again.
+    const events = await quietTrace(page, env, task, (all) => all.some((e) => e.type === 'tool_call_awaiting_approval') && everyRequestCounted(all));
     const runId = (events[0] as Extract<RunEvent, { type: 'run_started' }>).runId;
     const outdated = events.map((e) => (e.type === 'tool_call_awaiting_approval' ? { ...e, approval: { ...e.approval, argsHash: 'f'.repeat(64) } } : e));
     await resetPanel(page, panel, runId, outdated);
@@ -255,7 +280,7 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     assert.equal(refusal!.message, 'stale answer: the arguments differ from the ones awaiting approval');
 
     // With the run as the host has it, the same button approves and the command runs.
-    await resetPanel(page, panel, runId, traceEvents(env, task));
+    await resetPanel(page, panel, runId, await quietTrace(page, env, task, (all) => all.some((e) => e.type === 'approval_refused')));
     await (await approvalButton(panel, 'Write the gamma marker', 'Approve')).click();
     await panel.waitForStatus('Write the gamma marker', 'completed');
     assert.equal(readFileSync(join(workspace, 'gamma.txt'), 'utf8').trim(), 'gamma');
