@@ -108,7 +108,11 @@ async function main(): Promise<boolean> {
       join(scratch, 'memory.json'),
       'Read the notes.',
     ];
-    const floorArgs = [join(__dirname, 'cliWidth', 'floorRunner.mjs'), endpoint.baseUrl, workspace];
+    // Only the floor's first request (the planner's) is timed here, so the shape of its step
+    // requests does not matter; it still reads the file, as it does in the width benchmark.
+    const requestShape = join(scratch, 'request-shape.json');
+    writeFileSync(requestShape, JSON.stringify({ system: 'You carry out one step of a plan.', tools: [] }));
+    const floorArgs = [join(__dirname, 'cliWidth', 'floorRunner.mjs'), endpoint.baseUrl, workspace, requestShape];
     // Warm-up, ended the way Ctrl-C ends a run: the agent's bundles and the tokenizer are compiled and cached.
     for (let i = 0; i < 2; i++) await untilFirstRequest(runArgs, env, endpoint, 'SIGINT');
     const runTimes: number[] = [];
