@@ -374,8 +374,8 @@ export class AgentRun {
 }
 
 /**
- * The run's change recorder, when it has a checkpoint folder and recording is on (docs/design.md
- * docs/design.md, “Checkpoints and revert”). An untrusted workspace gets none: its run cannot write, and git is not run in it.
+ * The run's change recorder, when it has a checkpoint folder and recording is on (docs/design.md,
+ * “Checkpoints and revert”). An untrusted workspace gets none: its run cannot write, and git is not run in it.
  */
 function createRecorder(options: AgentRunOptions): CheckpointRecorder | undefined {
   if (!options.checkpointsDir || !options.config['cortex.checkpoints.enabled'] || !options.trusted) return undefined;

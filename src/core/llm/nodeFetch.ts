@@ -87,7 +87,7 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
     const method = (init.method ?? 'GET').toUpperCase();
     const headers = headerRecord(init.headers);
     // A text body is written as text: copying it into a Buffer first costs more than the write.
-    const body = requestBody(init.body);
+    const body = (init.body ?? undefined) as string | Uint8Array | undefined;
     if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
     const request = (url.protocol === 'https:' ? https : http).request({ ...requestTarget(url), method, headers });
     let response: http.IncomingMessage | undefined;
@@ -133,11 +133,6 @@ function send(url: URL, init: RequestInit, redirects: number): Promise<Response>
     });
     request.end(body);
   });
-}
-
-function requestBody(body: RequestInit['body']): string | Uint8Array | undefined {
-  if (body === undefined || body === null) return undefined;
-  return typeof body === 'string' ? body : (body as Uint8Array);
 }
 
 function toResponse(incoming: http.IncomingMessage, method: string, url: URL): Response {
