@@ -10,7 +10,9 @@ import { runBenchmark } from './support/runBenchmark';
 
 // How fast the CLI starts (the production bundles, each start a fresh process):
 //   `cortex --help` (dist/cli.js answers it without loading the agent) next to `node -e 0`, the
-//   floor of any Node program; target: at most 2.5 x, median of ROUNDS interleaved starts.
+//   floor of any Node program; target: at most 2.5 x, median of ROUNDS interleaved starts. Both
+//   the bundle started by Node directly and the `cortex` command as a user types it (the package's
+//   bin, scripts/cortex, which execs Node in its own process) are held to it.
 //   `cortex run` until its first request reaches a local endpoint, next to a plain node:http
 //   program making the same first request (measured alongside, no target). The compile cache
 //   lives in a scratch folder that one start fills first, as any earlier use would have.
@@ -19,9 +21,11 @@ const TARGET_HELP_RATIO = 2.5;
 const ROUNDS = 15;
 const RUN_ROUNDS = 7;
 
-function wall(args: string[], env: NodeJS.ProcessEnv): number {
+const BIN = join(__dirname, '..', 'scripts', 'cortex');
+
+function wall(args: string[], env: NodeJS.ProcessEnv, command = process.execPath): number {
   const started = performance.now();
-  const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const result = spawnSync(command, args, { env, encoding: 'utf8' });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   return ms;
@@ -81,16 +85,22 @@ async function main(): Promise<boolean> {
     const help = wall([cli, '--help'], env); // fills the compile cache
     const helpTimes: number[] = [];
     const nodeTimes: number[] = [];
+    const binTimes: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       nodeTimes.push(wall(['-e', '0'], env));
       helpTimes.push(wall([cli, '--help'], env));
+      binTimes.push(wall(['--help'], env, BIN));
     }
     const ratio = median(helpTimes) / median(nodeTimes);
-    ok = ratio <= TARGET_HELP_RATIO;
+    const binRatio = median(binTimes) / median(nodeTimes);
+    ok = ratio <= TARGET_HELP_RATIO && binRatio <= TARGET_HELP_RATIO;
     console.log(
       `cortex --help ${median(helpTimes).toFixed(1)} ms (first start, filling the cache: ${help.toFixed(1)} ms), node -e 0 ${median(nodeTimes).toFixed(1)} ms (median of ${ROUNDS}, interleaved)`,
     );
-    console.log(`  ratio ${ratio.toFixed(2)} (target <= ${TARGET_HELP_RATIO}): ${ok ? 'met' : 'MISSED'}`);
+    console.log(`  ratio ${ratio.toFixed(2)} (target <= ${TARGET_HELP_RATIO}): ${ratio <= TARGET_HELP_RATIO ? 'met' : 'MISSED'}`);
+    console.log(
+      `the cortex command (bin) --help ${median(binTimes).toFixed(1)} ms: ratio ${binRatio.toFixed(2)} (target <= ${TARGET_HELP_RATIO}): ${binRatio <= TARGET_HELP_RATIO ? 'met' : 'MISSED'}`,
+    );
 
     const workspace = join(scratch, 'workspace');
     mkdirSync(workspace);

@@ -19,7 +19,7 @@ if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json
 fi
 
 echo "launch: packaging the extension…"
-node scripts/node24.mjs scripts/package.mjs
+sh scripts/node24.sh scripts/package.mjs
 vsix="$root/cortex.vsix"
 
 if [[ "${CORTEX_USE_CODE_SERVER:-0}" != "1" ]] && command -v code >/dev/null 2>&1; then

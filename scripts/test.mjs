@@ -5,10 +5,10 @@
 // Each stage's full output goes to test-artifacts/<stage>.log; the terminal gets a short summary
 // per stage ending in "N passed, M failed", the full output only when a stage fails, and the
 // progress lines of long stages as they happen. CORTEX_TEST_VERBOSE=1 streams everything.
-import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnInGroup } from './childGroup.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const artifacts = join(root, 'test-artifacts');
@@ -54,7 +54,8 @@ function runStage(stage) {
         if (!verbose && stage.live?.test(plain)) console.log(`  ${plain.trim()}`);
       }
     };
-    const child = spawn(process.execPath, stage.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: stopping `npm test` stops the stage and everything it started.
+    const child = spawnInGroup(process.execPath, stage.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.setEncoding('utf8').on('data', onText);
     child.stderr.setEncoding('utf8').on('data', onText);
     child.on('error', (error) => onText(`could not start ${stage.args[0]}: ${error.message}\n`));

@@ -14,8 +14,9 @@ import { usageSummaryLine } from './usageSummary';
 
 // Driving one run in the terminal, for `cortex run` and `cortex resume` alike: the trace file,
 // progress on stderr, approvals, the answer on stdout, the exit code, and the run's lock.
-// Ctrl-C (SIGINT) cancels the run. SIGTERM interrupts it: the trace stops where it is, without
-// run_finished, so `cortex resume` can continue it (docs/design.md, “Resuming a run”).
+// Ctrl-C (SIGINT) cancels the run. SIGTERM and SIGHUP (the terminal closed) interrupt it: the
+// trace stops where it is, without run_finished, so `cortex resume` can continue it
+// (docs/design.md, “Resuming a run”).
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -85,21 +86,26 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     agent?.cancel(reason);
   };
   const onSigint = () => cancel('interrupted (SIGINT)');
-  const onSigterm = () => {
+  let interruptedBy: NodeJS.Signals = 'SIGTERM';
+  const onInterrupt = (signal: NodeJS.Signals) => {
     // Interrupted, not cancelled: nothing more goes to the trace, so it stays resumable.
+    if (interrupted) return;
     interrupted = true;
+    interruptedBy = signal;
     stopTrace();
-    cancel('interrupted (SIGTERM)');
+    cancel(`interrupted (${signal})`);
   };
   process.once('SIGINT', onSigint);
-  process.once('SIGTERM', onSigterm);
+  // Once each: a second signal ends the process at once, as it would without Cortex.
+  process.once('SIGTERM', onInterrupt);
+  process.once('SIGHUP', onInterrupt);
   try {
     const prepared = await session.makeRun(log, approvals);
     agent = prepared.agent;
     if (cancelReason) agent.cancel(cancelReason);
     const result = await prepared.run();
     if (interrupted) {
-      printLine(io.stderr, `cortex: interrupted (SIGTERM)${session.trace ? `; continue with: cortex resume --trace ${session.trace.file}` : ''}`);
+      printLine(io.stderr, `cortex: interrupted (${interruptedBy})${session.trace ? `; continue with: cortex resume --trace ${session.trace.file}` : ''}`);
       return EXIT.incomplete;
     }
     printLine(io.stderr, usageSummaryLine(result.snapshot));
@@ -108,7 +114,8 @@ export async function driveCliRun(session: CliSession): Promise<number> {
   } finally {
     stderrBatch.release();
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
+    process.off('SIGTERM', onInterrupt);
+    process.off('SIGHUP', onInterrupt);
     detach();
     await trace?.close();
     if (trace?.error()) printLine(io.stderr, `cortex: ${describeFsError(trace.error(), 'trace file', session.trace!.file)}`);

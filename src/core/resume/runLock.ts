@@ -2,6 +2,7 @@ import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } fr
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { makeFolders } from '../files/makeFolders';
+import { ownStartTicks, processIsAlive } from './processState';
 
 // Only one process drives a run (docs/design.md, “Resuming a run”): the live run and a resume take
 // `<trace>.lock`, created with O_EXCL and holding who took it. A second driver is refused with the
@@ -12,6 +13,8 @@ export interface LockHolder {
   host: string;
   /** ms since the epoch. */
   startedAt: number;
+  /** The holder process's start time (Linux clock ticks since boot): tells a reused process id. */
+  pidStart?: string;
 }
 
 /** A lock file that is unreadable this long after it was written is left over, not being written. */
@@ -41,29 +44,19 @@ export interface LockOptions {
   pid?: number;
   host?: string;
   now?: () => number;
-  /** Whether a process of this machine is alive (default: `process.kill(pid, 0)`). */
-  isAlive?: (pid: number) => boolean;
+  /** Whether a process of this machine is alive and is the holder (default: processIsAlive). */
+  isAlive?: (pid: number, pidStart?: string) => boolean;
 }
 
 export function lockFileFor(traceFile: string): string {
   return `${traceFile}.lock`;
 }
 
-/** True unless signalling the process fails with ESRCH (EPERM: it exists, it is someone else's). */
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
 function parseHolder(text: string): LockHolder | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
     if (Number.isInteger(value.pid) && (value.pid as number) > 0 && typeof value.host === 'string' && typeof value.startedAt === 'number')
-      return value as LockHolder;
+      return { pid: value.pid!, host: value.host, startedAt: value.startedAt, ...(typeof value.pidStart === 'string' ? { pidStart: value.pidStart } : {}) };
   } catch {
     // Not a lock this code wrote (or half written): the caller decides.
   }
@@ -114,7 +107,13 @@ function removeIfUnchanged(file: string, text: string): void {
  */
 export function acquireRunLock(traceFile: string, options: LockOptions = {}): RunLock {
   const file = lockFileFor(traceFile);
-  const me: LockHolder = { pid: options.pid ?? process.pid, host: options.host ?? hostname(), startedAt: (options.now ?? Date.now)() };
+  const pidStart = options.pid === undefined ? ownStartTicks() : undefined;
+  const me: LockHolder = {
+    pid: options.pid ?? process.pid,
+    host: options.host ?? hostname(),
+    startedAt: (options.now ?? Date.now)(),
+    ...(pidStart ? { pidStart } : {}),
+  };
   const isAlive = options.isAlive ?? processIsAlive;
   let recoveredFrom: LockHolder | undefined;
   // A new run's trace folder may not exist yet (the trace writer would make it too).
@@ -143,7 +142,7 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
         holder,
       );
     }
-    if (isAlive(holder.pid)) {
+    if (isAlive(holder.pid, holder.pidStart)) {
       throw new RunLockedError(`the run is already driven by ${describeHolder(holder)}; only one process may drive a run (lock ${file})`, file, holder);
     }
     // Its holder died without releasing it (killed, crashed): the lock is ours to take.

