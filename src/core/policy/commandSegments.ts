@@ -125,9 +125,15 @@ class Parser {
       result.push(...seg.inner);
       seg = this.newSegment();
     };
+    // A control operator needs a command before it (`; ;`, `;&` and a line starting with `;` are syntax errors).
+    let afterOperator = true;
     const operator = (op: string) => {
+      if (afterOperator && seg.words.length === 0 && seg.redirections.length === 0 && op !== '\n' && op !== '(' && op !== ')')
+        this.error(`"${op}" has no command before it`);
+      if (op === ';;' || op === ';&') this.error(`"${op}" outside a case statement`);
       finish();
       this.out.operators.push(op);
+      afterOperator = op !== ')';
     };
 
     for (;;) {

@@ -227,6 +227,9 @@ describe('splitCommand', () => {
       ['cat <<EOF\nbody', /unterminated here-document/],
       ['echo )', /unexpected "\)"/],
       ['(ls', /unbalanced/],
+      ['ls ; ; pwd', /";" has no command before it/],
+      ['ls\n&& pwd', /"&&" has no command before it/],
+      ['ls ;; pwd', /outside a case statement/],
     ];
     for (const [command, pattern] of broken) {
       it(`reports ${JSON.stringify(command)}`, () => {
