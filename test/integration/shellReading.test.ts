@@ -324,11 +324,15 @@ describe('the command policy reads a line as /bin/sh runs it', function () {
 
   it('300 generated lines (seeded)', async () => {
     const next = generator(0x5eed);
+    const commands = Array.from({ length: 300 }, next);
     const failures: string[] = [];
-    for (let i = 0; i < 300; i++) {
-      const command = next();
-      const problem = await compare(command);
-      if (problem) failures.push(`${JSON.stringify(command)}: ${problem}`);
+    // Four at a time: each line waits mostly on its processes.
+    for (let i = 0; i < commands.length; i += 4) {
+      const batch = commands.slice(i, i + 4);
+      const problems = await Promise.all(batch.map(compare));
+      problems.forEach((problem, j) => {
+        if (problem) failures.push(`${JSON.stringify(batch[j])}: ${problem}`);
+      });
     }
     assert.deepEqual(failures.slice(0, 10), [], `${failures.length} of 300 lines differ`);
   });
