@@ -1,3 +1,4 @@
+import { codeHandoffs } from './codeHandoff';
 import { parseCommandLine, type CommandSegment, type ParsedCommandLine, type Redirection } from './commandSegments';
 import { DEFAULT_DENIED_COMMANDS, describeDeniedCommand, judgeDefaultSafe } from './defaultCommandRules';
 import { parseLiteralCommand } from './literalCommand';
@@ -41,6 +42,8 @@ export interface CommandEvaluation {
   segments: SegmentVerdict[];
   /** Every redirection as written. */
   redirections: string[];
+  /** Each program the command hands code to, which no deny rule can look inside (codeHandoff.ts); shown when a person is asked. */
+  handoffs: string[];
   /** Why the command could not be checked reliably (invalid deny rules, parse errors): never auto-allowed. */
   errors: string[];
   /**
@@ -136,7 +139,14 @@ export function evaluateCommand(command: string, rules: CommandRules): CommandEv
     if (decision === 'allow') return withRule({ text: segment.text, decision: 'allow', reason }, allowRule);
     return { text: segment.text, decision: 'confirm', reason };
   });
-  const result: CommandEvaluation = { decision, reason, segments, redirections: parsed.redirections.map((redirection) => redirection.text), errors };
+  const result: CommandEvaluation = {
+    decision,
+    reason,
+    segments,
+    redirections: parsed.redirections.map((redirection) => redirection.text),
+    handoffs: codeHandoffs(readSegments),
+    errors,
+  };
   if (argv) result.argv = argv;
   return result;
 }
