@@ -282,7 +282,8 @@ describe('the command policy reads a line as /bin/sh runs it', function () {
     bin = path.join(scratch, 'bin');
     await mkdir(bin);
     // Each stub prints "1", so a substitution of it is one field and a number (`$((0$(pb) + 1))`).
-    const stub = (status: number) => `#!/bin/sh\nprintf '%s\\037' "\${0##*/}" "$@" >>"$STUB_LOG/$$"\nprintf '\\036' >>"$STUB_LOG/$$"\nprintf 1\nexit ${status}\n`;
+    const stub = (status: number) =>
+      `#!/bin/sh\nprintf '%s\\037' "\${0##*/}" "$@" >>"$STUB_LOG/$$"\nprintf '\\036' >>"$STUB_LOG/$$"\nprintf 1\nexit ${status}\n`;
     for (const name of SUCCEED) await writeFile(path.join(bin, name), stub(0), { mode: 0o755 });
     for (const name of FAIL) await writeFile(path.join(bin, name), stub(1), { mode: 0o755 });
   });
@@ -293,17 +294,14 @@ describe('the command policy reads a line as /bin/sh runs it', function () {
 
   it('the stubs record what runs (the harness can see a difference)', async () => {
     const shell = await runInShell('pa t1 "a b"; xa t2 || pb');
-    assert.deepEqual(
-      shell.ran.map((ran) => [ran.name, ...ran.args]).sort(),
-      [['pa', 't1', 'a b'], ['pb'], ['xa', 't2']].sort(),
-    );
+    assert.deepEqual(shell.ran.map((ran) => [ran.name, ...ran.args]).sort(), [['pa', 't1', 'a b'], ['pb'], ['xa', 't2']].sort());
     assert.match((await compare('pa; pb')) ?? '', /^$/);
     // A policy that missed a command, or read its arguments wrongly, would be caught:
     assert.equal(difference([{ name: 'pa', args: ['t1', 'a b'] }], shell.ran).notRead.length, 2);
     assert.equal(difference([{ name: 'pa', args: ['t1', 'a', 'b'] }], shell.ran).notRun.length, 1);
   });
 
-  it('hand-picked lines: quotes, $\'…\', here-documents, comments, continuations, substitutions', async () => {
+  it("hand-picked lines: quotes, $'…', here-documents, comments, continuations, substitutions", async () => {
     const failures: string[] = [];
     for (const command of HAND_PICKED) {
       const problem = await compare(command);

@@ -210,7 +210,7 @@ describe('evaluateCommand', () => {
       assert.match(result.reason, /not made of literal words \(a "\$" expansion\)/);
     });
 
-    it('a deny rule sees the command dash runs after a $\' (bash reads one echo)', () => {
+    it("a deny rule sees the command dash runs after a $' (bash reads one echo)", () => {
       const result = evaluateCommand("echo x$'\\'; touch m0; #'", { allow: [], deny: ['^touch'] });
       assert.equal(result.decision, 'deny', result.reason);
       assert.match(result.reason, /segment "touch m0" is denied/);

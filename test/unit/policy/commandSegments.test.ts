@@ -149,7 +149,7 @@ describe('splitCommand', () => {
       assert.deepEqual(tabs.segments, ['cat <<-END', 'id', 'pwd']);
     });
 
-    it('marks words that begin with an expansion (read as bash, so $\'…\' is one)', () => {
+    it("marks words that begin with an expansion (read as bash, so $'…' is one)", () => {
       const [segment] = parseCommandLine('cmd plain "$X" a$Y * {-a,b} $\'\\x2d\' "-x"', 'bash').segments;
       const flags = segment.words.map((word) => [word.raw, word.expands, word.leadingExpansion]);
       assert.deepEqual(flags, [
