@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,11 +43,24 @@ async function runInShell(command: string): Promise<{ ran: Ran[]; stderr: string
   const cwd = path.join(scratch, 'work', String(n));
   await mkdir(log, { recursive: true });
   await mkdir(cwd, { recursive: true });
-  const { stderr, status } = await new Promise<{ stderr: string; status: number }>((resolve) => {
-    // execFile calls back once stdout and stderr close: after any `&` job (which inherits them) ended too.
-    execFile('/bin/sh', ['-c', command], { cwd, env: { PATH: bin, STUB_LOG: log }, timeout: 10_000 }, (error, _stdout, stderrText) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ stderr: stderrText, status: code });
+  const { stderr, status } = await new Promise<{ stderr: string; status: number }>((resolve, reject) => {
+    // Every process of the line inherits the pipe on fd 3 (no test line redirects it), so it
+    // closes only once the last one, an `&` job whose output went elsewhere included, has ended.
+    const child = spawn('/bin/sh', ['-c', command], { cwd, env: { PATH: bin, STUB_LOG: log }, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    let stderrText = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderrText += chunk.toString()));
+    const lastHolder = new Promise<void>((done) => {
+      const fd3 = child.stdio[3] as NodeJS.ReadableStream;
+      fd3.on('close', done);
+      fd3.resume();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      void lastHolder.then(() => {
+        clearTimeout(killer);
+        resolve({ stderr: stderrText, status: code ?? -1 });
+      });
     });
   });
   const ran: Ran[] = [];

@@ -8,35 +8,11 @@ import { innerScript, strippedForms } from './segmentViews';
 // “Command rules”).
 
 /** Programs that run code given to them (as an argument, a file or their input). */
-const INTERPRETERS = new Set([
-  'awk',
-  'gawk',
-  'mawk',
-  'nawk',
-  'sed',
-  'perl',
-  'python',
-  'python2',
-  'python3',
-  'node',
-  'nodejs',
-  'deno',
-  'bun',
-  'ruby',
-  'php',
-  'lua',
-  'tclsh',
-  'Rscript',
-  'pwsh',
-  'powershell',
-  'osascript',
-  'busybox',
-  'xargs',
-  'parallel',
-  'watch',
-  'source',
-  '.',
-]);
+const INTERPRETERS = new Set(
+  'awk gawk mawk nawk sed perl python python2 python3 node nodejs deno bun ruby php lua tclsh Rscript pwsh powershell osascript busybox xargs parallel watch source .'.split(
+    ' ',
+  ),
+);
 const SHELLS = /^(?:ba|da|k|mk|z|tc|c|fi|a)?sh$/;
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const ENV_SPLIT = /^(?:-S|--split-string(?:=|$)|-[a-zA-Z]*S)/;
