@@ -109,6 +109,27 @@ describe('attack corpus: hostile run_command calls through the real CLI', functi
     assert.deepEqual(leftovers(ws), [], describeRun(run));
   });
 
+  it('a user deny rule sees the commands dash and bash run, even under --approve all; the prompt names an interpreter it cannot see into', async () => {
+    const ws = workspace();
+    scriptAttack(server, [
+      // dash runs `touch m`, bash one echo; and the other way round.
+      cmd('dash-reading', "echo x$'\\'; touch m; #'"),
+      cmd('bash-reading', "echo $'\\'' ; touch pwned-bash ; echo '\\'"),
+      cmd('continued', 'echo a &\\\n& tou\\\nch pwned-continued'),
+      cmd('awk', `awk 'BEGIN{ print "awk ran" }'`),
+    ]);
+    const run = await runAttack(server, ws, { approve: 'all', settings: { 'cortex.policy.commands': { allow: [], deny: ['^touch'] } } });
+    assertEnded(run);
+    for (const id of ['dash-reading', 'bash-reading', 'continued']) {
+      assert.equal(run.outcomes.get(id)?.status, 'error', `${id}\n${describeRun(run)}`);
+      assert.match(resultOf(run, id), /denied by policy[\s\S]*"\^touch"/, id);
+    }
+    assert.deepEqual(leftovers(ws), [], describeRun(run));
+    // Deny rules are a filter, not a boundary: the approval says what they could not read.
+    assert.match(run.outcomes.get('awk')?.approvalReason ?? '', /hands code to awk: deny rules cannot see inside it/, describeRun(run));
+    assert.match(resultOf(run, 'awk'), /awk ran/);
+  });
+
   it('"read-only" commands with options that write or run programs ask', async () => {
     const ws = workspace();
     execFileSync('git', ['init', '-q', ws]);

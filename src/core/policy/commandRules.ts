@@ -1,4 +1,5 @@
-import { parseCommandLine, type CommandSegment, type Redirection } from './commandSegments';
+import { codeHandoffs } from './codeHandoff';
+import { parseCommandLine, type CommandSegment, type ParsedCommandLine, type Redirection } from './commandSegments';
 import { DEFAULT_DENIED_COMMANDS, describeDeniedCommand, judgeDefaultSafe } from './defaultCommandRules';
 import { parseLiteralCommand } from './literalCommand';
 import { denyViews, innerScript, strippedForms } from './segmentViews';
@@ -7,7 +8,9 @@ import { denyViews, innerScript, strippedForms } from './segmentViews';
 // rules. Two questions, answered separately:
 // - Deny: is any part of the command forbidden? Asked of the command as a shell would read it
 //   (every simple command, substitutions and `sh -c '…'` bodies included), so a forbidden
-//   command cannot hide in a compound line.
+//   command cannot hide in a compound line. The line is read as dash reads it (`/bin/sh` on
+//   Debian and Ubuntu) and as bash reads it (`/bin/sh` on macOS and some Linux systems): the two
+//   differ on `$'…'` and <(…), and a command either reading finds is checked.
 // - Allow: may it run without asking a person? Only a command made of literal words
 //   (literalCommand.ts) can be, because only such a command is run without a shell, from exactly
 //   the words judged here. Everything else runs through `/bin/sh -c` after a person approved the
@@ -35,10 +38,12 @@ export interface CommandEvaluation {
   decision: CommandDecision;
   /** Names the deciding part and rule. */
   reason: string;
-  /** Each simple command a shell would run, with its verdict. */
+  /** Each simple command a shell would run, with its verdict: dash's reading, then what only bash would read. */
   segments: SegmentVerdict[];
   /** Every redirection as written. */
   redirections: string[];
+  /** Each program the command hands code to, which no deny rule can look inside (codeHandoff.ts); shown when a person is asked. */
+  handoffs: string[];
   /** Why the command could not be checked reliably (invalid deny rules, parse errors): never auto-allowed. */
   errors: string[];
   /**
@@ -76,7 +81,7 @@ const patternCache = new Map<string, RegExp | Error>();
  */
 export function evaluateCommand(command: string, rules: CommandRules): CommandEvaluation {
   const compiled = compileRules(rules);
-  const parsed = parseCommandLine(command);
+  const { parsed, segments: readSegments, redirections: readRedirections } = readBothShells(command);
   const literal = parseLiteralCommand(command);
   const argv = literal.ok ? literal.words : undefined;
   const text = command.trim();
@@ -84,12 +89,12 @@ export function evaluateCommand(command: string, rules: CommandRules): CommandEv
   if (!literal.ok) errors.push(...parsed.errors.map((error) => `could not parse the command: ${error}`));
 
   const denials = new Map<CommandSegment, Denial>();
-  for (const segment of parsed.segments) {
+  for (const segment of readSegments) {
     const denial = segmentDenial(segment, compiled, 0);
     if (denial) denials.set(segment, denial);
   }
   const wholeDenial = userDenial([text, ...(argv ? [argv.join(' '), ...argv] : [])], compiled);
-  const deviceWrite = parsed.redirections.find(writesToDevice);
+  const deviceWrite = readRedirections.find(writesToDevice);
 
   let decision: CommandDecision;
   let reason: string;
@@ -127,14 +132,21 @@ export function evaluateCommand(command: string, rules: CommandRules): CommandEv
     }
   }
 
-  const segments: SegmentVerdict[] = parsed.segments.map((segment) => {
+  const segments: SegmentVerdict[] = readSegments.map((segment) => {
     const denial = denials.get(segment);
     if (denial) return withRule({ text: segment.text, decision: 'deny', reason: denial.reason }, denial.rule);
     if (wholeDenial) return withRule({ text: segment.text, decision: 'deny', reason: wholeDenial.reason }, wholeDenial.rule);
     if (decision === 'allow') return withRule({ text: segment.text, decision: 'allow', reason }, allowRule);
     return { text: segment.text, decision: 'confirm', reason };
   });
-  const result: CommandEvaluation = { decision, reason, segments, redirections: parsed.redirections.map((redirection) => redirection.text), errors };
+  const result: CommandEvaluation = {
+    decision,
+    reason,
+    segments,
+    redirections: parsed.redirections.map((redirection) => redirection.text),
+    handoffs: codeHandoffs(readSegments),
+    errors,
+  };
   if (argv) result.argv = argv;
   return result;
 }
@@ -175,12 +187,29 @@ function segmentDenial(segment: CommandSegment, rules: CompiledRules, depth: num
   for (const form of [values, ...strippedForms(values)]) {
     const script = innerScript(form);
     if (script === undefined) continue;
-    for (const inner of parseCommandLine(script).segments) {
+    for (const inner of readBothShells(script).segments) {
       const denial = segmentDenial(inner, rules, depth + 1);
       if (denial) return { segment: segment.text, reason: `it runs "${script}": segment "${denial.segment}" is denied: ${denial.reason}`, rule: denial.rule };
     }
   }
   return undefined;
+}
+
+/**
+ * The line as dash reads it, plus every simple command and redirection bash would read that dash
+ * does not: which of the two runs it depends on the machine's `/bin/sh`.
+ */
+function readBothShells(command: string): { parsed: ParsedCommandLine; segments: CommandSegment[]; redirections: Redirection[] } {
+  const parsed = parseCommandLine(command);
+  const bash = parseCommandLine(command, 'bash');
+  const key = (segment: CommandSegment) => [segment.text, ...segment.words.map((word) => word.value)].join('\u0000');
+  const known = new Set(parsed.segments.map(key));
+  const knownRedirections = new Set(parsed.redirections.map((redirection) => redirection.text));
+  return {
+    parsed,
+    segments: [...parsed.segments, ...bash.segments.filter((segment) => !known.has(key(segment)))],
+    redirections: [...parsed.redirections, ...bash.redirections.filter((redirection) => !knownRedirections.has(redirection.text))],
+  };
 }
 
 const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);

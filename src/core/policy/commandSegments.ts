@@ -1,10 +1,16 @@
-// A small, conservative shell (POSIX sh / bash) command-line parser for the deny rules. It does
+// The command-line reader for the deny rules. It reads a line the way dash (`/bin/sh` on Debian and
+// Ubuntu, which runs every command with shell syntax) reads it, and can also read it the way bash
+// does (`/bin/sh` on macOS and some Linux systems), so the rules can check both readings. It does
 // not run or expand anything: it finds every simple command that *would* run — including those
-// hidden in $(…), `…`, <(…), >(…) and unquoted here-documents — and every redirection, so a denied
-// command cannot hide inside a compound line. When in doubt it reports an error or an extra
-// segment, never fewer segments: an extra segment only ever makes the verdict stricter. It never
-// decides that a command may run without a person: shells disagree on details (dash and bash
-// read `$'…'` differently), so only literal words (literalCommand.ts) are auto-approved.
+// hidden in $(…), `…`, $((…)) and unquoted here-documents (and, read as bash, <(…) and >(…)) — and
+// every redirection, so a denied command cannot hide inside a compound line. When in doubt it
+// reports an error or an extra segment, never fewer segments: an extra segment only ever makes the
+// verdict stricter. test/integration/shellReading.test.ts runs generated lines through the real
+// /bin/sh and fails on any difference. It never decides that a command may run without a person:
+// only literal words (literalCommand.ts) are auto-approved.
+
+/** Which shell's grammar to read: dash (POSIX sh) or bash. */
+export type ShellDialect = 'dash' | 'bash';
 
 /** One shell word as the policy sees it. */
 export interface CommandWord {
@@ -53,8 +59,19 @@ export interface ParsedCommandLine {
 }
 
 const MAX_DEPTH = 32;
-const REDIRECTION_OPERATORS = ['&>>', '&>', '<<<', '<<-', '<<', '<>', '<&', '>>', '>&', '>|', '<', '>'];
+/** Redirection operators, longest first. `&>`, `&>>` and `<<<` are bash only: dash reads `a &> f` as `a &` then `> f`. */
+const REDIRECTIONS: Record<ShellDialect, string[]> = {
+  dash: ['<<-', '<<', '<>', '<&', '>>', '>&', '>|', '<', '>'],
+  bash: ['&>>', '&>', '<<<', '<<-', '<<', '<>', '<&', '>>', '>&', '>|', '<', '>'],
+};
+const CONTROL_OPERATORS: Record<ShellDialect, string[]> = {
+  dash: ['&&', '||', ';;', ';', '|', '&'],
+  bash: ['&&', '||', '|&', ';;', ';&', ';', '|', '&'],
+};
 const WORD_END = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')']);
+const NAME_START = /[A-Za-z_]/;
+const NAME_CHAR = /[A-Za-z0-9_]/;
+const SPECIAL_PARAMETER = /[0-9@*#?$!-]/;
 
 interface Output {
   operators: string[];
@@ -83,13 +100,17 @@ class Parser {
   /** Set when parseList(true) met its closing `)`. */
   private closed = false;
   private bracketScan = { until: -1, found: false };
+  private readonly bash: boolean;
 
   constructor(
     private readonly src: string,
     private readonly out: Output,
     private readonly depth: number,
     private readonly nested: boolean,
-  ) {}
+    private readonly dialect: ShellDialect,
+  ) {
+    this.bash = dialect === 'bash';
+  }
 
   /** Parses a command list until the end of input, or until the `)` closing a $( / <( / >( when `closing`. */
   parseList(closing: boolean): CommandSegment[] {
@@ -104,18 +125,24 @@ class Parser {
       result.push(...seg.inner);
       seg = this.newSegment();
     };
+    // A control operator needs a command before it (`; ;`, `;&` and a line starting with `;` are syntax errors).
+    let afterOperator = true;
     const operator = (op: string) => {
+      if (afterOperator && seg.words.length === 0 && seg.redirections.length === 0 && op !== '\n' && op !== '(' && op !== ')')
+        this.error(`"${op}" has no command before it`);
+      if (op === ';;' || op === ';&') this.error(`"${op}" outside a case statement`);
       finish();
       this.out.operators.push(op);
+      afterOperator = op !== ')';
     };
 
-    while (this.pos < src.length) {
+    for (;;) {
+      this.pos = this.skipContinuations(this.pos);
+      if (this.pos >= src.length) break;
       const c = src[this.pos];
-      const next = src[this.pos + 1];
+      const next = this.peek(1);
       if (c === ' ' || c === '\t') {
         this.pos++;
-      } else if (c === '\\' && next === '\n') {
-        this.pos += 2; // line continuation between words
       } else if (c === '\n') {
         operator('\n');
         this.pos++;
@@ -140,15 +167,15 @@ class Parser {
         this.pos++;
         parens++;
         operator('(');
-      } else if (c === ';' || c === '|' || (c === '&' && next !== '>')) {
+      } else if (c === ';' || c === '|' || (c === '&' && !(this.bash && next === '>'))) {
         operator(this.readControlOperator());
-      } else if ((c === '<' || c === '>' || c === '&') && next !== '(') {
+      } else if ((c === '<' || c === '>' || c === '&') && !(this.bash && next === '(')) {
         this.readRedirection(seg, '', this.pos);
       } else {
         const start = this.pos;
         const word = this.readWord(seg.inner);
-        const after = src[this.pos];
-        if (/^\d+$/.test(word.raw) && (after === '<' || after === '>') && src[this.pos + 1] !== '(') {
+        const after = this.peek(0);
+        if (/^\d+$/.test(word.raw) && (after === '<' || after === '>') && !(this.bash && this.peek(1) === '(')) {
           this.readRedirection(seg, word.raw, start); // `2>`: the digits are the fd, not an argument
         } else {
           this.extend(seg, start);
@@ -180,6 +207,30 @@ class Parser {
     return inner;
   }
 
+  /** Past any backslash-newline pairs at `at`: dash and bash drop them everywhere but in single quotes, comments and here-document bodies. */
+  private skipContinuations(at: number): number {
+    while (this.src[at] === '\\' && this.src[at + 1] === '\n') at += 2;
+    return at;
+  }
+
+  /** The character `ahead` characters after the current one, line continuations skipped. */
+  private peek(ahead: number): string | undefined {
+    let at = this.skipContinuations(this.pos);
+    for (let i = 0; i < ahead; i++) at = this.skipContinuations(at + 1);
+    return this.src[at];
+  }
+
+  /** The position after `text` when it starts at the current one (line continuations allowed inside), or -1. */
+  private match(text: string): number {
+    let at = this.pos;
+    for (const char of text) {
+      at = this.skipContinuations(at);
+      if (this.src[at] !== char) return -1;
+      at++;
+    }
+    return at;
+  }
+
   private newSegment(): SegmentBuilder {
     return { start: -1, end: -1, words: [], redirections: [], inner: [] };
   }
@@ -194,31 +245,42 @@ class Parser {
   }
 
   private readControlOperator(): string {
-    const { src } = this;
-    for (const op of ['&&', '||', '|&', ';;', ';&', ';', '|', '&']) {
-      if (src.startsWith(op, this.pos)) {
-        this.pos += op.length;
-        return op;
-      }
+    for (const op of CONTROL_OPERATORS[this.dialect]) {
+      const end = this.match(op);
+      if (end < 0) continue;
+      this.pos = end;
+      if (op === '|' && !this.bash && this.peek(0) === '&') this.error('"|&" is bash syntax: dash refuses it');
+      return op;
     }
     this.pos++; // unreachable: callers only come here on ; | &
-    return src[this.pos - 1];
+    return this.src[this.pos - 1];
   }
 
   private readRedirection(seg: SegmentBuilder, fd: string, start: number): void {
     const { src } = this;
-    const operator = REDIRECTION_OPERATORS.find((op) => src.startsWith(op, this.pos))!;
-    this.pos += operator.length;
-    while (src[this.pos] === ' ' || src[this.pos] === '\t') this.pos++;
+    let operator = '';
+    for (const op of REDIRECTIONS[this.dialect]) {
+      const end = this.match(op);
+      if (end < 0) continue;
+      operator = op;
+      this.pos = end;
+      break;
+    }
+    for (;;) {
+      this.pos = this.skipContinuations(this.pos);
+      if (src[this.pos] !== ' ' && src[this.pos] !== '\t') break;
+      this.pos++;
+    }
     const at = src[this.pos];
     let target: CommandWord | undefined;
-    if (at === undefined || WORD_END.has(at) || ((at === '<' || at === '>') && src[this.pos + 1] !== '(')) {
+    if (at === undefined || WORD_END.has(at) || ((at === '<' || at === '>') && !(this.bash && this.peek(1) === '('))) {
       this.error(`redirection "${fd}${operator}" has no target`);
     } else {
       target = this.readWord(seg.inner);
     }
     if (target && (operator === '<<' || operator === '<<-')) {
-      this.heredocs.push({ delimiter: target.value, stripTabs: operator === '<<-', expand: !/['"\\]/.test(target.raw) });
+      const quoted = /['"\\]/.test(target.raw.replace(/\\\n/g, ''));
+      this.heredocs.push({ delimiter: target.value, stripTabs: operator === '<<-', expand: !quoted });
     }
     const redirection: Redirection = { fd, operator, target: target?.value ?? '', text: src.slice(start, this.pos) };
     this.extend(seg, start);
@@ -238,17 +300,18 @@ class Parser {
       if (value === '') leadingExpansion = true;
       expands = true;
     };
-    while (this.pos < src.length) {
+    for (;;) {
+      const at = this.skipContinuations(this.pos);
+      if (at >= src.length || WORD_END.has(src[at])) break;
+      this.pos = at;
       const c = src[this.pos];
       const next = src[this.pos + 1];
-      if (WORD_END.has(c)) break;
       if (c === '<' || c === '>') {
-        if (next !== '(') break;
+        if (!this.bash || this.peek(1) !== '(') break;
         expansion();
-        value += this.readSubstitution(inner, 2);
+        value += this.readSubstitution(inner, this.match(c + '('));
       } else if (c === '\\') {
-        if (next === '\n') this.pos += 2;
-        else if (next === undefined) {
+        if (next === undefined) {
           value += '\\';
           this.pos++;
         } else {
@@ -340,42 +403,49 @@ class Parser {
   private readDollar(inner: CommandSegment[], expansion: () => void, inDoubleQuotes: boolean): string {
     const { src } = this;
     const start = this.pos;
-    const next = src[this.pos + 1];
+    const next = this.peek(1);
     if (next === '(') {
       expansion();
-      return this.readSubstitution(inner, 2);
+      const arithmetic = this.match('$((');
+      if (arithmetic >= 0) this.readArithmetic(inner, arithmetic);
+      else this.readSubstitution(inner, this.match('$('));
+      return src.slice(start, this.pos);
     }
     if (next === '{') {
       expansion();
       this.readBracedParameter(inner);
       return src.slice(start, this.pos);
     }
-    if (next === "'" && !inDoubleQuotes) {
-      // ANSI-C quoting: escapes like \x2d can spell anything, so treat it as an expansion.
+    if (this.bash && next === "'" && !inDoubleQuotes) {
+      // bash's ANSI-C quoting: escapes like \x2d can spell anything, so treat it as an expansion.
+      // dash has none: `$'\'` is a `$` then the single-quoted `\`.
       expansion();
-      this.pos += 2;
+      this.pos = this.match("$'");
       while (this.pos < src.length && src[this.pos] !== "'") this.pos += src[this.pos] === '\\' ? 2 : 1;
       if (this.pos >= src.length) this.error("unterminated $'…' quote");
       else this.pos++;
       return src.slice(start, this.pos);
     }
-    if (next === '"' && !inDoubleQuotes) {
-      this.pos++; // $"…" (locale string) quotes like "…"
+    if (this.bash && next === '"' && !inDoubleQuotes) {
+      this.pos = this.skipContinuations(this.pos + 1); // bash's $"…" (locale string) quotes like "…"
       return this.readDoubleQuoted(inner, expansion);
     }
-    const name = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(src.slice(this.pos + 1, this.pos + 256));
-    if (name) {
-      expansion();
-      this.pos += 1 + name[0].length;
-      return src.slice(start, this.pos);
+    let end = this.skipContinuations(this.pos + 1);
+    if (NAME_START.test(src[end] ?? '')) {
+      while (NAME_CHAR.test(src[end] ?? '')) end = this.skipContinuations(end + 1);
+    } else if (SPECIAL_PARAMETER.test(src[end] ?? '')) end++;
+    else {
+      this.pos++;
+      return '$';
     }
-    this.pos++;
-    return '$';
+    expansion();
+    this.pos = end;
+    return src.slice(start, this.pos);
   }
 
   private readBracedParameter(inner: CommandSegment[]): void {
     const { src } = this;
-    this.pos += 2; // ${
+    this.pos = this.match('${');
     let depth = 1;
     const ignore = () => {};
     while (this.pos < src.length) {
@@ -389,27 +459,57 @@ class Parser {
         this.pos = end < 0 ? src.length : end + 1;
       } else if (c === '"') this.readDoubleQuoted(inner, ignore);
       else if (c === '`') this.readBackticks(inner);
-      else if (c === '$' && src[this.pos + 1] === '{') {
+      else if (c === '$' && this.peek(1) === '{') {
         depth++;
-        this.pos += 2;
+        this.pos = this.match('${');
       } else if (c === '$') this.readDollar(inner, ignore, true);
       else this.pos++;
     }
     this.error('unterminated ${…}');
   }
 
-  /** At `$(`, `<(` or `>(`: parses the body as a command list of its own. Returns the text as written. */
-  private readSubstitution(inner: CommandSegment[], openLength: number): string {
+  /** From just inside `$((`: arithmetic runs nothing itself, but $(…) and `…` inside it do. */
+  private readArithmetic(inner: CommandSegment[], bodyStart: number): void {
+    const { src } = this;
+    this.pos = bodyStart;
+    let depth = 0;
+    const ignore = () => {};
+    while (this.pos < src.length) {
+      this.pos = this.skipContinuations(this.pos);
+      const c = src[this.pos];
+      if (c === '(') {
+        depth++;
+        this.pos++;
+      } else if (c === ')') {
+        if (depth > 0) {
+          depth--;
+          this.pos++;
+        } else {
+          const end = this.match('))');
+          if (end < 0) this.error('arithmetic $((…)) closed by a single ")"');
+          this.pos = end < 0 ? this.pos + 1 : end;
+          return;
+        }
+      } else if (c === '\\') this.pos += 2;
+      else if (c === '$') this.readDollar(inner, ignore, true);
+      else if (c === '`') this.readBackticks(inner);
+      else if (c === '"') this.readDoubleQuoted(inner, ignore);
+      else if (c !== undefined) this.pos++;
+    }
+    this.error('unterminated arithmetic $((…))');
+  }
+
+  /** From just inside `$(`, `<(` or `>(`: parses the body as a command list of its own. */
+  private readSubstitution(inner: CommandSegment[], bodyStart: number): string {
     const { src } = this;
     const start = this.pos;
-    this.pos += openLength;
-    const bodyStart = this.pos;
+    this.pos = bodyStart;
     if (this.depth >= MAX_DEPTH) {
       this.error('substitutions nested too deeply');
       this.pos = src.length;
       return src.slice(start);
     }
-    const child = new Parser(src, this.out, this.depth + 1, true);
+    const child = new Parser(src, this.out, this.depth + 1, true, this.dialect);
     child.pos = this.pos;
     const segments = child.parseList(true);
     this.pos = child.pos;
@@ -419,7 +519,6 @@ class Parser {
     inner.push(...segments);
     return src.slice(start, this.pos);
   }
-
   /** At a backtick: extracts the body (undoing \` \\ \$) and parses it as a command list. */
   private readBackticks(inner: CommandSegment[]): string {
     const { src } = this;
@@ -449,7 +548,7 @@ class Parser {
       return src.slice(start, this.pos);
     }
     this.out.substitutions.push(body.trim());
-    inner.push(...new Parser(body, this.out, this.depth + 1, true).parseList(false));
+    inner.push(...new Parser(body, this.out, this.depth + 1, true, this.dialect).parseList(false));
     return src.slice(start, this.pos);
   }
 
@@ -473,16 +572,16 @@ class Parser {
         lines.push(line);
       }
       if (!terminated) this.error(`unterminated here-document: missing "${heredoc.delimiter}" line`);
-      if (heredoc.expand) found.push(...new Parser(lines.join('\n'), this.out, this.depth + 1, true).scanExpansions());
+      if (heredoc.expand) found.push(...new Parser(lines.join('\n'), this.out, this.depth + 1, true, this.dialect).scanExpansions());
     }
     return found;
   }
 }
 
 /** Parses a command line into simple commands, operators, substitutions and redirections (see file comment). */
-export function parseCommandLine(command: string): ParsedCommandLine {
+export function parseCommandLine(command: string, dialect: ShellDialect = 'dash'): ParsedCommandLine {
   const out: Output = { operators: [], substitutions: [], redirections: [], errors: [] };
-  const segments = new Parser(command, out, 0, false).parseList(false);
+  const segments = new Parser(command, out, 0, false, dialect).parseList(false);
   return { segments, ...out };
 }
 
@@ -490,14 +589,17 @@ export function parseCommandLine(command: string): ParsedCommandLine {
  * The flat view of `parseCommandLine`: segment and redirection texts as written. A quoted or
  * escaped operator is not a split; $(…) and `…` bodies become segments of their own.
  */
-export function splitCommand(command: string): {
+export function splitCommand(
+  command: string,
+  dialect: ShellDialect = 'dash',
+): {
   segments: string[];
   operators: string[];
   substitutions: string[];
   redirections: string[];
   errors: string[];
 } {
-  const parsed = parseCommandLine(command);
+  const parsed = parseCommandLine(command, dialect);
   return {
     segments: parsed.segments.map((segment) => segment.text),
     operators: parsed.operators,

@@ -103,6 +103,8 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
     if (strictest.rule !== matches[0].rule && result.decision === 'confirm') result.reason += `; ${matches[0].reason}`;
   }
   if (tool?.mcp && result.decision === 'confirm') result.reason += `; ${mcpApprovalNote(tool.mcp)}`;
+  // Whoever approves a command should know which code in it no deny rule looked at.
+  if (command && result.decision === 'confirm' && command.handoffs.length > 0) result.reason += `; ${command.handoffs.join('; ')}`;
   return result;
 }
 

@@ -210,6 +210,20 @@ describe('evaluateCommand', () => {
       assert.match(result.reason, /not made of literal words \(a "\$" expansion\)/);
     });
 
+    it("a deny rule sees the command dash runs after a $' (bash reads one echo)", () => {
+      const result = evaluateCommand("echo x$'\\'; touch m0; #'", { allow: [], deny: ['^touch'] });
+      assert.equal(result.decision, 'deny', result.reason);
+      assert.match(result.reason, /segment "touch m0" is denied/);
+    });
+
+    it('a deny rule also sees the command bash (macOS /bin/sh) runs where dash reads one echo', () => {
+      const command = "echo $'\\'' ; touch m0 ; echo '\\'";
+      const result = evaluateCommand(command, { allow: [], deny: ['^touch'] });
+      assert.equal(result.decision, 'deny', result.reason);
+      assert.match(result.reason, /segment "touch m0" is denied/);
+      assert.equal(evaluateCommand(command, NO_RULES).decision, 'confirm');
+    });
+
     it('an allow-everything user rule does not auto-approve shell syntax either', () => {
       for (const command of ['npm test > out.txt', 'npm test; rm -rf build', 'npm test $(id)', "npm $'\\x74'est"]) {
         assert.equal(decide(command, { allow: ['.*'], deny: [] }), 'confirm', command);

@@ -8,7 +8,6 @@ describe('splitCommand', () => {
       ['a && b', ['a', 'b'], ['&&']],
       ['a || b', ['a', 'b'], ['||']],
       ['a | b', ['a', 'b'], ['|']],
-      ['a |& b', ['a', 'b'], ['|&']],
       ['a & b', ['a', 'b'], ['&']],
       ['a\nb', ['a', 'b'], ['\n']],
       ['a;b&&c||d|e&f', ['a', 'b', 'c', 'd', 'e', 'f'], [';', '&&', '||', '|', '&']],
@@ -22,6 +21,23 @@ describe('splitCommand', () => {
         assert.deepEqual(result.errors, []);
       });
     }
+
+    it('reads bash-only operators as dash does: |& is refused, &> is a background job then a redirection', () => {
+      assert.deepEqual(splitCommand('a |& b', 'bash').operators, ['|&']);
+      const pipeAmp = splitCommand('a |& b');
+      assert.deepEqual(pipeAmp.segments, ['a', 'b']);
+      assert.ok(pipeAmp.errors.some((error) => /bash syntax/.test(error)));
+      const both = parseCommandLine('a &> f');
+      assert.deepEqual(both.operators, ['&']);
+      assert.deepEqual(
+        both.segments.map((segment) => [segment.text, segment.words.length]),
+        [
+          ['a', 1],
+          ['> f', 0],
+        ],
+      );
+      assert.deepEqual(parseCommandLine('a &> f', 'bash').operators, []);
+    });
 
     it('keeps a trailing background operator without an empty segment', () => {
       assert.deepEqual(splitCommand('sleep 5 &'), { segments: ['sleep 5'], operators: ['&'], substitutions: [], redirections: [], errors: [] });
@@ -89,10 +105,35 @@ describe('splitCommand', () => {
       assert.deepEqual(splitCommand('echo $(echo ")"; id)').segments, ['echo $(echo ")"; id)', 'echo ")"', 'id']);
     });
 
-    it('extracts process substitutions <(…) and >(…)', () => {
-      const result = splitCommand('diff <(ls a) >(tee log)');
+    it('read as bash, extracts process substitutions <(…) and >(…)', () => {
+      const result = splitCommand('diff <(ls a) >(tee log)', 'bash');
       assert.deepEqual(result.segments, ['diff <(ls a) >(tee log)', 'ls a', 'tee log']);
       assert.deepEqual(result.redirections, []);
+    });
+
+    it('read as dash, <(…) is a syntax error whose commands are still listed', () => {
+      const result = splitCommand('diff <(ls a) x');
+      assert.ok(result.errors.some((error) => /has no target/.test(error)));
+      assert.ok(result.segments.includes('ls a'));
+    });
+
+    it("reads $'…' as dash does: a $ then a single-quoted string (bash: one ANSI-C string)", () => {
+      const command = "echo x$'\\'; touch m0; #'";
+      assert.deepEqual(splitCommand(command).segments, ["echo x$'\\'", 'touch m0']);
+      assert.deepEqual(splitCommand(command, 'bash').segments, [command]);
+      const [word] = parseCommandLine("echo $'a b'").segments[0].words.slice(1);
+      assert.deepEqual([word.value, word.expands], ['$a b', false]);
+    });
+
+    it('finds substitutions inside arithmetic $((…)) without reading it as a subshell', () => {
+      assert.deepEqual(splitCommand('echo $((1 + $(id -u) * (2)))').segments, ['echo $((1 + $(id -u) * (2)))', 'id -u']);
+      assert.deepEqual(splitCommand('echo $(( `id -u` ))').segments, ['echo $(( `id -u` ))', 'id -u']);
+    });
+
+    it('drops backslash-newline everywhere outside single quotes, operators and $( included', () => {
+      assert.deepEqual(splitCommand('ec\\\nho a &\\\n& l\\\ns $\\\n(id)').segments, ['ec\\\nho a', 'l\\\ns $\\\n(id)', 'id']);
+      assert.deepEqual(splitCommand('ec\\\nho a &\\\n& ls').operators, ['&&']);
+      assert.deepEqual(parseCommandLine("echo 'a\\\nb'").segments[0].words[1].value, 'a\\\nb');
     });
 
     it('finds command substitutions inside ${…} defaults', () => {
@@ -108,8 +149,8 @@ describe('splitCommand', () => {
       assert.deepEqual(tabs.segments, ['cat <<-END', 'id', 'pwd']);
     });
 
-    it('marks words that begin with an expansion', () => {
-      const [segment] = parseCommandLine('cmd plain "$X" a$Y * {-a,b} $\'\\x2d\' "-x"').segments;
+    it("marks words that begin with an expansion (read as bash, so $'…' is one)", () => {
+      const [segment] = parseCommandLine('cmd plain "$X" a$Y * {-a,b} $\'\\x2d\' "-x"', 'bash').segments;
       const flags = segment.words.map((word) => [word.raw, word.expands, word.leadingExpansion]);
       assert.deepEqual(flags, [
         ['cmd', false, false],
@@ -130,8 +171,8 @@ describe('splitCommand', () => {
   });
 
   describe('redirections', () => {
-    it('notes every kind of redirection, with its fd', () => {
-      const result = parseCommandLine('cmd > a >> b < c 2> d &> e &>> f 2>&1 >&2 <<< "s" >| g');
+    it('notes every kind of redirection, with its fd (read as bash, which has &>, &>> and <<<)', () => {
+      const result = parseCommandLine('cmd > a >> b < c 2> d &> e &>> f 2>&1 >&2 <<< "s" >| g', 'bash');
       assert.deepEqual(
         result.redirections.map((r) => [r.fd, r.operator, r.target]),
         [
@@ -186,6 +227,9 @@ describe('splitCommand', () => {
       ['cat <<EOF\nbody', /unterminated here-document/],
       ['echo )', /unexpected "\)"/],
       ['(ls', /unbalanced/],
+      ['ls ; ; pwd', /";" has no command before it/],
+      ['ls\n&& pwd', /"&&" has no command before it/],
+      ['ls ;; pwd', /outside a case statement/],
     ];
     for (const [command, pattern] of broken) {
       it(`reports ${JSON.stringify(command)}`, () => {

@@ -44,6 +44,16 @@ describe('decideToolPolicy', () => {
       assert.equal(decide('run_command', COMMAND, { args: { command: 'git status && ls' } }).decision, 'confirm', 'shell syntax always asks');
     });
 
+    it('the approval reason names the interpreter a command hands code to', () => {
+      const verdict = decide('run_command', COMMAND, { args: { command: `awk 'BEGIN{system("touch m")}'` }, commands: { deny: ['^touch'] } });
+      assert.equal(verdict.decision, 'confirm');
+      assert.match(verdict.reason, /; hands code to awk: deny rules cannot see inside it$/);
+      assert.deepEqual(verdict.command?.handoffs, ['hands code to awk: deny rules cannot see inside it']);
+      const underRule = decide('run_command', COMMAND, { args: { command: 'python3 -c x' }, tools: { run_command: 'confirm-required' } });
+      assert.match(underRule.reason, /hands code to python3/, 'also when a tool rule made it ask');
+      assert.doesNotMatch(decide('run_command', COMMAND, { args: { command: 'npm install' } }).reason, /hands code/);
+    });
+
     it('denies a dangerous command by default, naming the segment', () => {
       const verdict = decide('run_command', COMMAND, { args: { command: 'ls; rm -rf /' } });
       assert.equal(verdict.decision, 'deny');
