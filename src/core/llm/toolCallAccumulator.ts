@@ -221,8 +221,9 @@ class Accumulator implements ToolCallAccumulator {
     const completion = usage.completion_tokens;
     if (typeof prompt === 'number' || typeof completion === 'number') {
       this.usage = { promptTokens: typeof prompt === 'number' ? prompt : 0, completionTokens: typeof completion === 'number' ? completion : 0 };
-      // OpenAI's prompt caching: part of the prompt was served from the cache (priced lower).
-      const cached = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : undefined;
+      // Prompt caching: part of the prompt was served from the cache (priced lower). OpenAI and most
+      // compatible endpoints say so in prompt_tokens_details.cached_tokens, DeepSeek in prompt_cache_hit_tokens.
+      const cached = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : usage.prompt_cache_hit_tokens;
       if (typeof cached === 'number' && cached > 0) this.usage.cachedPromptTokens = cached;
     }
   }

@@ -534,6 +534,20 @@ describe('toolCallAccumulator', () => {
       assert.deepEqual(r.toolCalls, []);
     });
 
+    it("reads the prompt tokens served from the provider's cache, in OpenAI's and DeepSeek's shapes", () => {
+      const openAi = run([
+        chunk({ content: 'x' }, 'stop'),
+        { choices: [], usage: { prompt_tokens: 900, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 768 } } },
+      ]);
+      assert.deepEqual(openAi.usage, { promptTokens: 900, completionTokens: 2, cachedPromptTokens: 768 });
+      // As DeepSeek sends it (recorded from deepseek-reasoner): hit and miss counts beside the totals.
+      const deepSeek = run([
+        chunk({ content: 'x' }, 'stop'),
+        { choices: [], usage: { prompt_tokens: 340, completion_tokens: 2, prompt_cache_hit_tokens: 320, prompt_cache_miss_tokens: 20 } },
+      ]);
+      assert.deepEqual(deepSeek.usage, { promptTokens: 340, completionTokens: 2, cachedPromptTokens: 320 });
+    });
+
     it('only reads the first choice', () => {
       const r = run([
         {
