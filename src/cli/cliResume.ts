@@ -7,6 +7,7 @@ import { UsageError, type CliArgs } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { driveCliRun, type CliIo } from './cliSession';
+import { warnIfTraceInsideWorkspace } from './traceInsideWorkspace';
 import { EXIT } from './exitCode';
 
 // `cortex resume --trace FILE`: continues an interrupted run from its trace (docs/design.md, “Resuming a run”),
@@ -123,6 +124,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex resume');
   }
+  warnIfTraceInsideWorkspace(io.stderr, loaded.workspace, opened.traceFile, loaded.checkpoints);
   const shared = cliRunDependencies(loaded, io.env, mcpServers);
   return driveCliRun({
     io,
