@@ -229,6 +229,35 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.equal(read(ws, 'old.txt'), 'changed\n');
   });
 
+  it('a .gitignore the model wrote does not make a deletion unrestorable: `*`, then an approved rm, and revert puts the file back', async () => {
+    server().setHandler(
+      route({
+        planner: json({ title: 'Hide', steps: ['Ignore everything, then delete'], dependencies: {} }),
+        executor: byStep({
+          'Ignore everything, then delete': [
+            toolCalls(call('write_file', { path: '.gitignore', content: '*\n' })),
+            toolCalls(call('run_command', { command: 'rm victim.txt' })),
+            message('gone'),
+          ],
+        }),
+        aggregator: message('done'),
+      }),
+    );
+    const { ws, trace } = setup();
+    writeFileSync(join(ws, 'victim.txt'), 'precious\n');
+    const ran = await run(ws, trace);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(existsSync(join(ws, 'victim.txt')), false);
+    const deletion = eventsOf(trace, 'files_changed')
+      .flatMap((e) => e.changes)
+      .find((c) => c.path === 'victim.txt');
+    assert.deepEqual([deletion?.kind, deletion?.restorable], ['deleted', true], 'the deletion was recorded with its content');
+    const reverted = await cli(['revert', '--workspace', ws, '--trace', trace]);
+    assert.equal(reverted.code, 0, reverted.stdout + reverted.stderr);
+    assert.equal(read(ws, 'victim.txt'), 'precious\n');
+    assert.equal(existsSync(join(ws, '.gitignore')), false);
+  });
+
   it('usage errors: a missing trace or checkpoint folder, options of the other command, an unfinished run', async () => {
     const { base, trace } = setup();
     assert.match((await cli(['diff'])).stderr, /missing --trace FILE/);
