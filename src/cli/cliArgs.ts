@@ -5,7 +5,8 @@ export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--bas
                   [--mcp-config FILE] [--checkpoints DIR] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
-       cortex revert --trace FILE [--step ID]... [--force] [--undo] [--checkpoints DIR] [--workspace DIR]
+       cortex revert --trace FILE [--step ID]... [--force] [--undo] [--allow-protected PATH]...
+                     [--checkpoints DIR] [--workspace DIR]
 
 Runs the Cortex planning agent headless.
 cortex resume continues an interrupted run from its trace, with the current settings
