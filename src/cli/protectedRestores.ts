@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import type { RevertConflict } from '../core/checkpoints/changeSchema';
 import { terminalSafe } from '../core/text/terminalSafe';
 import type { CliIo } from './cliSession';
@@ -30,12 +30,15 @@ export async function confirmProtected(io: CliIo, pending: readonly RevertConfli
   }
   const confirmed: string[] = [];
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+  // Lines are read as they come (a line typed ahead is kept for the next question).
+  const lines = rl[Symbol.asyncIterator]();
   try {
     for (const conflict of pending) {
-      const reply = await rl.question(
-        `\n[cortex] ${command} would write ${terminalSafe(conflict.path)}: ${terminalSafe(conflict.detail)}.\n  Write it? [y/N] `,
-      );
-      if (/^y(es)?$/i.test(reply.trim())) confirmed.push(conflict.path);
+      const why = conflict.detail.replace(/; it was left alone.*$/, '');
+      io.stderr.write(`\n[cortex] ${command} would write ${terminalSafe(conflict.path)}: ${terminalSafe(why)}.\n  Write it? [y/N] `);
+      const reply = await lines.next();
+      if (reply.done) break;
+      if (/^y(es)?$/i.test(String(reply.value).trim())) confirmed.push(conflict.path);
     }
   } finally {
     rl.close();

@@ -15,7 +15,7 @@ import { useScriptedServer } from '../support/useScriptedServer';
 // and a CI workflow writes none of them without the person's word, and a trace recorded for
 // another folder is refused by revert, diff and resume.
 
-async function cli(argv: string[]) {
+async function cli(argv: string[], answers?: string) {
   const collect = () => {
     const stream = new PassThrough();
     let text = '';
@@ -24,7 +24,9 @@ async function cli(argv: string[]) {
   };
   const stdout = collect();
   const stderr = collect();
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  // With answers, stdin is a terminal that types them.
+  const stdin = Object.assign(new PassThrough(), { isTTY: answers !== undefined });
+  if (answers !== undefined) stdin.end(answers);
   const code = await main(argv, { stdout: stdout.stream, stderr: stderr.stream, stdin, cwd: process.cwd(), env: process.env });
   const result = { code, stdout: stdout.text(), stderr: stderr.text() };
   assert.doesNotMatch(result.stderr, /\n\s+at /, `stack trace in:\n${result.stderr}`);
@@ -117,6 +119,24 @@ describe('restoring trusts nothing the trace says: protected paths, .git and the
     assert.equal(readFileSync(join(ws, '.vscode/tasks.json'), 'utf8'), EVIL.toString());
     assert.equal(existsSync(join(ws, '.github/workflows/x.yml')), false);
     assert.equal(readFileSync(join(ws, '.git', 'config'), 'utf8'), ORIGINAL_GIT_CONFIG, '.git is never written, named or not');
+  });
+
+  it('on a terminal, each protected path is asked about on its own; .git is never asked about', async () => {
+    const { ws, trace } = await finishedRun();
+    const evil = await new ContentStore(`${trace}.checkpoints`).put(EVIL);
+    forge(trace, {
+      type: 'files_changed',
+      stepId: 's1',
+      callId: 'forged',
+      changes: [deleted('.vscode/tasks.json', evil), deleted('.github/workflows/x.yml', evil), deleted('.git/hooks/pre-push', evil)],
+    });
+    const asked = await cli(['revert', '--workspace', ws, '--trace', trace], 'n\ny\n');
+    assert.equal(asked.code, 1, asked.stderr);
+    const questions = asked.stderr.match(/cortex revert would write (\S+): /g) ?? [];
+    assert.deepEqual(questions, ['cortex revert would write .github/workflows/x.yml: ', 'cortex revert would write .vscode/tasks.json: ']);
+    assert.equal(existsSync(join(ws, '.github/workflows/x.yml')), false, 'answered no');
+    assert.equal(readFileSync(join(ws, '.vscode/tasks.json'), 'utf8'), EVIL.toString(), 'answered yes');
+    assert.equal(existsSync(join(ws, '.git/hooks/pre-push')), false);
   });
 
   it('a forged revert to undo writes no protected path and nothing in .git', async () => {
