@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { appendRegularSync } from '../files/regularRead';
 import type { NewRunEvent, RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
 import { foldEvents } from '../plan/reducer';
@@ -138,6 +139,6 @@ export async function undoLastRevert(
 /** Appends `event` to a finished run's trace (seq after the last line) and returns it stamped. */
 export function appendToTrace(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): RunEvent {
   const stamped: RunEvent = { ...event, seq: (events.at(-1)?.seq ?? -1) + 1, time: now };
-  appendFileSync(traceFile, `${JSON.stringify(stamped)}\n`);
+  appendRegularSync(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
   return stamped;
 }

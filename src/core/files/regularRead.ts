@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 // Reading a file a run left behind (its trace, its lock, its checkpoint objects) the way the file
@@ -198,5 +198,32 @@ export async function readRegular(file: string, options: RegularOpenOptions): Pr
     return Buffer.concat(chunks, total);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Appends `text` to an existing regular file (a trace a revert is recorded in): opened without
+ * blocking, following only the links of the path the person named, and refused unless fstat says
+ * it is a regular file, so a FIFO swapped in since it was read cannot hang the append.
+ */
+export function appendRegularSync(file: string, text: string, what: string): void {
+  let target: string;
+  try {
+    target = realpathSync(file);
+  } catch (error) {
+    throw fsFailure(error, what, file);
+  }
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_WRONLY | constants.O_APPEND | O_NONBLOCK | O_NOFOLLOW);
+  } catch (error) {
+    throw fsFailure(error, what, file);
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw new UnreadableFileError(`${what} ${file} is ${fileType(opened)}, not a regular file; nothing was written to it`);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
   }
 }
