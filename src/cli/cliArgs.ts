@@ -5,7 +5,8 @@ export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--bas
                   [--mcp-config FILE] [--checkpoints DIR] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
-       cortex revert --trace FILE [--step ID]... [--force] [--undo] [--checkpoints DIR] [--workspace DIR]
+       cortex revert --trace FILE [--step ID]... [--force] [--undo] [--allow-protected PATH]...
+                     [--checkpoints DIR] [--workspace DIR]
 
 Runs the Cortex planning agent headless.
 cortex resume continues an interrupted run from its trace, with the current settings
@@ -136,10 +137,13 @@ export interface ReviewArgs {
   workspace?: string;
   force: boolean;
   undo: boolean;
+  /** Protected paths the person allows a revert to write (--allow-protected, repeatable). */
+  allowProtected: string[];
   help: boolean;
 }
 
 const REVIEW_OPTIONS = {
+  'allow-protected': { type: 'string', multiple: true },
   trace: { type: 'string' },
   step: { type: 'string', multiple: true },
   checkpoints: { type: 'string' },
@@ -161,15 +165,32 @@ export function parseReviewArgs(argv: readonly string[]): ReviewArgs {
   const command = positionals[0];
   if (command !== 'diff' && command !== 'revert') throw new UsageError('expected the command "diff" or "revert"');
   checkOptionTokens(tokens, REVIEW_OPTIONS, command);
-  const v = values as { trace?: string; step?: string[]; checkpoints?: string; workspace?: string; force?: boolean; undo?: boolean; help?: boolean };
-  const args: ReviewArgs = { command, trace: v.trace ?? '', steps: v.step ?? [], force: v.force === true, undo: v.undo === true, help: v.help === true };
+  const v = values as {
+    trace?: string;
+    step?: string[];
+    checkpoints?: string;
+    workspace?: string;
+    force?: boolean;
+    undo?: boolean;
+    help?: boolean;
+    'allow-protected'?: string[];
+  };
+  const args: ReviewArgs = {
+    command,
+    trace: v.trace ?? '',
+    steps: v.step ?? [],
+    force: v.force === true,
+    undo: v.undo === true,
+    allowProtected: v['allow-protected'] ?? [],
+    help: v.help === true,
+  };
   if (v.checkpoints !== undefined) args.checkpoints = v.checkpoints;
   if (v.workspace !== undefined) args.workspace = v.workspace;
   if (args.help) return args;
   if (positionals.length > 1) throw new UsageError(`cortex ${command} takes no other words ("${positionals[1]}")`);
   if (!v.trace) throw new UsageError(`missing --trace FILE: the trace of the run to ${command === 'diff' ? 'show' : 'revert'}`);
-  if (command === 'diff' && (args.force || args.undo))
-    throw new UsageError(`${args.force ? '--force' : '--undo'} is an option of cortex revert, not of cortex diff`);
+  if (command === 'diff' && (args.force || args.undo || args.allowProtected.length > 0))
+    throw new UsageError(`${args.force ? '--force' : args.undo ? '--undo' : '--allow-protected'} is an option of cortex revert, not of cortex diff`);
   if (command === 'diff' && args.steps.length > 1) throw new UsageError('cortex diff shows one step at a time: give --step once');
   if (args.undo && args.steps.length > 0) throw new UsageError('--undo undoes the last revert as a whole: give no --step with it');
   return args;

@@ -9,6 +9,7 @@ import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { isResumeCommand, resumeMain } from './cliResume';
 import { driveCliRun } from './cliSession';
+import { warnIfTraceInsideWorkspace } from './traceInsideWorkspace';
 import { EXIT } from './exitCode';
 
 // Every command of the CLI: loaded by the entry (main.ts) only when a command is to be run, so
@@ -44,6 +45,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex');
   }
+  warnIfTraceInsideWorkspace(io.stderr, loaded.workspace, loaded.trace, loaded.checkpoints);
   const shared = cliRunDependencies(loaded, io.env, mcpServers);
   return driveCliRun({
     io,

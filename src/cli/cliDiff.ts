@@ -19,6 +19,8 @@ Prints the file changes of a recorded run as a unified diff (patch -p1 reads it)
 run changed, from its content before the run to its content after, leaving out changes a revert
 undid; with --step ID, what that step changed (reverted changes marked with a # line). The
 contents come from the run's checkpoint folder (--checkpoints DIR, by default FILE.checkpoints).
+The run must have worked in --workspace DIR (default: the current folder): a trace recorded for
+another folder is refused.
 Exit codes: 0 shown, 2 usage error (bad flag, missing trace or checkpoint folder, unknown step).`;
 
 export interface ReviewIo extends CliIo {
@@ -28,9 +30,10 @@ export interface ReviewIo extends CliIo {
 /** Opens the trace and checkpoints a review command names, or throws a UsageError saying why not. */
 export function openReviewFor(args: ReviewArgs, cwd: string): RunReview {
   try {
+    // The folder the person gives (else the current one), never the one the trace names.
     return openReview(resolve(cwd, args.trace), {
       ...(args.checkpoints ? { checkpointsDir: resolve(cwd, args.checkpoints) } : {}),
-      ...(args.workspace ? { workspace: resolve(cwd, args.workspace) } : {}),
+      workspace: resolve(cwd, args.workspace ?? '.'),
     });
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\.$/, ''), false);
@@ -64,7 +67,14 @@ export async function diffMain(argv: string[], io: ReviewIo): Promise<number> {
   for (const warning of review.warnings) printLine(io.stderr, `cortex: ${warning}`);
   const step = args.steps[0];
   const summaries = summarizeChanges(review.state, step);
-  const diff = await diffText(summaries, review.store);
+  let diff;
+  try {
+    diff = await diffText(summaries, review.store);
+  } catch (error) {
+    // A checkpoint object that is not a regular file, or too large (checked before it is read).
+    printLine(io.stderr, `cortex: ${(error as Error).message}`);
+    return EXIT.usage;
+  }
   // A terminal gets file contents with control characters made visible; a pipe gets the exact diff.
   io.stdout.write((io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(diff.text) : diff.text);
   printLine(io.stderr, changeSummaryLine(summaries, diff.added, diff.removed, step ? `step ${step}` : 'run'));

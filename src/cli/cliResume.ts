@@ -1,32 +1,33 @@
 import { cliRunDependencies } from './cliRunDependencies';
 import { usageFailure } from './usageFailure';
-import { closeSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { RunEventSchema } from '../core/plan/events';
 import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
 import { UsageError, type CliArgs } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { driveCliRun, type CliIo } from './cliSession';
+import { warnIfTraceInsideWorkspace } from './traceInsideWorkspace';
 import { EXIT } from './exitCode';
-import { describeFsError } from './fsErrorText';
 
 // `cortex resume --trace FILE`: continues an interrupted run from its trace (docs/design.md, “Resuming a run”),
 // with the settings of now (--config and flags), appending to the same trace.
 
 export const RESUME_USAGE = `Usage: cortex resume --trace FILE [--workspace DIR] [--config FILE] [--base-url URL]
                      [--model NAME] [--fallback-model NAME]... [--memory FILE] [--mcp-config FILE]
-                     [--approve all|none] [--checkpoints DIR]
+                     [--approve all|none] [--checkpoints DIR] [--allow-protected PATH]...
 
 Continues an interrupted run (one whose trace has no run_finished line) from its trace:
 completed steps are kept and not run again, steps that were running start again from the
 beginning, and the trace continues in the same file. The settings used are the current ones
-(--config and the flags), not those the run started with. --workspace must be the folder the
-run worked in (the default). A run that finished cannot be resumed. Only one process drives a
+(--config and the flags), not those the run started with. The run continues in --workspace DIR
+(default: the current folder), which must be the folder the run worked in: a trace recorded for
+another folder is refused. A run that finished cannot be resumed. Only one process drives a
 run: FILE.lock names the process that does. What the steps that start again had changed is
 put back first from the run's checkpoints (--checkpoints DIR, by default FILE.checkpoints, as for
-cortex run). Exit codes are those of cortex run.`;
+cortex run); a protected path (cortex.policy.protectedPaths) is put back only when named with
+--allow-protected PATH, and nothing inside .git nor the trace, its lock or its checkpoint folder
+ever is. Exit codes are those of cortex run.`;
 
 interface ResumeArgs {
   trace?: string;
@@ -39,6 +40,7 @@ interface ResumeArgs {
   memory?: string;
   checkpoints?: string;
   approve?: 'all' | 'none';
+  allowProtected: string[];
   help: boolean;
 }
 
@@ -53,6 +55,7 @@ const OPTIONS = {
   memory: { type: 'string' },
   checkpoints: { type: 'string' },
   approve: { type: 'string' },
+  'allow-protected': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -77,7 +80,7 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
     }
   }
   const v = values as Record<string, string | string[] | boolean | undefined>;
-  if (v.help) return { fallbackModels: [], help: true };
+  if (v.help) return { fallbackModels: [], allowProtected: [], help: true };
   if (positionals[0] !== 'resume') throw new UsageError('expected the command "resume"');
   if (positionals.length > 1) throw new UsageError(`cortex resume takes no task ("${positionals[1]}"): the task is the run's own`);
   if (v.trace === undefined) throw new UsageError('missing --trace FILE: the trace of the run to resume');
@@ -94,36 +97,9 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
     memory: v.memory as string | undefined,
     checkpoints: v.checkpoints as string | undefined,
     approve: v.approve,
+    allowProtected: ((v['allow-protected'] as string[] | undefined) ?? []).map((path) => path.replace(/^(\.\/)+/, '')),
     help: false,
   };
-}
-
-/** The workspace the trace's first line (run_started) names, read without the rest of the file. */
-function recordedWorkspace(trace: string): string {
-  let fd: number;
-  try {
-    fd = openSync(trace, 'r');
-  } catch (error) {
-    throw new UsageError(describeFsError(error, 'trace file', trace), false);
-  }
-  let head = '';
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    let read: number;
-    while (!head.includes('\n') && (read = readSync(fd, buffer, 0, buffer.length, null)) > 0) head += buffer.toString('utf8', 0, read);
-  } finally {
-    closeSync(fd);
-  }
-  let first: unknown;
-  try {
-    first = JSON.parse(head.split('\n')[0]);
-  } catch {
-    first = undefined;
-  }
-  const parsed = RunEventSchema.safeParse(first);
-  if (!parsed.success || parsed.data.type !== 'run_started')
-    throw new UsageError(`trace file ${trace} does not start with a run_started event: it is not the trace of a Cortex run`, false);
-  return parsed.data.workspace;
 }
 
 /** `cortex resume …`: returns the process exit code (those of `cortex run`). */
@@ -139,7 +115,8 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
       return EXIT.completed;
     }
     const trace = resolve(io.cwd, args.trace!);
-    const workspace = args.workspace ?? recordedWorkspace(trace);
+    // The folder the person gives (else the current one), never the one the trace names.
+    const workspace = args.workspace ?? '.';
     const cliArgs: CliArgs = { ...args, task: '', workspace, trace };
     loaded = loadCliConfig(cliArgs, io.cwd);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
@@ -147,6 +124,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex resume');
   }
+  warnIfTraceInsideWorkspace(io.stderr, loaded.workspace, opened.traceFile, loaded.checkpoints);
   const shared = cliRunDependencies(loaded, io.env, mcpServers);
   return driveCliRun({
     io,
@@ -161,6 +139,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
         approvals,
         checkpointsDir: loaded.checkpoints,
         checkpointsExclude: [opened.traceFile, `${opened.traceFile}.lock`],
+        confirmedRestores: args.allowProtected,
       }),
   });
 }

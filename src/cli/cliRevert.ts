@@ -4,14 +4,16 @@ import { appendToTrace, revertRecorded, undoLastRevert, type RevertResult, type 
 import { parseReviewArgs, UsageError, type ReviewArgs } from './cliArgs';
 import { openReviewFor, type ReviewIo } from './cliDiff';
 import { printLine } from './cliSession';
+import { confirmProtected, unconfirmedProtected } from './protectedRestores';
 import { EXIT } from './exitCode';
 
 // `cortex revert --trace FILE [--step ID]... [--force]` and `--undo` (docs/design.md, “Checkpoints and revert”): puts back
 // what a recorded run changed, checks every file first, and appends the revert to the trace as a
 // files_reverted event, so replaying the trace shows it and `--undo` can take it back.
 
-export const REVERT_USAGE = `Usage: cortex revert --trace FILE [--step ID]... [--force] [--checkpoints DIR] [--workspace DIR]
-       cortex revert --trace FILE --undo [--force] [--checkpoints DIR] [--workspace DIR]
+export const REVERT_USAGE = `Usage: cortex revert --trace FILE [--step ID]... [--force] [--allow-protected PATH]...
+                     [--checkpoints DIR] [--workspace DIR]
+       cortex revert --trace FILE --undo [--force] [--allow-protected PATH]... [--checkpoints DIR] [--workspace DIR]
 
 Puts back the files a recorded run changed: the whole run, or with --step ID each given step and
 every step after it (the steps that built on it). A file changed since the run (its content is
@@ -19,8 +21,15 @@ not what the run left), or changed later by a step that is not reverted, is left
 listed; --force overwrites it (and also reverts a run whose trace never finished). A file whose
 earlier content was not saved (too large, or changed by a command without git) cannot be put
 back. What a revert overwrites is saved, and --undo undoes the last revert. The revert is
-appended to the trace. Exit codes: 0 everything put back, 1 files were left alone (listed) or
-nothing to undo, 2 usage error.`;
+appended to the trace.
+
+The trace is input like any other file: the revert acts on --workspace DIR (default: the current
+folder), and a trace recorded for another folder is refused. Nothing inside a .git folder, nor
+the trace, its lock or its checkpoint folder, is ever written. A protected path
+(cortex.policy.protectedPaths, e.g. .vscode/tasks.json or .github/workflows/) is written only
+when confirmed: asked on a terminal, else only when named with --allow-protected PATH (once per
+path). --force overwrites changes made since; it never writes a protected path.
+Exit codes: 0 everything put back, 1 files were left alone (listed) or nothing to undo, 2 usage error.`;
 
 function fileLine(file: RevertedFile): string | undefined {
   if (file.folder === 'created') return `  created folder ${file.path}/`;
@@ -49,9 +58,18 @@ function report(io: ReviewIo, result: RevertResult, what: string): number {
   return conflicts.length > 0 ? EXIT.incomplete : EXIT.completed;
 }
 
+/** The protected paths named with --allow-protected, plus those confirmed on the terminal after a dry run. */
+async function confirmedPaths(named: string[], io: ReviewIo, dryRun: () => Promise<RevertResult | undefined>): Promise<string[]> {
+  const dry = await dryRun();
+  const pending = dry ? unconfirmedProtected(dry.outcome.conflicts) : [];
+  return [...named, ...(await confirmProtected(io, pending, 'cortex revert'))];
+}
+
 async function run(args: ReviewArgs, review: RunReview, io: ReviewIo): Promise<number> {
+  const named = args.allowProtected.map((path) => path.replace(/^(\.\/)+/, ''));
   if (args.undo) {
-    const undone = await undoLastRevert(review, { force: args.force });
+    const confirmed = await confirmedPaths(named, io, () => undoLastRevert(review, { force: args.force, dryRun: true, confirmed: named }));
+    const undone = await undoLastRevert(review, { force: args.force, confirmed });
     if (!undone) {
       printLine(io.stderr, 'cortex: there is no revert to undo in this trace');
       return EXIT.incomplete;
@@ -59,7 +77,8 @@ async function run(args: ReviewArgs, review: RunReview, io: ReviewIo): Promise<n
     appendToTrace(review.traceFile, review.events, undone.event);
     return report(io, undone, `undid the revert of ${undone.stepIds.join(', ') || 'the run'}`);
   }
-  const result = await revertRecorded(review, { stepIds: args.steps, force: args.force });
+  const confirmed = await confirmedPaths(named, io, () => revertRecorded(review, { stepIds: args.steps, force: args.force, dryRun: true, confirmed: named }));
+  const result = await revertRecorded(review, { stepIds: args.steps, force: args.force, confirmed });
   if (result.outcome.files.length === 0 && result.outcome.conflicts.length === 0) {
     printLine(
       io.stderr,

@@ -18,6 +18,7 @@ import { openTraceDocument, RunController } from './runController';
 import { RunIndex } from './runIndex';
 import { RunRegistry } from './runRegistry';
 import { SettingsReader } from './settingsReader';
+import { DEFAULT_PROTECTED_PATHS } from '../core/policy/protectedPaths';
 
 // The agent side of the extension, bundled on its own as dist/agentHost.js: the agent core, the
 // LLM client, zod and the panels. Activation (dist/extension.js) loads it on first use (a run, a
@@ -67,7 +68,10 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     context.workspaceState,
   );
   // The saved contents of runs' changes, for the diff editor (docs/design.md, “Checkpoints and revert”).
-  const checkpoints = new CheckpointActions(registry, panels, logger);
+  const checkpoints = new CheckpointActions(registry, panels, logger, () => {
+    const read = settings.read();
+    return read.ok ? read.config['cortex.policy.protectedPaths'] : DEFAULT_PROTECTED_PATHS;
+  });
   const contentProvider = vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, new CheckpointContentProvider(runsDir));
   const attention = new ApprovalAttention(
     {

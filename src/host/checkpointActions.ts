@@ -5,7 +5,9 @@ import type { RevertConflict, RevertedFile } from '../core/checkpoints/changeSch
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
 import { ContentStore } from '../core/checkpoints/contentStore';
 import { appendToTrace, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
+import { sameFolder } from '../core/files/recordedWorkspace';
 import type { NewRunEvent } from '../core/plan/events';
+import type { ProtectedPathRules } from '../core/policy/protectedPaths';
 import { foldEvents } from '../core/plan/reducer';
 import type { Logger } from '../core/ports';
 import type { PanelChangeActions } from '../panel/dagPanel';
@@ -17,18 +19,26 @@ import type { RunRegistry } from './runRegistry';
 // What the panel's "Review changes", "Revert step" and "Revert run" and a click on a changed file
 // do (docs/design.md, “Checkpoints and revert”): VS Code's diff editor and multi-file diff over the saved contents, and
 // reverts that say what they will restore and ask first (modal), then are recorded in the run's
-// trace. The editor never takes the focus from where the person is (preserveFocus).
+// trace. The editor never takes the focus from where the person is (preserveFocus). A revert acts
+// on a folder open in this window, never on the one a trace names, and names each protected path
+// it would write, which it writes only when the person confirms them.
 
 function reviewOf(source: RunSource): RunReview {
   if (!source.traceFile) throw new Error('this run has no trace file, so it has no recorded changes');
   const events = [...source.events()];
   const started = events.find((event) => event.type === 'run_started');
   if (started?.type !== 'run_started') throw new Error('the run has not started');
+  const open = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+  const workspace = open.find((folder) => sameFolder(folder, started.workspace));
+  if (!workspace)
+    throw new Error(
+      `the trace was recorded for the workspace ${started.workspace}, which is not open in this window (open: ${open.join(', ') || 'no folder'}); open that folder to review or revert its changes`,
+    );
   return {
     traceFile: source.traceFile,
     events,
     state: foldEvents(events),
-    workspace: started.workspace,
+    workspace,
     store: new ContentStore(defaultCheckpointsDir(source.traceFile)),
     warnings: [],
   };
@@ -75,7 +85,33 @@ export class CheckpointActions implements PanelChangeActions {
     private readonly registry: RunRegistry,
     private readonly panels: PanelManager,
     private readonly logger: Logger,
+    /** cortex.policy.protectedPaths as set now. */
+    private readonly protectedRules: () => ProtectedPathRules,
   ) {}
+
+  /**
+   * Asks once about the protected paths a revert would write (a modal naming each, with why) and
+   * returns those the person confirmed: all of them, or none.
+   */
+  private async confirmProtected(conflicts: readonly RevertConflict[], what: string): Promise<string[]> {
+    const pending = conflicts.filter((conflict) => conflict.reason === 'protected');
+    if (pending.length === 0) return [];
+    const write = `Write ${pending.length === 1 ? 'it' : `these ${pending.length}`} too`;
+    const choice = await vscode.window.showWarningMessage(
+      `${what} would write ${pending.length === 1 ? 'a protected path' : `${pending.length} protected paths`}. Write ${pending.length === 1 ? 'it' : 'them'}?`,
+      {
+        modal: true,
+        detail: [
+          ...pending.map((conflict) => `• ${conflict.path}: ${conflict.detail.replace(/; it was left alone.*$/, '')}`),
+          '',
+          "Protected paths can run code later (editor tasks, CI workflows, hooks). The contents come from the run's trace and checkpoint folder: write them only if you trust those files.",
+        ].join('\n'),
+      },
+      write,
+      'Leave them alone',
+    );
+    return choice === write ? pending.map((conflict) => conflict.path) : [];
+  }
 
   /** The diff of one file's change (a step's, or the run's) in VS Code's diff editor. */
   async open(source: RunSource, stepId: string | undefined, path: string): Promise<void> {
@@ -131,7 +167,7 @@ export class CheckpointActions implements PanelChangeActions {
       return;
     }
     const stepIds = stepId ? [stepId] : undefined;
-    const dry = await revertRecorded(review, { stepIds, dryRun: true });
+    const dry = await revertRecorded(review, { stepIds, dryRun: true, protectedPaths: this.protectedRules() });
     const scope = scopeText(stepIds, dry.stepIds);
     const actions = dry.outcome.files.map(fileLine).filter((line): line is string => line !== undefined);
     const conflicts = dry.outcome.conflicts;
@@ -151,18 +187,24 @@ export class CheckpointActions implements PanelChangeActions {
     const choice = await vscode.window.showWarningMessage(
       `Revert the changes of ${scope}?`,
       { modal: true, detail },
-      ...(actions.length ? [revert] : []),
+      ...(actions.length || conflicts.some((c) => c.reason === 'protected') ? [revert] : []),
       ...(overwrite.length ? [revertAll] : []),
     );
     if (choice !== revert && choice !== revertAll) return;
-    const result = await revertRecorded(review, { stepIds, force: choice === revertAll });
+    const protectedPaths = this.protectedRules();
+    const confirmed = await this.confirmProtected(conflicts, `Reverting ${scope}`);
+    const result = await revertRecorded(review, { stepIds, force: choice === revertAll, protectedPaths, confirmed });
     this.record(source, result.event);
     await this.tell(source, result, `Reverted ${scope}`, true);
   }
 
   /** Undoes the run's last revert. */
   async undo(source: RunSource): Promise<void> {
-    const result = await undoLastRevert(reviewOf(source));
+    const review = reviewOf(source);
+    const protectedPaths = this.protectedRules();
+    const dry = await undoLastRevert(review, { dryRun: true, protectedPaths });
+    const confirmed = dry ? await this.confirmProtected(dry.outcome.conflicts, 'Undoing the revert') : [];
+    const result = await undoLastRevert(review, { protectedPaths, confirmed });
     if (!result) {
       void vscode.window.showInformationMessage('Cortex: there is no revert to undo.');
       return;

@@ -99,18 +99,18 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.deepEqual(listFiles(ws), ['a.txt', 'docs/b.txt', 'made.txt']);
     assert.ok(existsSync(`${trace}.checkpoints`));
 
-    const whole = await cli(['diff', '--trace', trace]);
+    const whole = await cli(['diff', '--workspace', ws, '--trace', trace]);
     assert.equal(whole.code, 0, whole.stderr);
     assert.ok(whole.stdout.includes('--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+TWO\n'), whole.stdout);
     assert.ok(whole.stdout.includes('--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-to delete\n'), whole.stdout);
     assert.match(whole.stderr, /run: 4 files changed \(\+4 −1\)/);
-    const step = await cli(['diff', '--trace', trace, '--step', 's2']);
+    const step = await cli(['diff', '--workspace', ws, '--trace', trace, '--step', 's2']);
     assert.ok(step.stdout.includes('--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n'), step.stdout);
     assert.doesNotMatch(step.stdout, /b\.txt/);
-    assert.equal((await cli(['diff', '--trace', trace, '--step', 's9'])).code, 2);
+    assert.equal((await cli(['diff', '--workspace', ws, '--trace', trace, '--step', 's9'])).code, 2);
 
     // Revert s2 (and s3 after it): the edit, the deletion and the creation are undone; s1's work stays.
-    const reverted = await cli(['revert', '--trace', trace, '--step', 's2']);
+    const reverted = await cli(['revert', '--workspace', ws, '--trace', trace, '--step', 's2']);
     assert.equal(reverted.code, 0, reverted.stdout + reverted.stderr);
     assert.equal(read(ws, 'a.txt'), 'one\ntwo\n');
     assert.equal(read(ws, 'old.txt'), 'to delete\n');
@@ -121,22 +121,22 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.equal(readTrace(trace).warnings.length, 0, 'a trace with a revert after run_finished reads without warnings');
 
     // Undo the revert.
-    const undone = await cli(['revert', '--trace', trace, '--undo']);
+    const undone = await cli(['revert', '--workspace', ws, '--trace', trace, '--undo']);
     assert.equal(undone.code, 0, undone.stdout + undone.stderr);
     assert.equal(read(ws, 'a.txt'), 'one\nTWO\n');
     assert.equal(existsSync(join(ws, 'old.txt')), false);
     assert.equal(read(ws, 'made.txt'), 'made\n');
-    assert.equal((await cli(['revert', '--trace', trace, '--undo'])).code, 1, 'nothing left to undo');
+    assert.equal((await cli(['revert', '--workspace', ws, '--trace', trace, '--undo'])).code, 1, 'nothing left to undo');
 
     // Someone edits a file the run wrote: reverting the run leaves it alone (exit 1) until --force.
     writeFileSync(join(ws, 'docs', 'b.txt'), 'edited by hand\n');
-    const conflict = await cli(['revert', '--trace', trace]);
+    const conflict = await cli(['revert', '--workspace', ws, '--trace', trace]);
     assert.equal(conflict.code, 1);
     assert.match(conflict.stdout, /left alone: docs\/b\.txt — it was changed after the run/);
     assert.equal(read(ws, 'docs/b.txt'), 'edited by hand\n');
     assert.equal(existsSync(join(ws, 'a.txt')), false, 'the other files were reverted');
     assert.equal(read(ws, 'old.txt'), 'to delete\n');
-    const forced = await cli(['revert', '--trace', trace, '--force']);
+    const forced = await cli(['revert', '--workspace', ws, '--trace', trace, '--force']);
     assert.equal(forced.code, 0, forced.stdout);
     assert.deepEqual(listFiles(ws), ['old.txt'], 'the workspace is as before the run');
   });
@@ -150,9 +150,9 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     const afterRun = snapshot();
     assert.deepEqual({ ...afterRun, status: '' }, { ...before, status: '' }, 'history, index, stash and config untouched by the run');
     assert.deepEqual(afterRun.status.split('\n').filter(Boolean).sort(), [' D old.txt', '?? a.txt', '?? docs/', '?? made.txt', 'A  staged.txt'].sort());
-    assert.equal((await cli(['revert', '--trace', trace])).code, 0);
+    assert.equal((await cli(['revert', '--workspace', ws, '--trace', trace])).code, 0);
     assert.deepEqual(snapshot(), before, 'after the revert the repository is exactly as before the run');
-    assert.equal((await cli(['revert', '--trace', trace, '--undo'])).code, 0);
+    assert.equal((await cli(['revert', '--workspace', ws, '--trace', trace, '--undo'])).code, 0);
     assert.deepEqual({ ...snapshot(), status: '' }, { ...before, status: '' });
   });
 
@@ -189,8 +189,8 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.deepEqual(revert.stepIds, ['s1', 's2']);
     assert.deepEqual(revert.files.map((f) => f.path).sort(), ['draft.txt', 'keep.txt']);
     // The replaced step's diff marks its changes as reverted; the run's diff leaves them out.
-    assert.match((await cli(['diff', '--trace', trace, '--step', 's1'])).stdout, /# reverted \(replan\): draft\.txt/);
-    assert.doesNotMatch((await cli(['diff', '--trace', trace])).stdout, /draft\.txt|keep\.txt/);
+    assert.match((await cli(['diff', '--workspace', ws, '--trace', trace, '--step', 's1'])).stdout, /# reverted \(replan\): draft\.txt/);
+    assert.doesNotMatch((await cli(['diff', '--workspace', ws, '--trace', trace])).stdout, /draft\.txt|keep\.txt/);
   });
 
   it("without git, a command's modification is recorded as not restorable: revert says so, and still removes what it created", async () => {
@@ -222,11 +222,40 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
       changes.map((c) => `${c.kind} ${c.path} ${c.restorable}`),
       ['created new.txt true', 'modified old.txt false'],
     );
-    const reverted = await cli(['revert', '--trace', trace]);
+    const reverted = await cli(['revert', '--workspace', ws, '--trace', trace]);
     assert.equal(reverted.code, 1);
     assert.match(reverted.stdout, /left alone: old\.txt — git is not installed, so the content before the command was not saved/);
     assert.equal(existsSync(join(ws, 'new.txt')), false);
     assert.equal(read(ws, 'old.txt'), 'changed\n');
+  });
+
+  it('a .gitignore the model wrote does not make a deletion unrestorable: `*`, then an approved rm, and revert puts the file back', async () => {
+    server().setHandler(
+      route({
+        planner: json({ title: 'Hide', steps: ['Ignore everything, then delete'], dependencies: {} }),
+        executor: byStep({
+          'Ignore everything, then delete': [
+            toolCalls(call('write_file', { path: '.gitignore', content: '*\n' })),
+            toolCalls(call('run_command', { command: 'rm victim.txt' })),
+            message('gone'),
+          ],
+        }),
+        aggregator: message('done'),
+      }),
+    );
+    const { ws, trace } = setup();
+    writeFileSync(join(ws, 'victim.txt'), 'precious\n');
+    const ran = await run(ws, trace);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(existsSync(join(ws, 'victim.txt')), false);
+    const deletion = eventsOf(trace, 'files_changed')
+      .flatMap((e) => e.changes)
+      .find((c) => c.path === 'victim.txt');
+    assert.deepEqual([deletion?.kind, deletion?.restorable], ['deleted', true], 'the deletion was recorded with its content');
+    const reverted = await cli(['revert', '--workspace', ws, '--trace', trace]);
+    assert.equal(reverted.code, 0, reverted.stdout + reverted.stderr);
+    assert.equal(read(ws, 'victim.txt'), 'precious\n');
+    assert.equal(existsSync(join(ws, '.gitignore')), false);
   });
 
   it('usage errors: a missing trace or checkpoint folder, options of the other command, an unfinished run', async () => {
@@ -234,16 +263,16 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.match((await cli(['diff'])).stderr, /missing --trace FILE/);
     assert.match((await cli(['diff', '--trace', trace, '--force'])).stderr, /--force is an option of cortex revert/);
     assert.match((await cli(['revert', '--trace', trace, '--undo', '--step', 's1'])).stderr, /give no --step with it/);
-    assert.match((await cli(['diff', '--trace', join(base, 'none.jsonl')])).stderr, /Cannot read trace/);
+    assert.match((await cli(['diff', '--trace', join(base, 'none.jsonl')])).stderr, /trace file .*none\.jsonl does not exist/);
     writeFileSync(
       trace,
       `${JSON.stringify({ seq: 0, time: 1, type: 'run_started', runId: 'r', task: 't', workspace: base, model: 'm', baseUrl: 'http://x/v1' })}\n${JSON.stringify({ seq: 1, time: 2, type: 'files_changed', stepId: 's1', callId: 'c', changes: [] })}\n`,
     );
-    const missing = await cli(['diff', '--trace', trace]);
+    const missing = await cli(['diff', '--workspace', base, '--trace', trace]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /checkpoint folder .*run\.jsonl\.checkpoints does not exist/);
     mkdirSync(`${trace}.checkpoints`);
-    const unfinished = await cli(['revert', '--trace', trace]);
+    const unfinished = await cli(['revert', '--workspace', base, '--trace', trace]);
     assert.equal(unfinished.code, 2);
     assert.match(unfinished.stderr, /the run has not finished/);
   });

@@ -4,7 +4,8 @@ import { eventsOf } from '../support/agentHarness';
 import { byStep, call, json, message, route, systemMessage, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
 import type { ScriptedRequest } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
-import { everythingStdio, faulty, isAlive, startEverythingHttp, urlDefinition } from '../fixtures/mcp/mcpServers';
+import { everythingStdio, faulty, isAlive, startEverythingHttp, until, urlDefinition } from '../fixtures/mcp/mcpServers';
+import { processesMatching } from '../unit/sandbox/sandboxSupport';
 import { logMessages, runWithMcp } from '../fixtures/mcp/mcpRun';
 
 // MCP tools through the real agent run (docs/design.md, “MCP tools”): the scripted model calls them by
@@ -159,7 +160,12 @@ describe('MCP tools in an agent run', function () {
         return message('restarted');
       }),
     );
-    const { result, events } = await runWithMcp(server(), { servers: [faulty()], settings: { 'cortex.policy.tools': { 'mcp:faulty': 'allow' } } });
+    // The server's own pid is namespaced under the sandbox: it is found by a marker in its command line.
+    const marker = `--marker=cortex-crash-${process.pid}-${Date.now()}`;
+    const { result, events } = await runWithMcp(server(), {
+      servers: [faulty('faulty', marker)],
+      settings: { 'cortex.policy.tools': { 'mcp:faulty': 'allow' } },
+    });
     assert.equal(result.status, 'completed', result.error);
     assert.equal(results[0], 'Error: MCP server "faulty" stopped during the call (exit code 7); it will be restarted for later calls');
     assert.equal(results[1], 'after the crash', 'the next call restarted the server');
@@ -171,7 +177,7 @@ describe('MCP tools in an agent run', function () {
       ['success', undefined],
     ]);
     assert.ok(logMessages(events).includes('Restarting MCP server "faulty" (restart 1 of 1)'));
-    assert.equal(isAlive(Number(results[2])), false, 'the restarted server stopped with the run');
+    await until(() => processesMatching(marker).length === 0, 'the restarted server to stop with the run');
   });
 
   it('a call past cortex.execution.toolTimeoutSeconds is cancelled and fails alone; the hung server is stopped at the end', async () => {

@@ -6,7 +6,9 @@ import { EventLog } from '../../src/core/plan/eventLog';
 import type { RunEvent } from '../../src/core/plan/events';
 import { executeTool } from '../../src/core/tools/toolExecutor';
 import type { ToolContext, ToolDefinition } from '../../src/core/tools/toolTypes';
+import { probeSandbox } from '../../src/core/sandbox/bubblewrap';
 import { tempWorkspace } from '../support/agentHarness';
+import { processesMatching } from '../unit/sandbox/sandboxSupport';
 import { everythingStdio, faulty, isAlive, startEverythingHttp, until, urlDefinition, type HttpEverything } from '../fixtures/mcp/mcpServers';
 
 // The MCP client against real servers (docs/design.md, “MCP tools”): the reference server over stdio,
@@ -165,8 +167,10 @@ describe('MCP servers: the client against real servers', function () {
       await until(() => !isAlive(firstPid), 'the crashed server to be gone');
       const after = await run(tool('faulty_pid'), {});
       assert.equal(after.ok, true, after.output);
-      assert.notEqual(Number(after.output), firstPid);
-      assert.deepEqual(connection.pids, [firstPid, Number(after.output)]);
+      // The restarted server is another process (its own pid is namespaced under the sandbox: compare Cortex's view).
+      assert.equal(connection.pids.length, 2);
+      assert.notEqual(connection.pids[1], firstPid);
+      assert.ok(isAlive(connection.pids[1]));
       assert.equal((await run(tool('faulty_crash'), {})).output, 'MCP server "faulty" stopped during the call (exit code 7)');
       assert.equal(
         (await run(tool('faulty_echo'), { message: 'x' })).output,
@@ -215,23 +219,40 @@ describe('MCP servers: the client against real servers', function () {
   });
 
   it('a server gets a scrubbed environment (no API keys) plus its own env, and its child processes stop with it', async () => {
-    const pidFile = join(tempWorkspace(), 'grandchild.pid');
-    const definition = faulty('faulty', `--grandchild=${pidFile}`);
+    const markerFile = join(tempWorkspace(), 'grandchild.marker');
+    const definition = faulty('faulty', `--grandchild=${markerFile}`);
     if (definition.entry.type === 'stdio') definition.entry.env = { SERVER_OWN: 'mine' };
     const { session, tool } = await startSession([definition], { ...process.env, OPENAI_API_KEY: 'sk-secret', GITHUB_TOKEN: 'ghp-secret' });
     const pid = session.connections[0].pids[0];
-    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    await until(() => existsSync(markerFile) && processesMatching(readFileSync(markerFile, 'utf8')).length > 0, 'the child process to start');
+    const grandchild = readFileSync(markerFile, 'utf8');
     try {
       assert.equal((await run(tool('faulty_env'), { name: 'OPENAI_API_KEY' })).output, '(unset)');
       assert.equal((await run(tool('faulty_env'), { name: 'GITHUB_TOKEN' })).output, '(unset)');
       assert.equal((await run(tool('faulty_env'), { name: 'SERVER_OWN' })).output, 'mine');
       assert.notEqual((await run(tool('faulty_env'), { name: 'PATH' })).output, '(unset)');
-      assert.ok(isAlive(grandchild));
+      assert.equal(processesMatching(grandchild).length, 1);
     } finally {
       await session.stop();
     }
     assert.equal(isAlive(pid), false);
-    await until(() => !isAlive(grandchild), `the server's child process ${grandchild} to be gone`);
+    await until(() => processesMatching(grandchild).length === 0, `the server's child process ${grandchild} to be gone`);
+  });
+
+  it('under the sandbox, a `setsid` process the server started (outside its process group) stops with it', async () => {
+    const probe = await probeSandbox();
+    if (!probe.available) throw new Error(`this test needs a working bubblewrap (Debian/Ubuntu package "bubblewrap"): ${probe.reason}`);
+    const markerFile = join(tempWorkspace(), 'setsid.marker');
+    const { session, tool } = await startSession([faulty('faulty', `--setsid-child=${markerFile}`)]);
+    await until(() => existsSync(markerFile) && processesMatching(readFileSync(markerFile, 'utf8')).length > 0, 'the setsid child to start');
+    const marker = readFileSync(markerFile, 'utf8');
+    try {
+      assert.equal((await run(tool('faulty_echo'), { message: 'hi' })).output, 'hi');
+      assert.equal(processesMatching(marker).length, 1, 'the setsid child runs while the server does');
+    } finally {
+      await session.stop();
+    }
+    await until(() => processesMatching(marker).length === 0, `the setsid child (${marker}) to be gone after the run`);
   });
 
   it('clashing tool names stop every server and name both tools', async () => {

@@ -70,7 +70,7 @@ async function runUntilHanging(server: ScriptedServer, s: Setup): Promise<CliPro
   return cli;
 }
 
-const resumeArgs = (s: Setup) => ['resume', '--trace', s.trace, '--config', s.config, '--approve', 'all'];
+const resumeArgs = (s: Setup) => ['resume', '--workspace', s.workspace, '--trace', s.trace, '--config', s.config, '--approve', 'all'];
 
 function statusOf(events: readonly RunEvent[], stepId: string): string | undefined {
   let status: string | undefined;
@@ -318,14 +318,17 @@ describe('cortex resume: what it refuses (exit 2, one line)', function () {
       `${JSON.stringify({ seq: 0, time: 1, type: 'run_started', runId: 'run-x', task: 't', workspace: s.workspace, model: 'm', baseUrl: server.baseUrl })}\n`,
     );
     const other = tempWorkspace();
-    const wrongPlace = await cli([...resumeArgs(s), '--workspace', other]);
+    const wrongPlace = await cli(['resume', '--trace', s.trace, '--config', s.config, '--workspace', other]);
     assert.equal(wrongPlace.code, 2);
-    assert.equal(wrongPlace.stderr, `cortex: the run worked in ${s.workspace}, not in ${other}; resume it from that folder\n`);
+    assert.equal(
+      wrongPlace.stderr,
+      `cortex: the trace was recorded for the workspace ${s.workspace}, not for ${other} (the folder this command acts on); cannot resume it here: run it from that folder or give --workspace\n`,
+    );
     const missing = await cli(['resume', '--trace', join(other, 'nope.jsonl')]);
     assert.equal(missing.stderr, `cortex: trace file ${join(other, 'nope.jsonl')} does not exist\n`);
     writeFileSync(join(other, 'notes.jsonl'), '{"hello": 1}\n');
     const notTrace = await cli(['resume', '--trace', join(other, 'notes.jsonl')]);
-    assert.match(notTrace.stderr, /does not start with a run_started event: it is not the trace of a Cortex run\n$/);
+    assert.match(notTrace.stderr, /notes\.jsonl: line 1 is not a Cortex event/);
     const noTrace = await cli(['resume']);
     assert.equal(noTrace.stderr, 'cortex: missing --trace FILE: the trace of the run to resume; run "cortex resume --help"\n');
     const withTask = await cli(['resume', '--trace', s.trace, 'do it']);

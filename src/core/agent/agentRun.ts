@@ -61,7 +61,10 @@ export interface AgentRunOptions {
    * can be reviewed and reverted (docs/design.md, “Checkpoints and revert”). Without one nothing is recorded.
    */
   checkpointsDir?: string;
-  /** Files the host writes during the run (its trace), never taken for the run's changes. */
+  /**
+   * Files the host writes during the run (its trace and lock), never taken for the run's changes;
+   * with the checkpoint folder, protected paths for the run's own tools when inside the workspace.
+   */
   checkpointsExclude?: readonly string[];
 }
 
@@ -151,6 +154,7 @@ export class AgentRun {
       ),
       memory,
       checkpoints: createRecorder(options),
+      runFiles: [...(options.checkpointsDir ? [options.checkpointsDir] : []), ...(options.checkpointsExclude ?? [])],
       overBudget: () => (this.budgetError ??= this.caps.exceeded(options.log.state.usage)),
     };
     this.abort.signal.addEventListener('abort', () => {

@@ -38,6 +38,7 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
         recorder: context.checkpoints,
         workspaceRoot: context.workspaceRoot,
         maxFileBytes: config['cortex.checkpoints.maxFileBytes'],
+        protectedPaths: config['cortex.policy.protectedPaths'],
         stepIds: plan.stepsToReplan,
       });
     }

@@ -33,6 +33,8 @@ export interface RunContext {
   memory?: MemoryStore;
   /** Records every file change of the run (docs/design.md, “Checkpoints and revert”); absent when the run has no checkpoint folder. */
   checkpoints?: CheckpointRecorder;
+  /** The run's own files (trace, lock, checkpoint folder): its tools never write them unasked. */
+  runFiles: readonly string[];
   /** Why the run is past cortex.limits.maxRunTokens or maxRunCost (docs/design.md, “Usage and cost”), else undefined. */
   overBudget(): string | undefined;
 }

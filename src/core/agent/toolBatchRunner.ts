@@ -230,7 +230,7 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
  * execution (sequential by index, or read-only tools concurrently), recording everything as events.
  */
 export async function runToolBatch(context: RunContext, stepId: string, calls: PreparedCall[]): Promise<BatchOutcome> {
-  const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths']);
+  const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths'], context.runFiles);
   const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
   const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
   // A command may run: the checkpoints' shadow repository is set up now, while approvals are awaited.

@@ -50,7 +50,8 @@ export const RevertedFileSchema = z.object({
 });
 export type RevertedFile = z.infer<typeof RevertedFileSchema>;
 
-export const RevertConflictReasonSchema = z.enum(['changed_since', 'changed_by_other_step', 'not_restorable', 'failed']);
+/** `protected`: needs the person's confirmation; `refused`: never restored (`.git`, the run's own files). */
+export const RevertConflictReasonSchema = z.enum(['changed_since', 'changed_by_other_step', 'not_restorable', 'failed', 'protected', 'refused']);
 export type RevertConflictReason = z.infer<typeof RevertConflictReasonSchema>;
 
 /** A file a revert left alone, and why. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ChangeLedger } from './changeLedger';
 import type { FileChange } from './changeSchema';
 import { CommandRecording, NO_GIT_NOTE } from './commandRecording';
-import { ContentStore } from './contentStore';
+import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from './contentStore';
 import { FileToolRecording, type BeforeWriteOptions, type CollectedAfter } from './fileToolRecording';
 import { ShadowGit } from './shadowGit';
 import { displayPath, isInside, realLocation } from '../tools/workspaceJail';
@@ -65,11 +65,16 @@ export class CheckpointRecorder {
   private setupFailed = false;
 
   constructor(private readonly options: CheckpointRecorderOptions) {
-    this.store = new ContentStore(options.dir);
+    this.store = new ContentStore(options.dir, Math.max(DEFAULT_MAX_OBJECT_BYTES, options.maxFileBytes));
   }
 
   get dir(): string {
     return this.options.dir;
+  }
+
+  /** The run's own files (checkpoint folder, trace, lock), as given: a restore never writes them. */
+  get runFiles(): string[] {
+    return [this.options.dir, ...(this.options.exclude ?? [])];
   }
 
   /** Creates the content store and finds the workspace's real location (no git: see prepareCommands). */

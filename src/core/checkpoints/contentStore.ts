@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, closeSync, readSync } from 'node:fs';
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { openRegularSync, readRegular, UnreadableFileError } from '../files/regularRead';
 import path from 'node:path';
 import { makeFolders } from '../files/makeFolders';
 
@@ -9,7 +10,20 @@ import { makeFolders } from '../files/makeFolders';
 // create (a second writer of the same content finds it there, which is fine: the name is the
 // content). A write cut short by a crash would leave a wrong object behind, so every read checks
 // the bytes against their name, and a wrong object counts as missing and is replaced by the next
-// put of that content.
+// put of that content. The folder is input like any file (it can be written by others, or be a
+// copy): an object is read only as a regular file that is not a link, without blocking, and at most
+// `maxObjectBytes`; anything else is a CheckpointObjectError of one clear line.
+
+/** Objects larger than this are not read (cortex.checkpoints.maxFileBytes can raise it for a run). */
+export const DEFAULT_MAX_OBJECT_BYTES = 64 * 1024 * 1024;
+
+/** An object that is not a regular file, or too large: the checkpoint folder was tampered with. */
+export class CheckpointObjectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckpointObjectError';
+  }
+}
 
 export const HASH_PATTERN = /^[0-9a-f]{64}$/;
 
@@ -37,7 +51,10 @@ export class ContentStore {
   /** Object folders known to exist. */
   private readonly folders = new Set<string>();
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
+  ) {
     this.objects = path.join(dir, 'objects');
   }
 
@@ -61,7 +78,7 @@ export class ContentStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       // Stored before (by this or another process): keep it unless it is not what its name says.
-      const existing = await readFile(target).catch(() => undefined);
+      const existing = await this.read(target).catch(() => undefined);
       if (!existing || hashBytes(existing) !== hash) {
         const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
         await writeFile(temp, bytes, { mode: 0o600 });
@@ -77,25 +94,47 @@ export class ContentStore {
   }
 
   /** The stored bytes, or undefined when this content was never stored (or its object is damaged). */
+  /** Throws CheckpointObjectError for an object that is not a regular file or is too large. */
   async get(hash: string): Promise<Buffer | undefined> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(this.pathOf(hash));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const bytes = await this.read(this.pathOf(hash));
+    if (bytes === undefined) return undefined;
     if (hashBytes(bytes) === hash) return bytes;
     this.known.delete(hash);
     return undefined;
   }
 
-  /** Synchronous read for callers that cannot wait (a document provider's first answer). */
+  private async read(file: string): Promise<Buffer | undefined> {
+    try {
+      return await readRegular(file, { what: 'checkpoint object', maxBytes: this.maxObjectBytes });
+    } catch (error) {
+      if (error instanceof UnreadableFileError) throw new CheckpointObjectError(error.message);
+      throw error;
+    }
+  }
+
+  /** Synchronous read for callers that cannot wait (a document provider's first answer); the same checks as `get`. */
   getSync(hash: string): Buffer | undefined {
-    const file = this.pathOf(hash);
-    if (!existsSync(file)) return undefined;
-    const bytes = readFileSync(file);
-    return hashBytes(bytes) === hash ? bytes : undefined;
+    let opened;
+    try {
+      opened = openRegularSync(this.pathOf(hash), { what: 'checkpoint object', maxBytes: this.maxObjectBytes });
+    } catch (error) {
+      if (error instanceof UnreadableFileError && error.code === 'ENOENT') return undefined;
+      if (error instanceof UnreadableFileError) throw new CheckpointObjectError(error.message);
+      throw error;
+    }
+    try {
+      const bytes = Buffer.alloc(opened.size);
+      let total = 0;
+      while (total < opened.size) {
+        const read = readSync(opened.fd, bytes, total, opened.size - total, total);
+        if (read === 0) break;
+        total += read;
+      }
+      const content = bytes.subarray(0, total);
+      return hashBytes(content) === hash ? content : undefined;
+    } finally {
+      closeSync(opened.fd);
+    }
   }
 
   /** Creates the folder (private to the user) if needed. */

@@ -1,10 +1,14 @@
-import { appendFileSync, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { appendRegularSync } from '../files/regularRead';
 import type { NewRunEvent, RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
 import { foldEvents } from '../plan/reducer';
+import { checkRecordedWorkspace } from '../files/recordedWorkspace';
 import { readTrace } from '../trace/traceReader';
 import type { RevertReason } from './changeSchema';
 import { ContentStore } from './contentStore';
+import { DEFAULT_PROTECTED_PATHS, type ProtectedPathRules } from '../policy/protectedPaths';
+import { createRestoreGuard } from './restoreGuard';
 import { applyRevert, type RevertOutcome } from './revertApply';
 import { allStepIds, planRevert, planUndo, stepsToRevert, undoableReverts } from './revertPlan';
 
@@ -36,12 +40,16 @@ export interface RunReview {
   warnings: string[];
 }
 
-/** Reads a trace and opens its checkpoint folder; a missing folder is a clear error. */
-export function openReview(traceFile: string, options: { checkpointsDir?: string; workspace?: string } = {}): RunReview {
+/**
+ * Reads a trace and opens its checkpoint folder for the workspace the person gave; a trace
+ * recorded for another folder, or a missing checkpoint folder, is a clear error.
+ */
+export function openReview(traceFile: string, options: { checkpointsDir?: string; workspace: string }): RunReview {
   const { events, warnings } = readTrace(traceFile);
   const started = events.find((event) => event.type === 'run_started');
-  const workspace = options.workspace ?? (started?.type === 'run_started' ? started.workspace : undefined);
-  if (!workspace) throw new ReviewError(`the trace ${traceFile} does not say which workspace the run worked in; give --workspace`);
+  if (started?.type !== 'run_started') throw new ReviewError(`the trace ${traceFile} does not say which workspace the run worked in (no run_started event)`);
+  const { workspace } = options;
+  checkRecordedWorkspace(started.workspace, workspace, 'review or revert its changes');
   const dir = options.checkpointsDir ?? defaultCheckpointsDir(traceFile);
   const hasChanges = events.some((event) => event.type === 'files_changed');
   if (hasChanges && !(existsSync(dir) && statSync(dir).isDirectory()))
@@ -56,6 +64,10 @@ export interface RevertRequest {
   dryRun?: boolean;
   reason?: RevertReason;
   maxFileBytes?: number;
+  /** cortex.policy.protectedPaths (default: the built-in lists). */
+  protectedPaths?: ProtectedPathRules;
+  /** Protected paths the person confirmed for this revert (workspace-relative). */
+  confirmed?: Iterable<string>;
 }
 
 export interface RevertResult {
@@ -65,21 +77,26 @@ export interface RevertResult {
   event: NewRunEvent;
 }
 
-function revertOptions(
-  review: Pick<RunReview, 'workspace' | 'store'>,
-  request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'>,
-): Parameters<typeof applyRevert>[1] {
+type GuardRequest = Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes' | 'protectedPaths' | 'confirmed'>;
+
+function revertOptions(review: Pick<RunReview, 'workspace' | 'store' | 'traceFile'>, request: GuardRequest): Parameters<typeof applyRevert>[1] {
   return {
     workspaceRoot: review.workspace,
     store: review.store,
     force: request.force,
     dryRun: request.dryRun,
     maxFileBytes: request.maxFileBytes ?? DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
+    guard: createRestoreGuard({
+      protectedPaths: request.protectedPaths ?? DEFAULT_PROTECTED_PATHS,
+      confirmed: request.confirmed,
+      // The trace, its lock (`<trace>.lock`, see resume/runLock.ts) and the checkpoint folder.
+      runFiles: [review.traceFile, `${review.traceFile}.lock`, review.store.dir],
+    }),
   };
 }
 
 /** Reverts steps (with what is downstream of them) or the whole run, on disk unless a dry run. */
-export async function revertRecorded(review: Pick<RunReview, 'state' | 'workspace' | 'store'>, request: RevertRequest): Promise<RevertResult> {
+export async function revertRecorded(review: Pick<RunReview, 'state' | 'workspace' | 'store' | 'traceFile'>, request: RevertRequest): Promise<RevertResult> {
   const stepIds = request.stepIds && request.stepIds.length > 0 ? stepsToRevert(review.state, request.stepIds) : allStepIds(review.state);
   const outcome = await applyRevert(planRevert(review.state, stepIds), revertOptions(review, request));
   return {
@@ -98,8 +115,8 @@ export async function revertRecorded(review: Pick<RunReview, 'state' | 'workspac
 
 /** Undoes the last revert that is not undone yet; undefined when there is none. */
 export async function undoLastRevert(
-  review: Pick<RunReview, 'events' | 'workspace' | 'store'>,
-  request: Pick<RevertRequest, 'force' | 'dryRun' | 'maxFileBytes'> = {},
+  review: Pick<RunReview, 'events' | 'workspace' | 'store' | 'traceFile'>,
+  request: GuardRequest = {},
 ): Promise<RevertResult | undefined> {
   const last = undoableReverts(review.events).at(-1);
   if (!last) return undefined;
@@ -122,6 +139,6 @@ export async function undoLastRevert(
 /** Appends `event` to a finished run's trace (seq after the last line) and returns it stamped. */
 export function appendToTrace(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): RunEvent {
   const stamped: RunEvent = { ...event, seq: (events.at(-1)?.seq ?? -1) + 1, time: now };
-  appendFileSync(traceFile, `${JSON.stringify(stamped)}\n`);
+  appendRegularSync(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
   return stamped;
 }

@@ -1,11 +1,10 @@
-import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
-import path from 'node:path';
-import { isIgnored, parseIgnoreFile, type IgnoreFile } from './gitignore';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 
 // What a command changed is found by comparing the workspace before and after it: every regular
 // file's size, modification and change times, inode and mode, and every folder. Only entries whose
-// stamp differs are read and hashed afterwards. `.git`, `node_modules` and whatever the
-// repository's .gitignore files ignore are skipped. The walk is synchronous on purpose: for ten
+// stamp differs are read and hashed afterwards. Only the fixed bulk folders below are skipped, never
+// what the workspace's own .gitignore files say: the model can write those (`*` would make every
+// deletion that follows unrestorable), so they do not decide what can be restored. The walk is synchronous on purpose: for ten
 // thousand files it takes a few tens of milliseconds, about a third of the same walk with
 // promises, and a command's own run is far longer.
 
@@ -34,14 +33,6 @@ export interface WorkspaceScan {
   truncated: boolean;
 }
 
-function readIgnoreFile(root: string, base: string): IgnoreFile | undefined {
-  try {
-    return parseIgnoreFile(base, readFileSync(path.join(root, base, '.gitignore'), 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Scans `root` (a real, absolute folder). `exclude` holds relative paths never looked at (the
  * run's own trace and checkpoint folder when they are inside the workspace).
@@ -49,10 +40,10 @@ function readIgnoreFile(root: string, base: string): IgnoreFile | undefined {
 export function scanWorkspace(root: string, maxEntries = MAX_SCAN_ENTRIES, exclude: ReadonlySet<string> = NOTHING): WorkspaceScan {
   const files = new Map<string, FileStamp>();
   const folders = new Set<string>();
-  const stack: Array<{ rel: string; ignores: IgnoreFile[] }> = [{ rel: '', ignores: [] }];
+  const stack: string[] = [''];
   let count = 0;
   while (stack.length > 0) {
-    const { rel, ignores: inherited } = stack.pop()!;
+    const rel = stack.pop()!;
     let entries: Dirent[];
     try {
       entries = readdirSync(rel === '' ? root : `${root}/${rel}`, { withFileTypes: true });
@@ -61,17 +52,14 @@ export function scanWorkspace(root: string, maxEntries = MAX_SCAN_ENTRIES, exclu
     }
     // Plain string joins and lstat without exceptions: a third faster than path.join and try/catch.
     const prefix = rel === '' ? '' : `${rel}/`;
-    const own = entries.some((entry) => entry.name === '.gitignore' && entry.isFile()) ? readIgnoreFile(root, rel) : undefined;
-    const ignores = own ? [...inherited, own] : inherited;
     for (const entry of entries) {
       const relative = prefix + entry.name;
       if (exclude.has(relative)) continue;
       if (entry.isDirectory()) {
-        if (SKIPPED_FOLDERS.has(entry.name) || (ignores.length > 0 && isIgnored(ignores, relative, true))) continue;
+        if (SKIPPED_FOLDERS.has(entry.name)) continue;
         folders.add(relative);
-        stack.push({ rel: relative, ignores });
+        stack.push(relative);
       } else if (entry.isFile()) {
-        if (ignores.length > 0 && isIgnored(ignores, relative, false)) continue;
         const stats = lstatSync(`${root}/${relative}`, { throwIfNoEntry: false });
         if (!stats?.isFile()) continue;
         files.set(relative, { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, mode: stats.mode });

@@ -7,6 +7,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpServerEntry, StdioServerEntry } from './mcpTypes';
 import { errorText } from './errorText';
 import { ProcessGroupTransport } from './processTransport';
+import { probeSandbox } from '../sandbox/bubblewrap';
+import { findProgram } from '../sandbox/programLookup';
 
 // Opening one MCP session with the official SDK client: stdio (a child process in its own process
 // group on POSIX, the SDK's transport on Windows), Streamable HTTP, or SSE. A URL server that does
@@ -55,13 +57,32 @@ function describeExit(transport: ProcessGroupTransport | StdioClientTransport): 
   return `${how}${last}`;
 }
 
+/**
+ * Where bubblewrap works, the server runs in its own PID namespace (its `setsid` children end with
+ * it); the program is then found here, so that a missing one is said as plainly as without it.
+ */
+async function lifetimeSandbox(entry: StdioServerEntry, env: Record<string, string>, cwd: string): Promise<{ bwrap: string; command: string } | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  const probe = await probeSandbox();
+  if (!probe.available) return undefined;
+  const command = await findProgram(entry.command, { pathValue: env.PATH, cwd, realRoot: cwd, outsideWorkspaceOnly: false });
+  if (!command) throw Object.assign(new Error(`spawn ${entry.command} ENOENT`), { code: 'ENOENT' });
+  return { bwrap: probe.bwrap, command };
+}
+
 /** Starts a stdio server with the given (already scrubbed) environment and opens its session. */
 export async function connectStdio(entry: StdioServerEntry, env: Record<string, string>, options: ConnectOptions): Promise<OpenSession> {
   const cwd = entry.cwd ?? process.cwd();
+  let sandbox;
+  try {
+    sandbox = await lifetimeSandbox(entry, env, cwd);
+  } catch (error) {
+    throw new Error(startErrorText(error, entry.command, options.timeoutMs), { cause: error });
+  }
   const transport =
     process.platform === 'win32'
       ? new StdioClientTransport({ command: entry.command, args: entry.args, env, cwd, stderr: 'ignore' })
-      : new ProcessGroupTransport({ command: entry.command, args: entry.args, env, cwd });
+      : new ProcessGroupTransport({ command: sandbox?.command ?? entry.command, args: entry.args, env, cwd, bwrap: sandbox?.bwrap });
   const client = newClient();
   try {
     await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });

@@ -2,12 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { lifetimeSandboxArgs } from '../sandbox/bubblewrap';
 
 // The stdio transport for MCP servers on POSIX systems. It speaks the same newline-delimited
 // JSON-RPC as the SDK's StdioClientTransport (and reuses its framing), but starts the server in a
 // process group of its own and stops the whole group: a server launched through `npx`, `uvx` or a
 // shell script is a tree of processes, and killing only the first one would leave the rest running
-// after the run. Stopping is stdin closed → SIGTERM → SIGKILL, each with a short wait.
+// after the run. Stopping is stdin closed → SIGTERM → SIGKILL, each with a short wait. A process
+// that leaves the group (`setsid`) escapes that; so where bubblewrap works the server also runs in
+// a PID namespace of its own (lifetimeSandboxArgs), which ends with it, whatever it started.
 
 /** A single message larger than this is refused (the connection is closed as broken). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -20,6 +23,8 @@ export interface ProcessTransportOptions {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** bubblewrap, to run the server in its own PID namespace; `command` must then be an absolute path. */
+  bwrap?: string;
 }
 
 export class ProcessGroupTransport implements Transport {
@@ -47,7 +52,8 @@ export class ProcessGroupTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error('the MCP server process was already started');
     return new Promise((resolve, reject) => {
-      const child = spawn(this.options.command, this.options.args, {
+      const { command, args, bwrap, cwd } = this.options;
+      const child = spawn(bwrap ?? command, bwrap ? [...lifetimeSandboxArgs(cwd), command, ...args] : args, {
         cwd: this.options.cwd,
         env: this.options.env,
         stdio: ['pipe', 'pipe', 'pipe'],

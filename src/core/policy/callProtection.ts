@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { createFileGuard, type FileGuard } from '../tools/workspace/fileGuard';
 import { findProtectedAccess, type ProtectedAccess } from './fileProtection';
 import { compileProtectedPaths, type ProtectedPathMatcher, type ProtectedPathRules } from './protectedPaths';
+import { runFilesInside, withRunFiles } from './runFileProtection';
 
 // The protected-path checks of one batch of tool calls, compiled once: `find` before the policy
 // decides a call, `guard` for the tool context of a call that may run (allowed, or approved with
@@ -14,8 +15,9 @@ export interface CallProtection {
   guard(approved: readonly ProtectedAccess[] | undefined): FileGuard;
 }
 
-export function callProtection(workspaceRoot: string, rules: ProtectedPathRules): CallProtection {
-  const matcher = compileProtectedPaths(rules);
+/** `runFiles`: the run's trace, lock and checkpoint folder, protected for writing when inside the workspace. */
+export function callProtection(workspaceRoot: string, rules: ProtectedPathRules, runFiles: readonly string[] = []): CallProtection {
+  const matcher = withRunFiles(compileProtectedPaths(rules), runFilesInside(workspaceRoot, runFiles));
   let root: string | undefined;
   return {
     matcher,

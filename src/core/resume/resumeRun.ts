@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { checkRecordedWorkspace, WorkspaceMismatchError } from '../files/recordedWorkspace';
 import { AgentRun, type AgentRunOptions, type RunResult } from '../agent/agentRun';
 import type { EventLog } from '../plan/eventLog';
 import type { RunEvent } from '../plan/events';
@@ -23,6 +23,8 @@ export interface ResumeRequest {
 /** A trace ready to resume: its lock is held until `lock.release()`. */
 export interface OpenedResume {
   traceFile: string;
+  /** The folder the resumer gave (checked to be the run's own): the resumed run acts on this one. */
+  workspaceRoot: string;
   lock: RunLock;
   events: RunEvent[];
   point: ResumePoint;
@@ -30,26 +32,11 @@ export interface OpenedResume {
   notices: string[];
 }
 
-export class WorkspaceMismatchError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WorkspaceMismatchError';
-  }
-}
-
-function canonicalPath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
+export { WorkspaceMismatchError };
 
 /** The run's recorded workspace must be the folder it is resumed in (both must exist). */
 export function checkSameWorkspace(recorded: string, current: string): void {
-  const a = canonicalPath(recorded);
-  if (a === undefined) throw new WorkspaceMismatchError(`the run worked in ${recorded}, which no longer exists; it cannot be resumed`);
-  if (a !== canonicalPath(current)) throw new WorkspaceMismatchError(`the run worked in ${recorded}, not in ${current}; resume it from that folder`);
+  checkRecordedWorkspace(recorded, current, 'resume it');
 }
 
 /**
@@ -68,14 +55,17 @@ export function openResume(request: ResumeRequest): OpenedResume {
     notices.push(...warnings.filter((warning) => !warning.includes('no run_finished')));
     const point = findResumePoint(events);
     checkSameWorkspace(point.started.workspace, request.workspaceRoot);
-    return { traceFile: request.traceFile, lock, events, point, notices };
+    return { traceFile: request.traceFile, workspaceRoot: request.workspaceRoot, lock, events, point, notices };
   } catch (error) {
     lock.release();
     throw error;
   }
 }
 
-export type ResumedRunOptions = Omit<AgentRunOptions, 'task' | 'runId' | 'log' | 'workspaceRoot'>;
+export type ResumedRunOptions = Omit<AgentRunOptions, 'task' | 'runId' | 'log' | 'workspaceRoot'> & {
+  /** Protected paths the person confirmed for the put-back of the restarted steps' changes. */
+  confirmedRestores?: readonly string[];
+};
 
 /** A resumed run, ready to go: `agent` answers cancel and retry while `run()` drives it. */
 export interface ResumedRun {
@@ -95,13 +85,16 @@ export async function prepareResumedRun(opened: OpenedResume, log: EventLog, opt
   const registry = createBuiltinRegistry(options.config, { trusted: true });
   const partialChanges = await revertInterruptedChanges({
     log,
-    workspaceRoot: point.started.workspace,
+    workspaceRoot: opened.workspaceRoot,
     stepIds: point.restartStepIds,
     checkpointsDir: options.checkpointsDir,
     maxFileBytes: options.config['cortex.checkpoints.maxFileBytes'],
+    protectedPaths: options.config['cortex.policy.protectedPaths'],
+    confirmed: options.confirmedRestores,
+    runFiles: [opened.traceFile, opened.lock.file, ...(options.checkpointsExclude ?? [])],
     isReadOnlyTool: (name) => registry.get(name)?.readOnly ?? false,
   });
-  const agent = new AgentRun({ ...options, task: point.started.task, runId: point.started.runId, workspaceRoot: point.started.workspace, log });
+  const agent = new AgentRun({ ...options, task: point.started.task, runId: point.started.runId, workspaceRoot: opened.workspaceRoot, log });
   return {
     agent,
     run: () => agent.resume({ fromSeq: point.lastSeq, restartedStepIds: point.restartStepIds, replanStepIds: point.replanStepIds, partialChanges }),

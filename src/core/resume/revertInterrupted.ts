@@ -1,4 +1,6 @@
-import { ContentStore } from '../checkpoints/contentStore';
+import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from '../checkpoints/contentStore';
+import { createRestoreGuard } from '../checkpoints/restoreGuard';
+import type { ProtectedPathRules } from '../policy/protectedPaths';
 import { applyRevert } from '../checkpoints/revertApply';
 import { planRevert } from '../checkpoints/revertPlan';
 import type { EventLog } from '../plan/eventLog';
@@ -20,6 +22,12 @@ export interface InterruptedChangesInput {
   checkpointsDir?: string;
   /** cortex.checkpoints.maxFileBytes. */
   maxFileBytes: number;
+  /** cortex.policy.protectedPaths: such paths are put back only when confirmed. */
+  protectedPaths: ProtectedPathRules;
+  /** Protected paths the person confirmed (the CLI's --allow-protected). */
+  confirmed?: readonly string[];
+  /** The run's trace and lock: never written by the put-back (the checkpoint folder neither). */
+  runFiles: readonly string[];
   /** Whether a tool only reads (its calls cannot have changed anything). */
   isReadOnlyTool: (name: string) => boolean;
 }
@@ -56,8 +64,13 @@ export async function revertInterruptedChanges(input: InterruptedChangesInput): 
     try {
       const outcome = await applyRevert(targets, {
         workspaceRoot: input.workspaceRoot,
-        store: new ContentStore(input.checkpointsDir!),
+        store: new ContentStore(input.checkpointsDir!, Math.max(DEFAULT_MAX_OBJECT_BYTES, input.maxFileBytes)),
         maxFileBytes: input.maxFileBytes,
+        guard: createRestoreGuard({
+          protectedPaths: input.protectedPaths,
+          confirmed: input.confirmed,
+          runFiles: [...input.runFiles, input.checkpointsDir!],
+        }),
       });
       log.append({ type: 'files_reverted', reason: 'resume', stepIds: [...stepIds], files: outcome.files, conflicts: outcome.conflicts });
       reverted = outcome.files.length > 0;

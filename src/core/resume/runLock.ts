@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { readRegularSync, UnreadableFileError } from '../files/regularRead';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { makeFolders } from '../files/makeFolders';
@@ -15,6 +16,14 @@ export interface LockHolder {
   startedAt: number;
   /** The holder process's start time (Linux clock ticks since boot): tells a reused process id. */
   pidStart?: string;
+}
+
+/** A lock holds one short JSON line; anything larger is not a lock. */
+const MAX_LOCK_BYTES = 4096;
+
+/** The lock's text, read as a regular file only (a FIFO or device put there must not block or flood the reader). */
+function readLockText(file: string): string {
+  return readRegularSync(file, { what: 'run lock', maxBytes: MAX_LOCK_BYTES }).toString('utf8');
 }
 
 /** A lock file that is unreadable this long after it was written is left over, not being written. */
@@ -66,7 +75,7 @@ function parseHolder(text: string): LockHolder | undefined {
 /** Who holds the lock of `traceFile`, or undefined when there is no lock (or it cannot be read). */
 export function readLockHolder(traceFile: string): LockHolder | undefined {
   try {
-    return parseHolder(readFileSync(lockFileFor(traceFile), 'utf8'));
+    return parseHolder(readLockText(lockFileFor(traceFile)));
   } catch {
     return undefined;
   }
@@ -95,7 +104,7 @@ function tryCreate(file: string, holder: LockHolder): boolean {
 /** Removes `file` only while it still holds exactly `text` (another process may have replaced it). */
 function removeIfUnchanged(file: string, text: string): void {
   try {
-    if (readFileSync(file, 'utf8') === text) unlinkSync(file);
+    if (readLockText(file) === text) unlinkSync(file);
   } catch {
     // Already gone.
   }
@@ -122,8 +131,10 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
     if (tryCreate(file, me)) return ownLock(file, me, recoveredFrom);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch {
+      text = readLockText(file);
+    } catch (error) {
+      if (error instanceof UnreadableFileError && error.code !== 'ENOENT')
+        throw new RunLockedError(`${error.message}; if no process drives the run, delete it and try again`, file);
       continue; // Released between our attempt and the read: try again.
     }
     const holder = parseHolder(text);

@@ -1,4 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularSync } from '../files/regularRead';
+import { MAX_TRACE_BYTES } from '../trace/traceReader';
 import { hostname } from 'node:os';
 import { processIsAlive } from './processState';
 import { describeHolder, readLockHolder } from './runLock';
@@ -10,9 +12,9 @@ const CHUNK = 64 * 1024;
 
 /** The last complete line of `file` ('' when there is none); a cut-off line after it is ignored. */
 export function lastCompleteLine(file: string): string {
-  const fd = openSync(file, 'r');
+  // A FIFO or a device named like a trace would block or never end: regular files only.
+  const { fd, size } = openRegularSync(file, { what: 'trace file', maxBytes: MAX_TRACE_BYTES, followLinks: true });
   try {
-    const size = fstatSync(fd).size;
     let end = size;
     let tail = Buffer.alloc(0);
     // Walk back to the last newline: everything after it is a cut-off line.

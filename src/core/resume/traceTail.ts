@@ -1,9 +1,12 @@
-import { appendFileSync, readFileSync, truncateSync } from 'node:fs';
+import { closeSync, ftruncateSync, readSync, writeSync } from 'node:fs';
+import { openRegularSync, UnreadableFileError } from '../files/regularRead';
 import { RunEventSchema } from '../plan/events';
+import { MAX_TRACE_BYTES, TraceError } from '../trace/traceReader';
 
 // A process killed while writing leaves its trace's last line cut off. Before a resume appends to
 // the trace, the file is made valid JSON Lines again (docs/design.md, “Resuming a run”): a cut-off line is
-// truncated away; a complete event that only lacks its newline gets it.
+// truncated away; a complete event that only lacks its newline gets it. Only the end of the file
+// is read (back to its last newline), and only from a regular file of at most MAX_TRACE_BYTES.
 
 export interface TailRepair {
   /** Bytes removed from the end of the file (a cut-off line). */
@@ -20,20 +23,48 @@ function isCompleteEvent(line: string): boolean {
   }
 }
 
-/** Makes `file` end with a complete line; says what it changed. */
-export function repairTraceTail(file: string): TailRepair {
-  const bytes = readFileSync(file);
-  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return { removedBytes: 0 };
-  const lastNewline = bytes.lastIndexOf(0x0a);
-  const tail = bytes.subarray(lastNewline + 1).toString('utf8');
-  if (isCompleteEvent(tail)) {
-    appendFileSync(file, '\n');
-    return { removedBytes: 0, message: `${file}: the last event had no line end; it was added` };
+const CHUNK = 64 * 1024;
+
+/** The bytes after the file's last newline, and where they start; read backwards in chunks. */
+function tailAfterLastNewline(fd: number, size: number): { start: number; tail: Buffer } {
+  let tail = Buffer.alloc(0);
+  for (let position = size; position > 0;) {
+    const length = Math.min(CHUNK, position);
+    position -= length;
+    const chunk = Buffer.alloc(length);
+    readSync(fd, chunk, 0, length, position);
+    const newline = chunk.lastIndexOf(0x0a);
+    if (newline !== -1) return { start: position + newline + 1, tail: Buffer.concat([chunk.subarray(newline + 1), tail]) };
+    tail = Buffer.concat([chunk, tail]);
   }
-  truncateSync(file, lastNewline + 1);
-  const removedBytes = bytes.length - (lastNewline + 1);
-  return {
-    removedBytes,
-    message: `${file}: its last line was cut off when the run stopped (${removedBytes} bytes); it was removed, and the run resumes after the last complete event`,
-  };
+  return { start: 0, tail };
+}
+
+/** Makes `file` end with a complete line; says what it changed. Throws TraceError for a file that is not a trace to repair. */
+export function repairTraceTail(file: string, maxBytes = MAX_TRACE_BYTES): TailRepair {
+  let opened;
+  try {
+    opened = openRegularSync(file, { what: 'trace file', maxBytes, followLinks: true, write: true });
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw new TraceError(error.message);
+    throw error;
+  }
+  const { fd, size } = opened;
+  try {
+    if (size === 0) return { removedBytes: 0 };
+    const { start, tail } = tailAfterLastNewline(fd, size);
+    if (tail.length === 0) return { removedBytes: 0 };
+    if (isCompleteEvent(tail.toString('utf8'))) {
+      writeSync(fd, '\n', size);
+      return { removedBytes: 0, message: `${file}: the last event had no line end; it was added` };
+    }
+    ftruncateSync(fd, start);
+    const removedBytes = size - start;
+    return {
+      removedBytes,
+      message: `${file}: its last line was cut off when the run stopped (${removedBytes} bytes); it was removed, and the run resumes after the last complete event`,
+    };
+  } finally {
+    closeSync(fd);
+  }
 }

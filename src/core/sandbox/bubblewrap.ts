@@ -70,6 +70,16 @@ export function bubblewrapArgs(layout: SandboxLayout): string[] {
   ];
 }
 
+/**
+ * bwrap arguments (up to `--`) that only bound a long-lived helper's lifetime, for stdio MCP
+ * servers: the whole file system as it is (a server needs its caches, its home and the network),
+ * but its own PID namespace, so that when the server's process ends, or Cortex stops it, or Cortex
+ * dies (--die-with-parent), every process it started ends too, `setsid` daemons included.
+ */
+export function lifetimeSandboxArgs(cwd: string): string[] {
+  return ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--chdir', cwd, '--'];
+}
+
 export type SandboxProbe = { available: true; bwrap: string } | { available: false; reason: string };
 
 let probed: Promise<SandboxProbe> | undefined;

@@ -121,7 +121,7 @@ describe('recording file changes', function () {
     assert.equal(await recorder.store.get(sha('x'.repeat(5000))), undefined);
   });
 
-  it('finds what a command created, modified and deleted, keeps the old contents exactly (CRLF under text=auto), skips ignored files and unchanged ones', async () => {
+  it('finds what a command created, modified and deleted, keeps the old contents exactly (CRLF under text=auto), records ignored files too, skips node_modules and unchanged ones', async () => {
     writeFileSync(join(ws, '.gitattributes'), '* text=auto\n');
     writeFileSync(join(ws, '.gitignore'), 'build/\n*.log\n');
     writeFileSync(join(ws, 'crlf.txt'), 'a\r\nb\r\n');
@@ -135,14 +135,14 @@ describe('recording file changes', function () {
       writeFileSync(join(ws, 'new.txt'), 'new\n');
       utimesSync(join(ws, 'touched.txt'), new Date(), new Date(Date.now() + 5000));
       mkdirSync(join(ws, 'build'));
-      writeFileSync(join(ws, 'build', 'out.js'), 'ignored');
-      writeFileSync(join(ws, 'debug.log'), 'ignored');
-      writeFileSync(join(ws, 'node_modules', 'x.js'), 'ignored');
+      writeFileSync(join(ws, 'build', 'out.js'), 'ignored by .gitignore');
+      writeFileSync(join(ws, 'debug.log'), 'ignored by .gitignore');
+      writeFileSync(join(ws, 'node_modules', 'x.js'), 'skipped');
     });
     const changes = changesOf('cmd');
     assert.deepEqual(
       changes.map((c) => `${c.kind} ${c.path} ${c.restorable}`),
-      ['modified crlf.txt true', 'deleted gone.txt true', 'created new.txt true'],
+      ['created build/out.js true', 'modified crlf.txt true', 'created debug.log true', 'deleted gone.txt true', 'created new.txt true', 'created build true'],
     );
     const crlf = changes.find((c) => c.path === 'crlf.txt')!;
     assert.equal(crlf.before, sha('a\r\nb\r\n'));

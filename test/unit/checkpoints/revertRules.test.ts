@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordToolCall } from '../../../src/core/checkpoints/callRecording';
 import { CheckpointRecorder } from '../../../src/core/checkpoints/checkpointRecorder';
+import { createRestoreGuard } from '../../../src/core/checkpoints/restoreGuard';
 import { applyRevert } from '../../../src/core/checkpoints/revertApply';
+import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
 import { planRevert, planUndo, stepsToRevert, undoableReverts } from '../../../src/core/checkpoints/revertPlan';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { RunEventSchema, type EventOf } from '../../../src/core/plan/events';
@@ -17,6 +19,8 @@ import { toolContext } from '../tools/workspaceFixture';
 
 // The conflict rules of a revert, on a real workspace: changes are made by the real file tools,
 // recorded by the real recorder into a real event log, and reverted on disk.
+
+const guard = createRestoreGuard({ protectedPaths: DEFAULT_PROTECTED_PATHS });
 
 describe('revert rules', function () {
   this.timeout(20_000);
@@ -35,7 +39,7 @@ describe('revert rules', function () {
   };
   const revert = async (stepIds: string[], options: { force?: boolean; dryRun?: boolean } = {}) => {
     const ids = stepsToRevert(log.state, stepIds);
-    const outcome = await applyRevert(planRevert(log.state, ids), { workspaceRoot: ws, store: recorder.store, maxFileBytes: 1024 * 1024, ...options });
+    const outcome = await applyRevert(planRevert(log.state, ids), { workspaceRoot: ws, store: recorder.store, maxFileBytes: 1024 * 1024, guard, ...options });
     if (!options.dryRun) log.append({ type: 'files_reverted', reason: 'user', stepIds: ids, files: outcome.files, conflicts: outcome.conflicts });
     return outcome;
   };
@@ -147,7 +151,7 @@ describe('revert rules', function () {
     assert.equal(read('a.txt'), 'before\n');
     assert.equal(existsSync(join(ws, 'made')), false);
     const [last] = undoableReverts(log.events);
-    const undo = await applyRevert(planUndo(last), { workspaceRoot: ws, store: recorder.store, maxFileBytes: 1024 * 1024 });
+    const undo = await applyRevert(planUndo(last), { workspaceRoot: ws, store: recorder.store, maxFileBytes: 1024 * 1024, guard });
     log.append({ type: 'files_reverted', reason: 'undo', stepIds: last.stepIds, files: undo.files, conflicts: undo.conflicts, undoes: last.seq });
     assert.deepEqual(undo.conflicts, []);
     assert.equal(read('a.txt'), 'after\n');

@@ -2,35 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isIgnored, parseIgnoreFile } from '../../../src/core/checkpoints/gitignore';
 import { compareScans, scanWorkspace } from '../../../src/core/checkpoints/workspaceScan';
 import { mapSettings } from '../../../src/host/settingsMapping';
 import { parseConfig } from '../../../src/core/config/configSchema';
 
 describe('workspace scan', () => {
-  it('follows .gitignore rules: names at any depth, anchored paths, folders only, negation, **', () => {
-    const root = parseIgnoreFile('', '# comment\n\n*.log\n!keep.log\n/dist\nbuild/\ndocs/**/*.tmp\n\\#hash\n');
-    const nested = parseIgnoreFile('pkg', 'local.txt\n/only-here\n');
-    const ignored = (path: string, dir = false) => isIgnored([root, nested], path, dir);
-    assert.equal(ignored('a.log'), true);
-    assert.equal(ignored('deep/b.log'), true);
-    assert.equal(ignored('keep.log'), false, '! re-includes');
-    assert.equal(ignored('dist', true), true);
-    assert.equal(ignored('src/dist', true), false, "a leading / anchors to the file's folder");
-    assert.equal(ignored('build', true), true);
-    assert.equal(ignored('x/build', true), true);
-    assert.equal(ignored('build', false), false, 'a trailing / matches folders only');
-    assert.equal(ignored('docs/a/b/c.tmp'), true);
-    assert.equal(ignored('docs/c.tmp'), true);
-    assert.equal(ignored('#hash'), true);
-    assert.equal(ignored('pkg/local.txt'), true);
-    assert.equal(ignored('pkg/sub/local.txt'), true);
-    assert.equal(ignored('local.txt'), false, 'a nested .gitignore speaks only for its folder');
-    assert.equal(ignored('pkg/only-here'), true);
-    assert.equal(ignored('pkg/sub/only-here'), false);
-  });
-
-  it('scans files and folders, skipping .git, node_modules and ignored ones, and compares two scans', () => {
+  it('scans files and folders, skipping .git and node_modules but not what .gitignore says, and compares two scans', () => {
     const ws = mkdtempSync(join(tmpdir(), 'cortex-scan-'));
     try {
       mkdirSync(join(ws, '.git'));
@@ -43,8 +20,9 @@ describe('workspace scan', () => {
       writeFileSync(join(ws, 'src', 'a.ts'), 'a');
       writeFileSync(join(ws, 'b.txt'), 'b');
       const before = scanWorkspace(ws);
-      assert.deepEqual([...before.files.keys()].sort(), ['b.txt', 'src/.gitignore', 'src/a.ts']);
-      assert.deepEqual([...before.folders].sort(), ['src']);
+      // The workspace's .gitignore is the model's to write: it decides nothing here.
+      assert.deepEqual([...before.files.keys()].sort(), ['b.txt', 'src/.gitignore', 'src/a.ts', 'src/gen/out.js']);
+      assert.deepEqual([...before.folders].sort(), ['src', 'src/gen']);
       writeFileSync(join(ws, 'src', 'a.ts'), 'changed and longer');
       rmSync(join(ws, 'b.txt'));
       mkdirSync(join(ws, 'lib'));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
 import { addToolCallEvent, startStepEvent, updateToolResultEvent } from '../../../src/core/plan/planOperations';
 import { revertInterruptedChanges } from '../../../src/core/resume/revertInterrupted';
 import { examplePlan, sid } from '../plan/planFixtures';
@@ -25,7 +26,18 @@ describe('partial changes of restarted steps', () => {
   it('no write that ran: nothing to say', async () => {
     const { log } = interruptedStep();
     const before = log.events.length;
-    assert.equal(await revertInterruptedChanges({ log, workspaceRoot: '/ws', stepIds: [sid(0)], maxFileBytes: 1024, isReadOnlyTool: readOnly }), 'none');
+    assert.equal(
+      await revertInterruptedChanges({
+        log,
+        workspaceRoot: '/ws',
+        stepIds: [sid(0)],
+        maxFileBytes: 1024,
+        protectedPaths: DEFAULT_PROTECTED_PATHS,
+        runFiles: [],
+        isReadOnlyTool: readOnly,
+      }),
+      'none',
+    );
     assert.equal(log.events.length, before, 'reads and calls that never ran changed nothing');
   });
 
@@ -33,7 +45,18 @@ describe('partial changes of restarted steps', () => {
     const { log, call } = interruptedStep();
     call('wrote', 'write_file', { status: 'success' });
     call('running', 'run_command');
-    assert.equal(await revertInterruptedChanges({ log, workspaceRoot: '/ws', stepIds: [sid(0)], maxFileBytes: 1024, isReadOnlyTool: readOnly }), 'kept');
+    assert.equal(
+      await revertInterruptedChanges({
+        log,
+        workspaceRoot: '/ws',
+        stepIds: [sid(0)],
+        maxFileBytes: 1024,
+        protectedPaths: DEFAULT_PROTECTED_PATHS,
+        runFiles: [],
+        isReadOnlyTool: readOnly,
+      }),
+      'kept',
+    );
     const warning = log.events.at(-1)!;
     assert.equal(warning.type, 'log');
     assert.match(

@@ -78,7 +78,7 @@ describe('trace files', () => {
   });
 
   it('a missing file is a clear error', () => {
-    assert.throws(() => readTrace(join(dir, 'missing.jsonl')), /Cannot read trace .*ENOENT/);
+    assert.throws(() => readTrace(join(dir, 'missing.jsonl')), /trace file .*missing\.jsonl does not exist/);
     writeFileSync(join(dir, 'x.jsonl'), '');
     assert.throws(() => readTrace(join(dir, 'x.jsonl')), /empty/);
   });

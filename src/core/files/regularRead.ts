@@ -1,0 +1,229 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+// Reading a file a run left behind (its trace, its lock, its checkpoint objects) the way the file
+// tools read workspace files (tools/workspace/regularFile.ts): those files are input anyone with
+// write access to them can replace. A FIFO would block the open (and one of libuv's four pool
+// threads) for good, a link to /dev/zero would be read until memory runs out, and a huge file would
+// be read whole before it is judged. So: lstat first, then a non-blocking open that does not follow
+// a final link, fstat on what was opened, and a size cap checked before reading and enforced while
+// reading (a file can grow between the two).
+
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const CHUNK_BYTES = 64 * 1024;
+
+/** A file that cannot be read as it is: missing, not a regular file, or too large. One line, naming it. */
+export class UnreadableFileError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'UnreadableFileError';
+  }
+}
+
+/** "1.0 GiB", "12 MiB", "900 bytes". */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+  if (bytes >= 1024 ** 2) return `${Math.round(bytes / 1024 ** 2)} MiB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
+}
+
+function fileType(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
+}
+
+function fsFailure(error: unknown, what: string, file: string): UnreadableFileError {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return new UnreadableFileError(`${what} ${file} does not exist`, code);
+    case 'EACCES':
+    case 'EPERM':
+      return new UnreadableFileError(`${what} ${file} is not accessible (permission denied)`, code);
+    case 'ENOTDIR':
+      return new UnreadableFileError(`${what} ${file} is not under a directory (a parent is a file)`, code);
+    case 'ELOOP':
+      return new UnreadableFileError(`${what} ${file} is a symbolic link (or became one while it was opened); it was not read`, code);
+    case 'ENXIO':
+      return new UnreadableFileError(`${what} ${file} is a FIFO, socket or device, not a regular file; it was not read`, code);
+    default:
+      return new UnreadableFileError(`${what} ${file} cannot be read: ${(error as Error).message}`, code);
+  }
+}
+
+export interface RegularOpenOptions {
+  /** What the file is, for messages ("trace file", "checkpoint object"). */
+  what: string;
+  /** Largest size read. */
+  maxBytes: number;
+  /** Follow links in the given path (the person named it); else a link is refused. The final file must be regular either way. */
+  followLinks?: boolean;
+  /** Open for reading and writing (to repair a trace's last line). */
+  write?: boolean;
+}
+
+/** Opens a regular file without ever blocking; throws UnreadableFileError. The caller closes `fd`. */
+export function openRegularSync(file: string, options: RegularOpenOptions): { fd: number; size: number; path: string } {
+  let target = file;
+  let stats: Stats;
+  try {
+    if (options.followLinks) target = realpathSync(file);
+    stats = lstatSync(target);
+  } catch (error) {
+    throw fsFailure(error, options.what, file);
+  }
+  if (!stats.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(stats)}, not a regular file; it was not read`);
+  const size = checkSize(stats.size, file, options);
+  let fd: number;
+  try {
+    fd = openSync(target, (options.write ? constants.O_RDWR : constants.O_RDONLY) | O_NONBLOCK | O_NOFOLLOW);
+  } catch (error) {
+    throw fsFailure(error, options.what, file);
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(opened)}, not a regular file; it was not read`);
+    return { fd, size: Math.max(size, checkSize(opened.size, file, options)), path: target };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+function checkSize(size: number, file: string, options: RegularOpenOptions): number {
+  if (size > options.maxBytes)
+    throw new UnreadableFileError(
+      `${options.what} ${file} is ${formatBytes(size)}, more than the ${formatBytes(options.maxBytes)} one may hold; it was not read`,
+    );
+  return size;
+}
+
+function overCap(file: string, options: RegularOpenOptions): UnreadableFileError {
+  return new UnreadableFileError(`${options.what} ${file} grew past the ${formatBytes(options.maxBytes)} one may hold while it was read; it was not read`);
+}
+
+/** The whole of a small regular file (a lock), or throws UnreadableFileError. */
+export function readRegularSync(file: string, options: RegularOpenOptions): Buffer {
+  const { fd } = openRegularSync(file, options);
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, options.maxBytes + 1 - total));
+      const read = readSync(fd, chunk, 0, chunk.length, total);
+      if (read === 0) break;
+      chunks.push(chunk.subarray(0, read));
+      total += read;
+      if (total > options.maxBytes) throw overCap(file, options);
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The lines of a regular file, read in chunks (never the whole file at once), each with whether
+ * it ended with a newline. Enforces the cap while reading.
+ */
+export function* readLinesSync(file: string, options: RegularOpenOptions): Generator<{ text: string; complete: boolean }> {
+  const { fd } = openRegularSync(file, options);
+  try {
+    let pending: Buffer[] = [];
+    let total = 0;
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, total);
+      if (read === 0) break;
+      total += read;
+      if (total > options.maxBytes) throw overCap(file, options);
+      let data = chunk.subarray(0, read);
+      for (let newline = data.indexOf(0x0a); newline !== -1; newline = data.indexOf(0x0a)) {
+        pending.push(data.subarray(0, newline));
+        yield { text: Buffer.concat(pending).toString('utf8'), complete: true };
+        pending = [];
+        data = data.subarray(newline + 1);
+      }
+      // The chunk buffer is reused: keep a copy of the unfinished line.
+      if (data.length > 0) pending.push(Buffer.from(data));
+    }
+    if (pending.length > 0) yield { text: Buffer.concat(pending).toString('utf8'), complete: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A regular file's bytes, asynchronously; undefined when it does not exist. Links are never followed. */
+export async function readRegular(file: string, options: RegularOpenOptions): Promise<Buffer | undefined> {
+  let stats: Stats;
+  try {
+    stats = lstatSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsFailure(error, options.what, file);
+  }
+  if (!stats.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(stats)}, not a regular file; it was not read`);
+  checkSize(stats.size, file, options);
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsFailure(error, options.what, file);
+  }
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(opened)}, not a regular file; it was not read`);
+    checkSize(opened.size, file, options);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES * 16, options.maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > options.maxBytes) throw overCap(file, options);
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Appends `text` to an existing regular file (a trace a revert is recorded in): opened without
+ * blocking, following only the links of the path the person named, and refused unless fstat says
+ * it is a regular file, so a FIFO swapped in since it was read cannot hang the append.
+ */
+export function appendRegularSync(file: string, text: string, what: string): void {
+  let target: string;
+  try {
+    target = realpathSync(file);
+  } catch (error) {
+    throw fsFailure(error, what, file);
+  }
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_WRONLY | constants.O_APPEND | O_NONBLOCK | O_NOFOLLOW);
+  } catch (error) {
+    throw fsFailure(error, what, file);
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw new UnreadableFileError(`${what} ${file} is ${fileType(opened)}, not a regular file; nothing was written to it`);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}

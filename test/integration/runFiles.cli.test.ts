@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main';
+import { readTrace } from '../../src/core/trace/traceReader';
+import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
+import { useScriptedServer } from '../support/useScriptedServer';
+
+// The run's trace, lock and checkpoint folder are what revert and resume trust later, so the run's
+// own tools cannot write them (docs/design.md, “Checkpoints and revert”): with `--trace` inside the
+// workspace, the model's write_file to each is denied under --approve none, the trace stays intact,
+// and the CLI warns once.
+
+async function cli(argv: string[], cwd: string) {
+  const collect = () => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (d) => (text += d));
+    return { stream, text: () => text };
+  };
+  const stdout = collect();
+  const stderr = collect();
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  const code = await main(argv, { stdout: stdout.stream, stderr: stderr.stream, stdin, cwd, env: process.env });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+describe('the run cannot write its own trace, lock or checkpoints', function () {
+  this.timeout(60_000);
+  const server = useScriptedServer();
+
+  it('write_file and edit_file to the live trace, its lock and the checkpoint folder are denied under --approve none; the trace is intact', async () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), 'cortex-runfiles-')));
+    mkdirSync(join(ws, 'src'));
+    const forged = '{"seq":0,"time":1,"type":"run_started","runId":"forged","task":"t","workspace":"/","model":"m","baseUrl":"http://x/v1"}\n';
+    server().setHandler(
+      route({
+        planner: json({ title: 'Forge', steps: ['Forge the trace'], dependencies: {} }),
+        executor: (req) =>
+          toolMessages(req).length > 0
+            ? message('tried')
+            : toolCalls(
+                call('write_file', { path: 'run.jsonl', content: forged }),
+                call('edit_file', { path: 'run.jsonl', old_text: '"type"', new_text: '"typo"' }),
+                call('write_file', { path: 'RUN.JSONL.lock', content: '{}' }),
+                call('write_file', { path: 'run.jsonl.checkpoints/objects/aa/bb', content: 'x' }),
+                call('write_file', { path: 'src/ok.txt', content: 'an ordinary file\n' }),
+              ),
+        aggregator: message('done'),
+      }),
+    );
+    // The natural thing to type, from the project folder.
+    const ran = await cli(['run', '--base-url', server().baseUrl, '--model', 'm', '--trace', 'run.jsonl', '--approve', 'none', 'forge it'], ws);
+    assert.equal(ran.stderr.match(/warning: .*run\.jsonl.* inside the workspace/g)?.length, 1, ran.stderr);
+
+    const { events } = readTrace(join(ws, 'run.jsonl'));
+    const started = events[0];
+    assert.ok(started.type === 'run_started' && started.runId !== 'forged' && started.workspace === ws);
+    assert.ok(events.some((e) => e.type === 'run_finished'));
+    const results = new Map(events.flatMap((e) => (e.type === 'tool_call_completed' ? [[e.callId, e]] : [])));
+    const requested = events.flatMap((e) => (e.type === 'tool_call_requested' ? [e] : []));
+    const outcome = (path: string, tool = 'write_file') => {
+      const request = requested.find((e) => e.call.name === tool && JSON.stringify(e.call.arguments).includes(path))!;
+      const done = results.get(request.call.id)!;
+      return `${done.status} ${done.reason ?? ''}`.trim();
+    };
+    for (const path of ['run.jsonl', 'RUN.JSONL.lock', 'run.jsonl.checkpoints/objects/aa/bb']) assert.match(outcome(path), /^rejected approval_denied$/, path);
+    assert.match(outcome('run.jsonl', 'edit_file'), /^rejected approval_denied$/);
+    assert.equal(outcome('src/ok.txt'), 'success', 'an ordinary write needs no approval');
+    assert.equal(readFileSync(join(ws, 'src/ok.txt'), 'utf8'), 'an ordinary file\n');
+    assert.equal(existsSync(join(ws, 'run.jsonl.checkpoints/objects/aa')), false);
+    assert.equal(existsSync(join(ws, 'run.jsonl.lock')), false, 'the lock was released, never written by the model');
+  });
+});

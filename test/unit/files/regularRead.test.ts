@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readLinesSync, readRegularSync } from '../../../src/core/files/regularRead';
+
+// Files a run left behind are read as untrusted: regular files only, never blocking, capped.
+
+describe('reading files a run left behind', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'cortex-regular-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('yields the same lines as splitting the text, across chunk boundaries and for lines longer than a chunk', () => {
+    const lines = ['a', '', 'x'.repeat(200_000), 'é'.repeat(40_000), 'last without newline'];
+    const file = join(dir, 't.jsonl');
+    writeFileSync(file, lines.join('\n'));
+    const read = [...readLinesSync(file, { what: 'trace file', maxBytes: 1 << 20 })];
+    assert.deepEqual(
+      read.map((l) => l.text),
+      lines,
+    );
+    assert.deepEqual(
+      read.map((l) => l.complete),
+      [true, true, true, true, false],
+    );
+  });
+
+  it('refuses a FIFO, a device link and an oversized file before reading, and a link unless asked to follow it', () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    assert.throws(
+      () => readRegularSync(fifo, { what: 'run lock', maxBytes: 10 }),
+      /^UnreadableFileError: run lock .*fifo is a FIFO \(named pipe\), not a regular file/,
+    );
+    const zero = join(dir, 'zero');
+    symlinkSync('/dev/zero', zero);
+    assert.throws(() => [...readLinesSync(zero, { what: 'trace file', maxBytes: 10, followLinks: true })], /is a character device, not a regular file/);
+    const big = join(dir, 'big');
+    writeFileSync(big, '');
+    truncateSync(big, 11);
+    assert.throws(() => readRegularSync(big, { what: 'run lock', maxBytes: 10 }), /is 11 bytes, more than the 10 bytes one may hold; it was not read/);
+    const link = join(dir, 'link');
+    writeFileSync(join(dir, 'real'), 'ok');
+    symlinkSync(join(dir, 'real'), link);
+    assert.throws(() => readRegularSync(link, { what: 'run lock', maxBytes: 10 }), /is a symbolic link, not a regular file/);
+    assert.equal(readRegularSync(link, { what: 'run lock', maxBytes: 10, followLinks: true }).toString(), 'ok');
+  });
+});
