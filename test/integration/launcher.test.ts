@@ -167,7 +167,7 @@ describe('the cortex command and signals', function () {
 
       control.slow = false;
       // Spawned, not spawnSync: the scripted server answers from this process.
-      const resumed = await runToEnd(cortex, ['resume', '--trace', trace, '--config', config, '--approve', 'all'], env);
+      const resumed = await runToEnd(cortex, ['resume', '--trace', trace, '--workspace', workspace, '--config', config, '--approve', 'all'], env);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(readFileSync(join(workspace, 'late.txt'), 'utf8'), 'late\n');
       assert.equal(traceEvents(trace).filter((e) => e.type === 'run_finished').length, 1);
