@@ -1,6 +1,7 @@
 import type { FlatConfig } from '../core/config/configSchema';
 import type { McpServerDefinition } from '../core/mcp/mcpTypes';
 import { clientOptionsFromSettings } from '../core/llm/clientSettings';
+import { honoursEnvProxy, proxyFor } from '../core/llm/envProxy';
 import { createOpenAiClient } from '../core/llm/openAiClient';
 import { defaultCliMemoryFile } from '../core/memory/memoryPath';
 import { CLI_LLM_HINTS } from './cliHints';
@@ -18,7 +19,12 @@ export function cliRunDependencies(
 ) {
   return {
     config: loaded.config,
-    llm: createOpenAiClient({ ...clientOptionsFromSettings(loaded.config), apiKey: env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS }),
+    llm: createOpenAiClient({
+      ...clientOptionsFromSettings(loaded.config),
+      apiKey: env.OPENAI_API_KEY || undefined,
+      hints: CLI_LLM_HINTS,
+      proxy: honoursEnvProxy(process.execArgv, env) ? proxyFor(loaded.config['cortex.llm.baseUrl'], env) : undefined,
+    }),
     memoryFile: loaded.memory ?? defaultCliMemoryFile(loaded.workspace, env),
     mcpServers,
     processEnv: env,

@@ -52,6 +52,8 @@ export interface FailureContext {
   streamIdleTimeoutMs: number;
   /** How messages name remedies; the editor's wording when absent. */
   hints?: LlmHints;
+  /** The forward proxy the request went through, if any. */
+  proxy?: string;
 }
 
 export interface FailureDecision {
@@ -130,9 +132,30 @@ function classify(facts: FailureFacts, ctx: FailureContext): FailureDecision {
   }
 }
 
+/** A proxy URL without its credentials (user:password@ may be in it). */
+function redactProxy(proxy: string): string {
+  try {
+    const url = new URL(proxy);
+    if (url.username || url.password) {
+      url.username = '';
+      url.password = '';
+    }
+    return url.origin;
+  } catch {
+    return 'from the environment';
+  }
+}
+
 function classifyNetwork(facts: FailureFacts, ctx: FailureContext, said: string): FailureDecision {
   const code = facts.networkCode;
   const setting = (ctx.hints ?? EDITOR_LLM_HINTS).setting;
+  if (facts.phase === 'request' && code && UNREACHABLE_CODES.has(code) && ctx.proxy) {
+    return decision(
+      'unreachable',
+      false,
+      `Cannot reach the LLM endpoint ${ctx.baseUrl} through the proxy ${redactProxy(ctx.proxy)} (${code}): check that the proxy is running, or the HTTPS_PROXY / HTTP_PROXY and NO_PROXY variables.`,
+    );
+  }
   if (facts.phase === 'request' && code && UNREACHABLE_CODES.has(code)) {
     return decision(
       'unreachable',

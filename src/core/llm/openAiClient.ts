@@ -43,6 +43,8 @@ export interface OpenAiClientOptions {
   maxArgumentBytes?: number;
   /** How error messages name remedies (key command or variable, settings or flags). Default: the editor's. */
   hints?: LlmHints;
+  /** The forward proxy requests go through (from the environment), named in connection errors. */
+  proxy?: string;
 }
 
 const MAX_BACKOFF_MS = 8_000;
@@ -147,6 +149,7 @@ class OpenAiClient implements LlmClient {
           requestTimeoutMs: this.options.requestTimeoutMs,
           streamIdleTimeoutMs: this.options.streamIdleTimeoutMs,
           hints: this.options.hints,
+          proxy: this.options.proxy,
         });
         attempts.push(failedAttempt(attempt(model, false, durationMs, retries), d, outcome.facts.status));
         if (d.kind === 'cancelled') throw new LlmError('cancelled', d.message, undefined, attempts);
