@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { McpServersSettingSchema } from '../mcp/serverEntry';
 import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
+import { hiddenPathProblem } from '../sandbox/hiddenPaths';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
 // `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives
@@ -54,6 +55,15 @@ export const FlatConfigSchema = z
       .default([]),
     'cortex.sandbox.mode': z.enum(['auto', 'required', 'off']).default('auto'),
     'cortex.sandbox.network': z.boolean().default(false),
+    'cortex.sandbox.hiddenPaths': z
+      .array(
+        z.string().superRefine((entry, ctx) => {
+          const problem = hiddenPathProblem(entry);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .max(500)
+      .default([]),
     'cortex.limits.maxStepsPerTurn': positiveInt(1000).default(25),
     'cortex.limits.maxToolCallsPerTurn': positiveInt(1000).nullable().default(20),
     'cortex.limits.maxToolOutputBytes': z.number().int().min(256).max(10_000_000).default(32_768),
@@ -125,6 +135,7 @@ export const SECURITY_KEYS: ConfigKey[] = [
   'cortex.execution.envPassthrough',
   'cortex.sandbox.mode',
   'cortex.sandbox.network',
+  'cortex.sandbox.hiddenPaths',
   'cortex.mcp.servers',
   'cortex.mcp.allowReadOnly',
 ];
