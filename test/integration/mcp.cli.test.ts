@@ -71,6 +71,29 @@ describe('cortex CLI with MCP servers', function () {
     });
   });
 
+  it('a server slower to start than cortex.mcp.startTimeoutSeconds is said to have timed out, naming the setting, not to have exited', async () => {
+    server().setHandler(
+      route({
+        planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }),
+        executor: message('hi'),
+        aggregator: message('Said hi.'),
+      }),
+    );
+    const settings = file('settings.json', { 'cortex.mcp.startTimeoutSeconds': 1 });
+    const config = file('slow.json', { servers: { slow: faultyServer({ args: [FAULTY_SERVER, '--slow-start=20000'] }) } });
+    const trace = join(files, 'trace.jsonl');
+    const started = Date.now();
+    const result = await cli([...base(), '--config', settings, '--mcp-config', config, '--trace', trace, 'say hi']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+    const expected =
+      'MCP server "slow" could not start: timed out after 1 s waiting for the MCP handshake; raise cortex.mcp.startTimeoutSeconds if the server needs longer to start (a first npx, uvx or docker run downloads it): faulty: downloading (slow start). The run continues without its tools.';
+    assert.ok(result.stderr.includes(expected), result.stderr);
+    assert.doesNotMatch(result.stderr, /exited|SIGTERM/);
+    const { events } = readTrace(trace);
+    assert.ok(events.some((e) => e.type === 'log' && e.message === expected));
+  });
+
   it("reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace's .vscode/mcp.json", async () => {
     let offered: string[] = [];
     server().setHandler(
