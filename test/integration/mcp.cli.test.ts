@@ -7,7 +7,7 @@ import { readTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
-import { FAULTY_SERVER } from '../fixtures/mcp/mcpServers';
+import { FAULTY_SERVER, RAW_SCHEMA_SERVER } from '../fixtures/mcp/mcpServers';
 
 // `cortex run --mcp-config FILE` (docs/design.md, “MCP tools”): the servers of that file (either shape) and
 // of cortex.mcp.servers; never a workspace's own .vscode/mcp.json.
@@ -92,6 +92,32 @@ describe('cortex CLI with MCP servers', function () {
     assert.doesNotMatch(result.stderr, /exited|SIGTERM/);
     const { events } = readTrace(trace);
     assert.ok(events.some((e) => e.type === 'log' && e.message === expected));
+  });
+
+  it('a free-form object parameter ({"type": "object"}) is offered open and its fields reach the server', async () => {
+    let told = '';
+    let offered: any;
+    server().setHandler(
+      route({
+        planner: json({ title: 'record', steps: ['Record the item'], dependencies: {} }),
+        executor: (req) => {
+          if (toolMessages(req).length) return (told = String(toolMessages(req)[0].content)), message('recorded');
+          offered = req.body.tools.find((t: any) => t.function.name === 'raw_record')?.function.parameters;
+          return toolCalls(call('raw_record', { name: 'item', meta: { owner: 'x', labels: ['a'] } }));
+        },
+        aggregator: message('Recorded.'),
+      }),
+    );
+    const config = file('raw.json', { servers: { raw: { type: 'stdio', command: process.execPath, args: [RAW_SCHEMA_SERVER] } } });
+    const result = await cli([...base(), '--mcp-config', config, '--approve', 'all', 'record it']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(offered, {
+      type: 'object',
+      properties: { name: { type: 'string' }, meta: { type: 'object', description: 'Any metadata' } },
+      required: ['name'],
+      additionalProperties: false,
+    });
+    assert.equal(told, 'received {"name":"item","meta":{"owner":"x","labels":["a"]}}');
   });
 
   it("reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace's .vscode/mcp.json", async () => {
