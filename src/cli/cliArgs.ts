@@ -25,7 +25,8 @@ Exit codes:
   1  the run finished with failed or blocked steps, or was cancelled
   2  usage or configuration error (bad flag, missing file, invalid setting)
   3  the LLM endpoint could not be used before any step ran: unreachable, API key
-     rejected (401/403), or model not found with no fallback that works
+     rejected (401/403), account out of quota, or model not found with no fallback
+     that works
 The API key comes from OPENAI_API_KEY (none is needed for a local endpoint).
 Text from the model and from tools is printed with terminal control characters shown as
 escapes (\\x1b, \\r, \\u202e), so it cannot rewrite the screen.`;

@@ -54,6 +54,17 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Per-run batch counter for fallback tool-call ids `call_{batch}_{index}` (docs/design.md, “Streamed tool-call accumulation”). */
   batch?: number;
+  /** Told before each wait for a retry, so a long wait (a rate limit) can be shown while it lasts. */
+  onRetry?: (wait: RetryWait) => void;
+}
+
+/** A retry about to happen: why, after how long, and which of how many. */
+export interface RetryWait {
+  kind: LlmErrorKind;
+  delayMs: number;
+  retry: number;
+  of: number;
+  model: string;
 }
 
 export interface LlmAttempt {
@@ -86,6 +97,8 @@ export type LlmErrorKind =
   | 'bad_request'
   | 'not_found'
   | 'rate_limit'
+  /** The account is out of quota or credit: no retry helps. */
+  | 'quota'
   | 'server'
   | 'stream_broken'
   | 'timeout'
