@@ -18,7 +18,7 @@ export function cliRunDependencies(
 ) {
   return {
     config: loaded.config,
-    llm: createOpenAiClient({ ...clientOptionsFromSettings(loaded.config), apiKey: env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS }),
+    llm: createOpenAiClient({ ...clientOptionsFromSettings(loaded.config, env), apiKey: env.OPENAI_API_KEY || undefined, hints: CLI_LLM_HINTS }),
     memoryFile: loaded.memory ?? defaultCliMemoryFile(loaded.workspace, env),
     mcpServers,
     processEnv: env,

@@ -12,6 +12,8 @@ export interface ScriptedRequest {
   index: number;
   method: string;
   path: string;
+  /** The query parameters of the request URL (api-version and the like). */
+  query: Record<string, string>;
   /** Lower-cased header names. */
   headers: Record<string, string>;
   /** Parsed JSON body of POST /v1/chat/completions (undefined for GET or unparseable bodies). */
@@ -171,10 +173,12 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       if (value !== undefined) headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
     }
     const path = (req.url ?? '/').split('?')[0];
+    const query = Object.fromEntries(new URL(req.url ?? '/', 'http://127.0.0.1').searchParams);
     const request: ScriptedRequest = {
       index: requests.length,
       method: req.method ?? 'GET',
       path,
+      query,
       headers,
       body: undefined,
       purpose: headers['x-cortex-purpose'],

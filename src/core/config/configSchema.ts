@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { McpServersSettingSchema } from '../mcp/serverEntry';
 import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
 import { hiddenPathProblem } from '../sandbox/hiddenPaths';
+import { headerNameProblem, headerValueProblem } from '../llm/requestExtras';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
 // `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives
@@ -44,6 +45,22 @@ export const FlatConfigSchema = z
     'cortex.llm.maxRetries': nonNegativeInt(10).default(2),
     'cortex.llm.temperature': z.number().min(0).max(2).nullable().default(null),
     'cortex.llm.pricing': z.record(z.string().trim().min(1), ModelPriceSchema).default({}),
+    'cortex.llm.headers': z
+      .record(
+        z.string(),
+        z.string().superRefine((value, ctx) => {
+          const problem = headerValueProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .superRefine((headers, ctx) => {
+        for (const name of Object.keys(headers)) {
+          const problem = headerNameProblem(name);
+          if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+        }
+      })
+      .default({}),
+    'cortex.llm.query': z.record(z.string().min(1, 'a query parameter needs a name'), z.string()).default({}),
     'cortex.execution.maxParallelSteps': positiveInt(64).default(4),
     'cortex.execution.parallelToolCalls': z.boolean().default(true),
     'cortex.execution.toolExecution': z.enum(['sequential', 'parallel']).default('sequential'),
@@ -136,6 +153,8 @@ export const SECURITY_KEYS: ConfigKey[] = [
   'cortex.sandbox.mode',
   'cortex.sandbox.network',
   'cortex.sandbox.hiddenPaths',
+  'cortex.llm.headers',
+  'cortex.llm.query',
   'cortex.mcp.servers',
   'cortex.mcp.allowReadOnly',
 ];

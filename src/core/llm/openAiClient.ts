@@ -34,6 +34,10 @@ export interface OpenAiClientOptions {
   /** Retries of transient failures (429, 5xx, resets, broken streams, timeouts) per request; a 429 waits what the endpoint asks, up to MAX_RETRY_AFTER_MS. */
   maxRetries: number;
   temperature?: number | null;
+  /** Sent with every request (cortex.llm.headers, resolved): they may hold secrets, so they are never logged. */
+  headers?: Record<string, string>;
+  /** Added to every request URL (cortex.llm.query, e.g. api-version). */
+  query?: Record<string, string>;
   logger?: Logger;
   /** Default: node:http(s) (nodeFetch.ts). */
   fetch?: typeof fetch;
@@ -94,6 +98,8 @@ class OpenAiClient implements LlmClient {
       timeout: options.requestTimeoutMs + 5_000,
       fetch: (this.fetch = options.fetch ?? createNodeFetch()),
       logLevel: 'off',
+      ...(options.headers && Object.keys(options.headers).length > 0 ? { defaultHeaders: options.headers } : {}),
+      ...(options.query && Object.keys(options.query).length > 0 ? { defaultQuery: options.query } : {}),
     });
   }
 
