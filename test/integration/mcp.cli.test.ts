@@ -120,6 +120,49 @@ describe('cortex CLI with MCP servers', function () {
     assert.equal(told, 'received {"name":"item","meta":{"owner":"x","labels":["a"]}}');
   });
 
+  it('identical calls in one response: a tool without hints runs each time, an idempotent one runs once and the repeat is recorded as reusing its result', async () => {
+    let told: string[] = [];
+    server().setHandler(
+      route({
+        planner: json({ title: 'draws', steps: ['Draw and look up'], dependencies: {} }),
+        executor: (req) => {
+          if (toolMessages(req).length) return (told = toolMessages(req).map((m) => String(m.content))), message('drawn');
+          return toolCalls(
+            call('raw_draw', { mu: 0 }, 'd1'),
+            call('raw_draw', { mu: 0 }, 'd2'),
+            call('raw_lookup', { key: 'k' }, 'l1'),
+            call('raw_lookup', { key: 'k' }, 'l2'),
+          );
+        },
+        aggregator: message('Done.'),
+      }),
+    );
+    const config = file('raw.json', { servers: { raw: { type: 'stdio', command: process.execPath, args: [RAW_SCHEMA_SERVER] } } });
+    const trace = join(files, 'trace.jsonl');
+    const result = await cli([...base(), '--mcp-config', config, '--trace', trace, '--approve', 'all', 'draw']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(told[0], 'draw run #1 with {"mu":0}');
+    assert.equal(told[1], 'draw run #2 with {"mu":0}', 'the second draw did not run');
+    assert.equal(told[2], 'lookup run #1 with {"key":"k"}');
+    assert.match(told[3], /^Same tool and arguments as call l1, which only reads \(or is idempotent\): not run again; the result of l1:\nlookup run #1 with \{"key":"k"\}$/);
+    const { events } = readTrace(trace);
+    const completed = events.filter((e) => e.type === 'tool_call_completed');
+    assert.deepEqual(
+      completed.map((e) => [e.callId, e.reason, e.reusedFrom]),
+      [
+        ['d1', undefined, undefined],
+        ['d2', undefined, undefined],
+        ['l1', undefined, undefined],
+        ['l2', 'reused', 'l1'],
+      ],
+    );
+    const audit = events.find((e) => e.type === 'step_audit' && e.kind === 'tool_batch');
+    assert.equal(audit?.type === 'step_audit' && audit.data.executed, 3);
+    const verified = events.find((e) => e.type === 'step_verified');
+    assert.match(verified?.type === 'step_verified' ? verified.reason : '', /all 4 tool calls got a result \(1 of them did not run and reuse the result of an identical call: l2 reuses l1\)/);
+    assert.match(result.stderr, /raw_lookup: not run, reuses the result of the identical call l1/);
+  });
+
   it("reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace's .vscode/mcp.json", async () => {
     let offered: string[] = [];
     server().setHandler(

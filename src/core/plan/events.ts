@@ -75,8 +75,10 @@ export const ToolCallSnapshotSchema = z.object({
   status: ToolCallStatusSchema,
   result: z.string().optional(),
   error: z.boolean().optional(),
-  /** Why the call never ran or was refused (invalid, unparseable, denied...). */
+  /** Why the call never ran or was refused (invalid, unparseable, denied, reused...). */
   reason: z.string().optional(),
+  /** The identical earlier call of the same response whose result this one reuses: it did not run. */
+  reusedFrom: z.string().optional(),
   /** The call's current approval request and what became of it (docs/design.md, “Approvals”). */
   approval: ApprovalStateSchema.optional(),
   /** Earlier requests for this call (a denied required gate asked again), oldest first. */
@@ -254,6 +256,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     result: z.string(),
     error: z.boolean().optional(),
     reason: z.string().optional(),
+    /** Set when the call did not run and reuses the result of this identical earlier call. */
+    reusedFrom: z.string().optional(),
     durationMs: z.number().optional(),
   }),
   z.object({

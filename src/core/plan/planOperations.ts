@@ -203,6 +203,8 @@ export interface ToolResultInput {
   result: string;
   error?: boolean;
   reason?: string;
+  /** The identical earlier call whose result this one reuses (it did not run). */
+  reusedFrom?: string;
   durationMs?: number;
 }
 
@@ -217,6 +219,7 @@ export function updateToolResultEvent(state: PlanState, stepId: string, callId: 
   const event: NewEvent<'tool_call_completed'> = { type: 'tool_call_completed', stepId, callId, status: result.status ?? 'success', result: result.result };
   if (result.error !== undefined) event.error = result.error;
   if (result.reason !== undefined) event.reason = result.reason;
+  if (result.reusedFrom !== undefined) event.reusedFrom = result.reusedFrom;
   if (result.durationMs !== undefined) event.durationMs = result.durationMs;
   return event;
 }
