@@ -8,8 +8,8 @@ import { error, json, message, route, sequence } from '../support/scriptedReplie
 import type { Reply } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
 
-// Rate limits and quota through `cortex run` against the scripted endpoint (docs/design.md, “LLM
-// client”): a 429 waits as long as the endpoint asks (Retry-After in seconds or as a date, or its
+// Rate limits and quota through `cortex run` against the scripted endpoint (docs/design.md, “LLM requests:
+// retries and failover”): a 429 waits as long as the endpoint asks (Retry-After in seconds or as a date, or its
 // own "retry in N s" words) within cortex.llm.maxRetries and says so while it waits; an account
 // out of quota is not retried and ends the run with exit 3.
 

@@ -7,8 +7,8 @@ import { tempWorkspace } from '../support/agentHarness';
 import { json, message, route } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
 
-// cortex.llm.headers / cortex.llm.query and the CLI's --header / --query (docs/design.md, “LLM
-// client”): every request carries them, `${env:NAME}` is taken from the environment, and no value
+// cortex.llm.headers / cortex.llm.query and the CLI's --header / --query (docs/design.md, “LLM requests:
+// retries and failover”): every request carries them, `${env:NAME}` is taken from the environment, and no value
 // reaches the terminal, the trace or an error message.
 
 async function cli(argv: string[], env: Record<string, string> = {}) {

@@ -91,6 +91,7 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
       ok: true,
       finishReason: response.finishReason,
       usage: requestUsage(response, countedPrompt, context.config['cortex.llm.pricing']),
+      ...(response.reasoning !== undefined ? { reasoning: response.reasoning } : {}),
       durationMs: Date.now() - started,
     });
     announceFailover(context, request, response);

@@ -87,6 +87,8 @@ export interface ChatResponse {
   attempts: LlmAttempt[];
   /** As the endpoint reported it; `cachedPromptTokens` from `prompt_tokens_details.cached_tokens`. */
   usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };
+  /** The model's reasoning (`reasoning_content` / `reasoning`), capped: recorded in the trace, never sent back to an endpoint. */
+  reasoning?: string;
   /** Ingestion notes for the trace (double-encoded args, unparseable calls...). */
   notes: string[];
 }

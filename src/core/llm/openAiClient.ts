@@ -146,6 +146,7 @@ class OpenAiClient implements LlmClient {
             usedModel: model,
             attempts,
             ...(result.usage ? { usage: result.usage } : {}),
+            ...(result.reasoning !== undefined ? { reasoning: result.reasoning } : {}),
             notes: [...notes, ...result.notes],
           };
         }

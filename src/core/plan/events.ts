@@ -279,6 +279,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     error: z.string().optional(),
     finishReason: z.string().nullable().optional(),
     usage: UsageSchema.optional(),
+    /** The model's reasoning text of this turn (`reasoning_content` / `reasoning`), first and last 8,000 characters: kept here, never sent back. */
+    reasoning: z.string().optional(),
     durationMs: z.number(),
   }),
   z.object({
