@@ -39,6 +39,8 @@ export interface AccumulatedToolCall {
   parseError?: ArgumentParseError;
   doubleEncoded?: boolean;
   finishReason: string | null;
+  /** `text`: read from the model's text (agent/textToolCallTurn.ts), not sent as a native tool call. */
+  source?: 'text';
 }
 
 export interface ChatRequest {

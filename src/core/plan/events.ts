@@ -79,6 +79,8 @@ export const ToolCallSnapshotSchema = z.object({
   reason: z.string().optional(),
   /** The identical earlier call of the same response whose result this one reuses: it did not run. */
   reusedFrom: z.string().optional(),
+  /** `text`: the model wrote the call into its text (no tool-call parser on its server) and Cortex read it (“Tool calls written as text”). */
+  source: z.literal('text').optional(),
   /** The call's current approval request and what became of it (docs/design.md, “Approvals”). */
   approval: ApprovalStateSchema.optional(),
   /** Earlier requests for this call (a denied required gate asked again), oldest first. */
@@ -206,6 +208,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
       finishReason: true,
       reason: true,
       audit: true,
+      source: true,
     }),
   }),
   z.object({

@@ -168,6 +168,8 @@ export interface ToolCallInput {
   finishReason?: string | null;
   reason?: string;
   audit?: Record<string, unknown>;
+  /** The model wrote the call into its text. */
+  source?: 'text';
 }
 
 /** Records a tool call as `pending` before it runs. */
@@ -195,6 +197,7 @@ export function addToolCallEvent(state: PlanState, stepId: string, call: ToolCal
   };
   if (call.reason !== undefined) event.call.reason = call.reason;
   if (call.audit !== undefined) event.call.audit = call.audit;
+  if (call.source !== undefined) event.call.source = call.source;
   return event;
 }
 
