@@ -12,6 +12,7 @@ import { replayedToolName } from './replayedToolName';
 import type { RunContext } from './runContext';
 import { buildStepMessages } from './stepPrompt';
 import { readTextToolCalls } from './textToolCallTurn';
+import { noticeToollessAnswer } from './toolSupportNotice';
 import { runToolBatch } from './toolBatchRunner';
 
 export type StepEndReason =
@@ -66,6 +67,8 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     });
     if (fromText.audit) log.append({ type: 'step_audit', stepId, kind: 'text_tool_calls', data: { turn, ...fromText.audit } });
     const response = fromText.response;
+    // Only a step's first answer tells: once a step has called a tool, tools reach the model.
+    if (turn === 1) noticeToollessAnswer(context, stepId, response, tools);
     if (response.toolCalls.length === 0) return { output: response.content, endReason: 'answered' };
 
     const usedIds = new Set(log.state.steps.get(stepId)?.toolCalls.map((c) => c.id));
