@@ -13,7 +13,11 @@ import { isRecord } from '../core/text/isRecord';
  * checks the workspace and the trace file's directory, and that every `${env:NAME}` of the request
  * headers and query is set in `env`, so a typo is a clear line before any request.
  */
-export function loadCliConfig(args: CliArgs, cwd: string, env: NodeJS.ProcessEnv = {}): { config: FlatConfig; workspace: string; trace?: string; memory?: string; checkpoints?: string } {
+export function loadCliConfig(
+  args: CliArgs,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): { config: FlatConfig; workspace: string; trace?: string; memory?: string; checkpoints?: string } {
   let fileValues: Record<string, unknown> = {};
   if (args.configFile) {
     const file = resolve(cwd, args.configFile);

@@ -103,7 +103,10 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
         replies.map((r) => r.tool_call_id),
         ['call_a', 'call_b'],
       );
-      assert.match(replies[1].content, /^Same tool and arguments as call call_a, which only reads \(or is idempotent\): not run again; the result of call_a:\n/);
+      assert.match(
+        replies[1].content,
+        /^Same tool and arguments as call call_a, which only reads \(or is idempotent\): not run again; the result of call_a:\n/,
+      );
       return message('read twice');
     });
     server().setHandler(route({ planner: onePlan('Read a.txt'), executor, aggregator: message('done') }));

@@ -109,6 +109,9 @@ describe('cortex CLI: rate limits and quota', function () {
     assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
     assert.equal(result.code, 1, result.stderr);
     assert.equal(server().chatRequests().length, 1);
-    assert.match(result.stderr, /The endpoint is rate limiting requests \(429\): Daily limit reached\. It asks to wait 3600 s, longer than the 60 s Cortex waits before a retry; try again later\./);
+    assert.match(
+      result.stderr,
+      /The endpoint is rate limiting requests \(429\): Daily limit reached\. It asks to wait 3600 s, longer than the 60 s Cortex waits before a retry; try again later\./,
+    );
   });
 });

@@ -40,7 +40,10 @@ describe('cortex CLI: reasoning text', function () {
         planner: json({ title: 't', steps: ['Read a.txt'], dependencies: {} }, { reasoning: 'PLAN-THOUGHT: one step is enough', reasoningField: 'reasoning' }),
         executor: sequence(
           { kind: 'message', reasoning: `STEP-THOUGHT-1 ${long}`, toolCalls: [call('read_file', { path: 'a.txt' })] },
-          (req) => (laterBodies.push(JSON.stringify(req.body)), { kind: 'message', content: 'read it', reasoning: 'STEP-THOUGHT-2', reasoningField: 'reasoning' }),
+          (req) => (
+            laterBodies.push(JSON.stringify(req.body)),
+            { kind: 'message', content: 'read it', reasoning: 'STEP-THOUGHT-2', reasoningField: 'reasoning' }
+          ),
         ),
         aggregator: (req) => (laterBodies.push(JSON.stringify(req.body)), message('It says A.')),
       }),

@@ -59,7 +59,20 @@ describe('cortex CLI: extra request headers and query parameters', function () {
     });
     const trace = join(files, 'trace.jsonl');
     const result = await cli(
-      [...base(), '--config', config, '--trace', trace, '--header', `x-title: Cortex test`, '--header', `X-Gateway-Key: ${FLAG_SECRET}`, '--query', 'deployment=gpt', 'say hi'],
+      [
+        ...base(),
+        '--config',
+        config,
+        '--trace',
+        trace,
+        '--header',
+        `x-title: Cortex test`,
+        '--header',
+        `X-Gateway-Key: ${FLAG_SECRET}`,
+        '--query',
+        'deployment=gpt',
+        'say hi',
+      ],
       { AZURE_KEY: SECRET },
     );
     assert.equal(result.code, 0, result.stderr);
@@ -82,8 +95,14 @@ describe('cortex CLI: extra request headers and query parameters', function () {
 
   it('exit 2 with one line, naming the setting and never the value, for an unset variable, a bad or reserved name, a line break, or a malformed flag', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['--config', settings({ 'cortex.llm.headers': { 'api-key': '${env:NOT_SET_HERE}' } })], /cortex\.llm\.headers "api-key" uses \$\{env:NOT_SET_HERE\}, but the environment variable NOT_SET_HERE is not set/],
-      [['--config', settings({ 'cortex.llm.query': { 'api-version': '${env:NOT_SET_EITHER}' } })], /cortex\.llm\.query "api-version" uses \$\{env:NOT_SET_EITHER\}/],
+      [
+        ['--config', settings({ 'cortex.llm.headers': { 'api-key': '${env:NOT_SET_HERE}' } })],
+        /cortex\.llm\.headers "api-key" uses \$\{env:NOT_SET_HERE\}, but the environment variable NOT_SET_HERE is not set/,
+      ],
+      [
+        ['--config', settings({ 'cortex.llm.query': { 'api-version': '${env:NOT_SET_EITHER}' } })],
+        /cortex\.llm\.query "api-version" uses \$\{env:NOT_SET_EITHER\}/,
+      ],
       [['--header', 'bad name: x'], /"bad name" is not a valid HTTP header name/],
       [['--header', 'X-Cortex-Purpose: planner'], /"X-Cortex-Purpose" is set by Cortex itself and cannot be replaced/],
       [['--config', settings({ 'cortex.llm.headers': { 'x-a': `ok\r\nx-injected: ${SECRET}` } })], /a header value cannot contain line breaks or NUL/],

@@ -51,7 +51,20 @@ describe('cortex CLI: tool calls written as text', function () {
     const config = join(files, `settings-${Math.random().toString(36).slice(2)}.json`);
     writeFileSync(config, JSON.stringify(settings));
     const trace = join(files, `trace-${Math.random().toString(36).slice(2)}.jsonl`);
-    const result = await cli(['run', '--workspace', workspace, '--base-url', server().baseUrl, '--model', 'm', '--config', config, '--trace', trace, 'read a.txt']);
+    const result = await cli([
+      'run',
+      '--workspace',
+      workspace,
+      '--base-url',
+      server().baseUrl,
+      '--model',
+      'm',
+      '--config',
+      config,
+      '--trace',
+      trace,
+      'read a.txt',
+    ]);
     const events = readTrace(trace).events;
     return { result, events, second: () => second };
   }
@@ -62,7 +75,11 @@ describe('cortex CLI: tool calls written as text', function () {
     assert.equal(result.stdout.trim(), 'Read: A.');
     const requested = events.filter((e) => e.type === 'tool_call_requested');
     assert.equal(requested.length, 1);
-    assert.deepEqual(requested[0].type === 'tool_call_requested' && [requested[0].call.name, requested[0].call.source, requested[0].call.arguments], ['read_file', 'text', '{"path":"a.txt"}']);
+    assert.deepEqual(requested[0].type === 'tool_call_requested' && [requested[0].call.name, requested[0].call.source, requested[0].call.arguments], [
+      'read_file',
+      'text',
+      '{"path":"a.txt"}',
+    ]);
     const completed = events.find((e) => e.type === 'tool_call_completed');
     assert.equal(completed?.type === 'tool_call_completed' && completed.status, 'success');
     const req = second()!;

@@ -85,7 +85,9 @@ describe('cortex CLI: an endpoint that drops the tools', function () {
       assert.equal(notices.length, 1, dropped.stderr);
       assert.match(
         notices[0],
-        new RegExp(`Model m at ${proxy.baseUrl.replace(/[.]/g, '\\.')} answered step s\\d+ without calling any of the \\d+ tools it was offered, in words of a model that has none`),
+        new RegExp(
+          `Model m at ${proxy.baseUrl.replace(/[.]/g, '\\.')} answered step s\\d+ without calling any of the \\d+ tools it was offered, in words of a model that has none`,
+        ),
       );
     } finally {
       await proxy.close();

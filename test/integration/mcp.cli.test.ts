@@ -101,7 +101,7 @@ describe('cortex CLI with MCP servers', function () {
       route({
         planner: json({ title: 'record', steps: ['Record the item'], dependencies: {} }),
         executor: (req) => {
-          if (toolMessages(req).length) return (told = String(toolMessages(req)[0].content)), message('recorded');
+          if (toolMessages(req).length) return ((told = String(toolMessages(req)[0].content)), message('recorded'));
           offered = req.body.tools.find((t: any) => t.function.name === 'raw_record')?.function.parameters;
           return toolCalls(call('raw_record', { name: 'item', meta: { owner: 'x', labels: ['a'] } }));
         },
@@ -126,7 +126,7 @@ describe('cortex CLI with MCP servers', function () {
       route({
         planner: json({ title: 'draws', steps: ['Draw and look up'], dependencies: {} }),
         executor: (req) => {
-          if (toolMessages(req).length) return (told = toolMessages(req).map((m) => String(m.content))), message('drawn');
+          if (toolMessages(req).length) return ((told = toolMessages(req).map((m) => String(m.content))), message('drawn'));
           return toolCalls(
             call('raw_draw', { mu: 0 }, 'd1'),
             call('raw_draw', { mu: 0 }, 'd2'),
@@ -144,7 +144,10 @@ describe('cortex CLI with MCP servers', function () {
     assert.equal(told[0], 'draw run #1 with {"mu":0}');
     assert.equal(told[1], 'draw run #2 with {"mu":0}', 'the second draw did not run');
     assert.equal(told[2], 'lookup run #1 with {"key":"k"}');
-    assert.match(told[3], /^Same tool and arguments as call l1, which only reads \(or is idempotent\): not run again; the result of l1:\nlookup run #1 with \{"key":"k"\}$/);
+    assert.match(
+      told[3],
+      /^Same tool and arguments as call l1, which only reads \(or is idempotent\): not run again; the result of l1:\nlookup run #1 with \{"key":"k"\}$/,
+    );
     const { events } = readTrace(trace);
     const completed = events.filter((e) => e.type === 'tool_call_completed');
     assert.deepEqual(
@@ -159,7 +162,10 @@ describe('cortex CLI with MCP servers', function () {
     const audit = events.find((e) => e.type === 'step_audit' && e.kind === 'tool_batch');
     assert.equal(audit?.type === 'step_audit' && audit.data.executed, 3);
     const verified = events.find((e) => e.type === 'step_verified');
-    assert.match(verified?.type === 'step_verified' ? verified.reason : '', /all 4 tool calls got a result \(1 of them did not run and reuse the result of an identical call: l2 reuses l1\)/);
+    assert.match(
+      verified?.type === 'step_verified' ? verified.reason : '',
+      /all 4 tool calls got a result \(1 of them did not run and reuse the result of an identical call: l2 reuses l1\)/,
+    );
     assert.match(result.stderr, /raw_lookup: not run, reuses the result of the identical call l1/);
   });
 

@@ -26,7 +26,8 @@ export function readTextToolCalls(
   if (!parsed) return { response };
   if (!parsed.ok) return { response, audit: { format: parsed.format, read: false, why: parsed.problem } };
   // A response cut off at its length limit may have meant more calls, or other ones.
-  if (response.finishReason === 'length') return { response, audit: { format: parsed.format, read: false, why: 'the response was cut off (finish_reason length)' } };
+  if (response.finishReason === 'length')
+    return { response, audit: { format: parsed.format, read: false, why: 'the response was cut off (finish_reason length)' } };
   const offered = new Set(options.offered.map((tool) => tool.function.name));
   const unknown = parsed.calls.filter((call) => !offered.has(call.name)).map((call) => call.name);
   if (options.mode === 'auto' && unknown.length > 0)

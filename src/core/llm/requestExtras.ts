@@ -1,5 +1,3 @@
-import type { FlatConfig } from '../config/configSchema';
-
 // Extra headers and query parameters on every request to the LLM endpoint (`cortex.llm.headers`,
 // `cortex.llm.query`, the CLI's --header and --query): gateways route and authenticate by header
 // (Portkey's x-portkey-*, OpenRouter's attribution headers, Azure's api-key) and Azure wants an
@@ -8,7 +6,15 @@ import type { FlatConfig } from '../config/configSchema';
 // ever go into the requests: never into a log line, an error message or the trace.
 
 /** Header names Cortex sets itself or the HTTP layer owns: a setting may not replace them. */
-export const RESERVED_HEADERS: readonly string[] = Object.freeze(['content-type', 'content-length', 'host', 'connection', 'transfer-encoding', 'x-cortex-purpose', 'x-cortex-step']);
+export const RESERVED_HEADERS: readonly string[] = Object.freeze([
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'x-cortex-purpose',
+  'x-cortex-step',
+]);
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ENV_REFERENCE = /\$\{env:([^}]*)\}/g;
@@ -47,11 +53,16 @@ export interface RequestExtras {
 }
 
 /** The headers and query parameters of every request, `${env:…}` resolved from `env`. */
-export function requestExtrasFromSettings(config: Pick<FlatConfig, 'cortex.llm.headers' | 'cortex.llm.query'>, env: NodeJS.ProcessEnv): RequestExtras {
+export function requestExtrasFromSettings(
+  // The settings' shape written out: the settings schema imports this file's checks.
+  config: { 'cortex.llm.headers': Record<string, string>; 'cortex.llm.query': Record<string, string> },
+  env: NodeJS.ProcessEnv,
+): RequestExtras {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(config['cortex.llm.headers'])) {
     const resolved = expandEnvReferences(value, env, `cortex.llm.headers "${name}"`);
-    if (headerValueProblem(resolved)) throw new RequestExtrasError(`cortex.llm.headers "${name}": ${headerValueProblem(resolved)} (after \${env:…} was resolved)`);
+    if (headerValueProblem(resolved))
+      throw new RequestExtrasError(`cortex.llm.headers "${name}": ${headerValueProblem(resolved)} (after \${env:…} was resolved)`);
     headers[name] = resolved;
   }
   const query: Record<string, string> = {};

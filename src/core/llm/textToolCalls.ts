@@ -116,7 +116,10 @@ function blocks(content: string, open: string, close: string): { inner: string[]
 
 function parseHermes(content: string): { calls: TextToolCall[]; text: string } {
   const found = blocks(content, '<tool_call>', '</tool_call>');
-  return { calls: found.inner.map((body, i) => callFromJson(parseJson(body.trim(), `<tool_call> block ${i + 1}`), `<tool_call> block ${i + 1}`)), text: found.text };
+  return {
+    calls: found.inner.map((body, i) => callFromJson(parseJson(body.trim(), `<tool_call> block ${i + 1}`), `<tool_call> block ${i + 1}`)),
+    text: found.text,
+  };
 }
 
 function parseQwen3Coder(content: string, schemaOf: SchemaLookup): { calls: TextToolCall[]; text: string } {

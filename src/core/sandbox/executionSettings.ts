@@ -18,7 +18,10 @@ export interface CommandExecutionSettings {
 
 export const DEFAULT_EXECUTION_SETTINGS: CommandExecutionSettings = Object.freeze({ sandboxMode: 'auto', network: false, envPassthrough: Object.freeze([]) });
 
-export type ExecutionConfig = Pick<FlatConfig, 'cortex.sandbox.mode' | 'cortex.sandbox.network' | 'cortex.sandbox.hiddenPaths' | 'cortex.execution.envPassthrough'>;
+export type ExecutionConfig = Pick<
+  FlatConfig,
+  'cortex.sandbox.mode' | 'cortex.sandbox.network' | 'cortex.sandbox.hiddenPaths' | 'cortex.execution.envPassthrough'
+>;
 
 export function executionSettingsFromConfig(config: ExecutionConfig): CommandExecutionSettings {
   return {

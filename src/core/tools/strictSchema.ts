@@ -48,6 +48,7 @@ function strictify(node: Json): Json {
   // Composed objects (allOf/anyOf/oneOf beside properties) are left alone: a closed object there
   // would reject the properties its branches add.
   const composed = 'allOf' in out || 'anyOf' in out || 'oneOf' in out;
-  if (isObjectSchema(out) && listsProperties(out) && !composed && !('additionalProperties' in out) && !('unevaluatedProperties' in out)) out.additionalProperties = false;
+  if (isObjectSchema(out) && listsProperties(out) && !composed && !('additionalProperties' in out) && !('unevaluatedProperties' in out))
+    out.additionalProperties = false;
   return out;
 }

@@ -96,7 +96,10 @@ describe('failoverPolicy', () => {
     });
 
     it("429 without a header waits what the endpoint's words ask, and only those phrasings count", () => {
-      assert.equal(decide(http(429, 'Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000. Please try again in 2.4s. Visit x')).retryAfterMs, 2400);
+      assert.equal(
+        decide(http(429, 'Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000. Please try again in 2.4s. Visit x')).retryAfterMs,
+        2400,
+      );
       assert.equal(decide(http(429, 'Resource has been exhausted. Please retry in 20.518s.')).retryAfterMs, 20518);
       assert.equal(decide(http(429, 'Please try again in 1m30s.')).retryAfterMs, 90_000);
       assert.equal(decide(http(429, 'Please try again in 6ms.')).retryAfterMs, 6);
@@ -115,7 +118,10 @@ describe('failoverPolicy', () => {
       for (const facts of cases) {
         const d = decide(facts);
         assert.deepEqual([d.kind, d.transient, d.failover], ['quota', false, false], facts.message);
-        assert.match(d.message, /is out of quota \((429|402) .+\).* Retrying does not help: add credit or raise the limit with the provider, or use another key\.$/);
+        assert.match(
+          d.message,
+          /is out of quota \((429|402) .+\).* Retrying does not help: add credit or raise the limit with the provider, or use another key\.$/,
+        );
         assert.equal(endsTheRun(d.kind), true);
       }
       assert.equal(decide(http(429, 'Rate limit reached', { code: 'rate_limit_exceeded' })).kind, 'rate_limit');

@@ -17,19 +17,22 @@ const list = { name: 'list_directory', arguments: { path: '.' } };
 const FIXTURES: Array<{ format: string; content: string; calls: TextToolCall[]; text: string }> = [
   {
     format: 'hermes',
-    content: 'I will look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n</tool_call>\n<tool_call>\n{"name": "list_directory", "arguments": "{\\"path\\": \\".\\"}"}\n</tool_call>',
+    content:
+      'I will look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n</tool_call>\n<tool_call>\n{"name": "list_directory", "arguments": "{\\"path\\": \\".\\"}"}\n</tool_call>',
     calls: [read, list],
     text: 'I will look.',
   },
   {
     format: 'qwen3-coder',
-    content: 'Reading.\n<tool_call>\n<function=read_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=limit>\n100\n</parameter>\n</function>\n</tool_call>',
+    content:
+      'Reading.\n<tool_call>\n<function=read_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=limit>\n100\n</parameter>\n</function>\n</tool_call>',
     calls: [{ name: 'read_file', arguments: { path: 'a.txt', limit: 100 } }],
     text: 'Reading.',
   },
   {
     format: 'mistral',
-    content: '[TOOL_CALLS] [{"name": "read_file", "arguments": {"path": "a.txt"}, "id": "Ab3dE5gH9"}, {"name": "list_directory", "arguments": {"path": "."}, "id": "Zz9yX8wV7"}]</s>',
+    content:
+      '[TOOL_CALLS] [{"name": "read_file", "arguments": {"path": "a.txt"}, "id": "Ab3dE5gH9"}, {"name": "list_directory", "arguments": {"path": "."}, "id": "Zz9yX8wV7"}]</s>',
     calls: [read, list],
     text: '',
   },
@@ -64,7 +67,11 @@ describe('tool calls written as text', () => {
       it('reads the same calls however the stream was split (every position)', () => {
         for (let at = 0; at <= fixture.content.length; at++) {
           const whole = streamed([fixture.content.slice(0, at), fixture.content.slice(at)]);
-          assert.deepEqual(parseTextToolCalls(whole, schemaOf), { ok: true, format: fixture.format, calls: fixture.calls, text: fixture.text }, `split at ${at}`);
+          assert.deepEqual(
+            parseTextToolCalls(whole, schemaOf),
+            { ok: true, format: fixture.format, calls: fixture.calls, text: fixture.text },
+            `split at ${at}`,
+          );
         }
       });
 
@@ -78,7 +85,7 @@ describe('tool calls written as text', () => {
             continue;
           }
           assert.deepEqual(parsed.calls, fixture.calls.slice(0, parsed.calls.length), `cut at ${at}: ${JSON.stringify(fixture.content.slice(0, at))}`);
-          assert.ok(parsed.calls.length < fixture.calls.length || at >= fixture.content.lastIndexOf('}') , `cut at ${at} read every call`);
+          assert.ok(parsed.calls.length < fixture.calls.length || at >= fixture.content.lastIndexOf('}'), `cut at ${at} read every call`);
         }
         assert.ok(sawRefusal, 'no cut was refused');
       });
