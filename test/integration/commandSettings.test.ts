@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sanitizedPath } from '../../src/core/sandbox/commandEnvironment';
 import { eventsOf, runAgainst } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -66,6 +67,28 @@ describe('agent run: command execution settings', () => {
     } finally {
       process.env = saved;
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("a command gets the user's PATH as it is, sandboxed or not: nothing is put in front", async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = `/opt/user-node-20/bin:${saved}`;
+    try {
+      for (const mode of ['required', 'off']) {
+        let output = '';
+        server().setHandler(oneCommand('printenv PATH', (text) => (output = text)));
+        const { result } = await runAgainst(server(), {
+          settings: { 'cortex.sandbox.mode': mode, 'cortex.policy.tools': { run_command: 'allow' } },
+          onApproval: (request, broker) =>
+            broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'approve' }),
+        });
+        assert.equal(result.status, 'completed', result.error);
+        // As it is, scrubbed as documented: relative and repeated entries dropped, nothing added.
+        assert.equal(output.split('\n')[0], sanitizedPath(process.env.PATH), mode);
+        assert.ok(output.startsWith('/opt/user-node-20/bin:'), output);
+      }
+    } finally {
+      process.env.PATH = saved;
     }
   });
 

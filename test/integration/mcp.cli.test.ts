@@ -241,4 +241,21 @@ describe('cortex CLI with MCP servers', function () {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(told, 'from-the-shell');
   });
+
+  it("a server gets the user's PATH as it is: nothing (Cortex's own Node included) is put in front", async () => {
+    let told = '';
+    server().setHandler(
+      route({
+        planner: json({ title: 'env', steps: ['Read PATH on faulty'], dependencies: {} }),
+        executor: (req) =>
+          toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('read')) : toolCalls(call('faulty_env', { name: 'PATH' })),
+        aggregator: message('ok'),
+      }),
+    );
+    const userPath = '/opt/user-node-20/bin:/usr/local/bin:/usr/bin:/bin';
+    const config = file('path.json', { servers: { faulty: faultyServer() } });
+    const result = await cli([...base(), '--mcp-config', config, '--approve', 'all', 'x'], { PATH: userPath });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(told, userPath);
+  });
 });
