@@ -317,6 +317,7 @@ export class DetailsPane {
       add('Annotations', `${mcpAnnotationText(mcp.annotations)} (the server's own hints)`);
     }
     add('Status', `${CALL_STATUS_LABEL[call.status]}${call.reason ? ` — ${call.reason}` : ''}`);
+    if (call.reusedFrom) add('Not run', `reuses the result of the identical call ${call.reusedFrom} of the same response`);
     add(
       'Call',
       `id ${call.id} · turn ${call.turn} · index ${call.index}${call.finishReason ? ` · finish ${call.finishReason}` : ''}${call.isComplete ? '' : ' · incomplete arguments'}`,

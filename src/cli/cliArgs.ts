@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
                   [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
-                  [--mcp-config FILE] [--checkpoints DIR] "TASK"
+                  [--mcp-config FILE] [--checkpoints DIR] [--header 'NAME: VALUE']...
+                  [--query NAME=VALUE]... "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
        cortex revert --trace FILE [--step ID]... [--force] [--undo] [--allow-protected PATH]...
@@ -17,6 +18,9 @@ Every file change of a run is recorded in --checkpoints DIR (by default FILE.che
 unified diff; cortex revert puts back what the run (or each --step ID and the steps after it)
 changed, leaves files changed since alone and lists them (exit 1) unless --force, and --undo
 undoes the last revert.
+--header 'NAME: VALUE' (repeatable) adds a header to every request to the LLM endpoint, and
+--query NAME=VALUE (repeatable) a query parameter (e.g. api-version), over cortex.llm.headers
+and cortex.llm.query of --config; values may be \${env:NAME}. They are never printed or traced.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
 --memory FILE is the workspace's memory (memory_store/search/forget); by default
@@ -26,7 +30,8 @@ Exit codes:
   1  the run finished with failed or blocked steps, or was cancelled
   2  usage or configuration error (bad flag, missing file, invalid setting)
   3  the LLM endpoint could not be used before any step ran: unreachable, API key
-     rejected (401/403), or model not found with no fallback that works
+     rejected (401/403), account out of quota, or model not found with no fallback
+     that works
 The API key comes from OPENAI_API_KEY (none is needed for a local endpoint).
 Text from the model and from tools is printed with terminal control characters shown as
 escapes (\\x1b, \\r, \\u202e), so it cannot rewrite the screen.`;
@@ -50,6 +55,10 @@ export interface CliArgs {
   baseUrl?: string;
   model?: string;
   fallbackModels: string[];
+  /** `--header 'Name: value'`, in order (later wins). */
+  headers?: string[];
+  /** `--query name=value`, in order (later wins). */
+  query?: string[];
   trace?: string;
   /** An MCP configuration file (`--mcp-config`). */
   mcpConfig?: string;
@@ -67,6 +76,8 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   model: { type: 'string' },
   'fallback-model': { type: 'string', multiple: true },
+  header: { type: 'string', multiple: true },
+  query: { type: 'string', multiple: true },
   trace: { type: 'string' },
   'mcp-config': { type: 'string' },
   memory: { type: 'string' },
@@ -99,6 +110,8 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     baseUrl: v['base-url'],
     model: v.model,
     fallbackModels: v['fallback-model'] ?? [],
+    ...(v.header ? { headers: v.header } : {}),
+    ...(v.query ? { query: v.query } : {}),
     trace: v.trace,
     ...(v['mcp-config'] !== undefined ? { mcpConfig: v['mcp-config'] } : {}),
     ...(v.memory !== undefined ? { memory: v.memory } : {}),

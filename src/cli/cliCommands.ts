@@ -38,7 +38,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
       io.stdout.write(`${USAGE}\n`);
       return EXIT.completed;
     }
-    loaded = loadCliConfig(args, io.cwd);
+    loaded = loadCliConfig(args, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run: a trace another process is writing is not started over.
     lock = loaded.trace ? acquireRunLock(loaded.trace) : undefined;

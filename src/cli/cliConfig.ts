@@ -5,13 +5,19 @@ import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import { makeFolders } from '../core/files/makeFolders';
 import { UsageError, type CliArgs } from './cliArgs';
 import { describeFsError } from './fsErrorText';
+import { requestExtrasFromSettings } from '../core/llm/requestExtras';
 import { isRecord } from '../core/text/isRecord';
 
 /**
  * Settings for a CLI run: the --config JSON file (same keys as VS Code), then flags on top. Also
- * checks the workspace and the trace file's directory, so a typo is a clear line before any request.
+ * checks the workspace and the trace file's directory, and that every `${env:NAME}` of the request
+ * headers and query is set in `env`, so a typo is a clear line before any request.
  */
-export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig; workspace: string; trace?: string; memory?: string; checkpoints?: string } {
+export function loadCliConfig(
+  args: CliArgs,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): { config: FlatConfig; workspace: string; trace?: string; memory?: string; checkpoints?: string } {
   let fileValues: Record<string, unknown> = {};
   if (args.configFile) {
     const file = resolve(cwd, args.configFile);
@@ -34,9 +40,12 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
   if (args.baseUrl) overrides['cortex.llm.baseUrl'] = args.baseUrl;
   if (args.model) overrides['cortex.llm.model'] = args.model;
   if (args.fallbackModels.length) overrides['cortex.llm.fallbackModels'] = args.fallbackModels;
+  if (args.headers?.length) overrides['cortex.llm.headers'] = withFlagHeaders(fileValues['cortex.llm.headers'], args.headers);
+  if (args.query?.length) overrides['cortex.llm.query'] = withFlagQuery(fileValues['cortex.llm.query'], args.query);
   let config: FlatConfig;
   try {
     config = parseConfig({ ...fileValues, ...overrides });
+    requestExtrasFromSettings(config, env);
   } catch (error) {
     throw new UsageError(withoutFinalPeriod((error as Error).message), false);
   }
@@ -56,6 +65,33 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
   const checkpoints = args.checkpoints ? resolve(cwd, args.checkpoints) : trace ? defaultCheckpointsDir(trace) : undefined;
   if (checkpoints) checkCheckpointsDir(checkpoints);
   return { config, workspace, trace, memory, checkpoints };
+}
+
+/** The --config file's headers with each `--header 'Name: value'` on top (a name given again, in any case, is replaced). */
+function withFlagHeaders(fromFile: unknown, flags: string[]): unknown {
+  if (fromFile !== undefined && !isRecord(fromFile)) return fromFile; // parseConfig names the mistake
+  const headers: Record<string, unknown> = { ...(fromFile ?? {}) };
+  for (const flag of flags) {
+    const colon = flag.indexOf(':');
+    // The flag is not echoed: its value may be a secret.
+    if (colon <= 0) throw new UsageError('--header needs "NAME: VALUE" (a header name, a colon, then its value)');
+    const name = flag.slice(0, colon).trim();
+    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    headers[name] = flag.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** The --config file's query parameters with each `--query name=value` on top. */
+function withFlagQuery(fromFile: unknown, flags: string[]): unknown {
+  if (fromFile !== undefined && !isRecord(fromFile)) return fromFile;
+  const query: Record<string, unknown> = { ...(fromFile ?? {}) };
+  for (const flag of flags) {
+    const equals = flag.indexOf('=');
+    if (equals <= 0) throw new UsageError('--query needs "NAME=VALUE" (a parameter name, =, then its value)');
+    query[flag.slice(0, equals)] = flag.slice(equals + 1);
+  }
+  return query;
 }
 
 /** The checkpoint folder must be a folder (or not exist yet) in a folder that can exist. */

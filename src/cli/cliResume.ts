@@ -36,6 +36,8 @@ interface ResumeArgs {
   baseUrl?: string;
   model?: string;
   fallbackModels: string[];
+  headers?: string[];
+  query?: string[];
   mcpConfig?: string;
   memory?: string;
   checkpoints?: string;
@@ -51,6 +53,8 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   model: { type: 'string' },
   'fallback-model': { type: 'string', multiple: true },
+  header: { type: 'string', multiple: true },
+  query: { type: 'string', multiple: true },
   'mcp-config': { type: 'string' },
   memory: { type: 'string' },
   checkpoints: { type: 'string' },
@@ -93,6 +97,8 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
     baseUrl: v['base-url'] as string | undefined,
     model: v.model as string | undefined,
     fallbackModels: (v['fallback-model'] as string[] | undefined) ?? [],
+    ...(v.header ? { headers: v.header as string[] } : {}),
+    ...(v.query ? { query: v.query as string[] } : {}),
     mcpConfig: v['mcp-config'] as string | undefined,
     memory: v.memory as string | undefined,
     checkpoints: v.checkpoints as string | undefined,
@@ -118,7 +124,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     // The folder the person gives (else the current one), never the one the trace names.
     const workspace = args.workspace ?? '.';
     const cliArgs: CliArgs = { ...args, task: '', workspace, trace };
-    loaded = loadCliConfig(cliArgs, io.cwd);
+    loaded = loadCliConfig(cliArgs, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
   } catch (error) {

@@ -20,7 +20,7 @@ export function cliRunDependencies(
   return {
     config: loaded.config,
     llm: createOpenAiClient({
-      ...clientOptionsFromSettings(loaded.config),
+      ...clientOptionsFromSettings(loaded.config, env),
       apiKey: env.OPENAI_API_KEY || undefined,
       hints: CLI_LLM_HINTS,
       proxy: honoursEnvProxy(process.execArgv, env) ? proxyFor(loaded.config['cortex.llm.baseUrl'], env) : undefined,

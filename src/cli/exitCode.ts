@@ -7,13 +7,13 @@ export const EXIT = {
   completed: 0,
   incomplete: 1,
   usage: 2,
-  /** The endpoint, key or model could not be used before any step ran. */
+  /** The endpoint, key, account quota or model could not be used before any step ran. */
   llmSetup: 3,
 } as const;
 
 /**
  * 0 when every step completed; 3 when the planner's request failed for a reason no retry fixes
- * (endpoint unreachable, key rejected, model missing with no fallback that works), so no step ran;
+ * (endpoint unreachable, key rejected, account out of quota, model missing with no fallback that works), so no step ran;
  * otherwise 1 (failed or blocked steps, a plan the model could not produce, a cancel).
  */
 export function exitCodeFor(result: RunResult, events: readonly RunEvent[]): number {

@@ -94,7 +94,7 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
     assert.equal(server().requests.filter((r) => r.purpose === 'executor').length, 3);
   });
 
-  it('runs identical calls of one batch once and still answers both ids', async () => {
+  it('runs identical read-only calls of one batch once, records the repeat as reusing that result, and still answers both ids', async () => {
     const workspace = tempWorkspace();
     writeFileSync(join(workspace, 'a.txt'), 'A');
     const executor = sequence(toolCalls(call('read_file', { path: 'a.txt' }, 'call_a'), call('read_file', { path: 'a.txt' }, 'call_b')), (req) => {
@@ -103,7 +103,10 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
         replies.map((r) => r.tool_call_id),
         ['call_a', 'call_b'],
       );
-      assert.match(replies[1].content, /Duplicate of call call_a/);
+      assert.match(
+        replies[1].content,
+        /^Same tool and arguments as call call_a, which only reads \(or is idempotent\): not run again; the result of call_a:\n/,
+      );
       return message('read twice');
     });
     server().setHandler(route({ planner: onePlan('Read a.txt'), executor, aggregator: message('done') }));
@@ -112,6 +115,30 @@ describe('agent run: the step tool loop through the scripted endpoint', () => {
     assert.equal(result.status, 'completed', result.error);
     const batch = eventsOf(events, 'step_audit').find((e) => e.kind === 'tool_batch')!;
     assert.equal(batch.data.executed, 1);
+    assert.deepEqual(
+      result.snapshot.steps[0].toolCalls.map((c) => [c.id, c.reason, c.reusedFrom]),
+      [
+        ['call_a', undefined, undefined],
+        ['call_b', 'reused', 'call_a'],
+      ],
+    );
+  });
+
+  it('runs identical calls of a tool that changes things each time (write_file twice)', async () => {
+    const workspace = tempWorkspace();
+    const same = { path: 'log.txt', content: 'x' };
+    const executor = sequence(toolCalls(call('write_file', same, 'w1'), call('write_file', same, 'w2')), (req) => {
+      assert.deepEqual(
+        toolMessages(req).map((r) => r.tool_call_id),
+        ['w1', 'w2'],
+      );
+      return message('wrote twice');
+    });
+    server().setHandler(route({ planner: onePlan('Write log.txt'), executor, aggregator: message('done') }));
+    const { result, events } = await runAgainst(server(), { workspace, settings: { 'cortex.policy.tools': { write_file: 'allow' } } });
+    assert.equal(result.status, 'completed', result.error);
+    assert.equal(eventsOf(events, 'step_audit').find((e) => e.kind === 'tool_batch')!.data.executed, 2);
+    assert.ok(result.snapshot.steps[0].toolCalls.every((c) => c.reusedFrom === undefined && c.reason === undefined));
   });
 
   it('with parallelToolCalls off, handles only the first call and replays only it', async () => {

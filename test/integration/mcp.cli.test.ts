@@ -7,7 +7,7 @@ import { readTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
-import { FAULTY_SERVER } from '../fixtures/mcp/mcpServers';
+import { FAULTY_SERVER, RAW_SCHEMA_SERVER } from '../fixtures/mcp/mcpServers';
 
 // `cortex run --mcp-config FILE` (docs/design.md, “MCP tools”): the servers of that file (either shape) and
 // of cortex.mcp.servers; never a workspace's own .vscode/mcp.json.
@@ -69,6 +69,104 @@ describe('cortex CLI with MCP servers', function () {
       tool: 'echo',
       annotations: { readOnlyHint: true },
     });
+  });
+
+  it('a server slower to start than cortex.mcp.startTimeoutSeconds is said to have timed out, naming the setting, not to have exited', async () => {
+    server().setHandler(
+      route({
+        planner: json({ title: 't', steps: ['Say hi'], dependencies: {} }),
+        executor: message('hi'),
+        aggregator: message('Said hi.'),
+      }),
+    );
+    const settings = file('settings.json', { 'cortex.mcp.startTimeoutSeconds': 1 });
+    const config = file('slow.json', { servers: { slow: faultyServer({ args: [FAULTY_SERVER, '--slow-start=20000'] }) } });
+    const trace = join(files, 'trace.jsonl');
+    const started = Date.now();
+    const result = await cli([...base(), '--config', settings, '--mcp-config', config, '--trace', trace, 'say hi']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+    const expected =
+      'MCP server "slow" could not start: timed out after 1 s waiting for the MCP handshake; raise cortex.mcp.startTimeoutSeconds if the server needs longer to start (a first npx, uvx or docker run downloads it): faulty: downloading (slow start). The run continues without its tools.';
+    assert.ok(result.stderr.includes(expected), result.stderr);
+    assert.doesNotMatch(result.stderr, /exited|SIGTERM/);
+    const { events } = readTrace(trace);
+    assert.ok(events.some((e) => e.type === 'log' && e.message === expected));
+  });
+
+  it('a free-form object parameter ({"type": "object"}) is offered open and its fields reach the server', async () => {
+    let told = '';
+    let offered: any;
+    server().setHandler(
+      route({
+        planner: json({ title: 'record', steps: ['Record the item'], dependencies: {} }),
+        executor: (req) => {
+          if (toolMessages(req).length) return ((told = String(toolMessages(req)[0].content)), message('recorded'));
+          offered = req.body.tools.find((t: any) => t.function.name === 'raw_record')?.function.parameters;
+          return toolCalls(call('raw_record', { name: 'item', meta: { owner: 'x', labels: ['a'] } }));
+        },
+        aggregator: message('Recorded.'),
+      }),
+    );
+    const config = file('raw.json', { servers: { raw: { type: 'stdio', command: process.execPath, args: [RAW_SCHEMA_SERVER] } } });
+    const result = await cli([...base(), '--mcp-config', config, '--approve', 'all', 'record it']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(offered, {
+      type: 'object',
+      properties: { name: { type: 'string' }, meta: { type: 'object', description: 'Any metadata' } },
+      required: ['name'],
+      additionalProperties: false,
+    });
+    assert.equal(told, 'received {"name":"item","meta":{"owner":"x","labels":["a"]}}');
+  });
+
+  it('identical calls in one response: a tool without hints runs each time, an idempotent one runs once and the repeat is recorded as reusing its result', async () => {
+    let told: string[] = [];
+    server().setHandler(
+      route({
+        planner: json({ title: 'draws', steps: ['Draw and look up'], dependencies: {} }),
+        executor: (req) => {
+          if (toolMessages(req).length) return ((told = toolMessages(req).map((m) => String(m.content))), message('drawn'));
+          return toolCalls(
+            call('raw_draw', { mu: 0 }, 'd1'),
+            call('raw_draw', { mu: 0 }, 'd2'),
+            call('raw_lookup', { key: 'k' }, 'l1'),
+            call('raw_lookup', { key: 'k' }, 'l2'),
+          );
+        },
+        aggregator: message('Done.'),
+      }),
+    );
+    const config = file('raw.json', { servers: { raw: { type: 'stdio', command: process.execPath, args: [RAW_SCHEMA_SERVER] } } });
+    const trace = join(files, 'trace.jsonl');
+    const result = await cli([...base(), '--mcp-config', config, '--trace', trace, '--approve', 'all', 'draw']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(told[0], 'draw run #1 with {"mu":0}');
+    assert.equal(told[1], 'draw run #2 with {"mu":0}', 'the second draw did not run');
+    assert.equal(told[2], 'lookup run #1 with {"key":"k"}');
+    assert.match(
+      told[3],
+      /^Same tool and arguments as call l1, which only reads \(or is idempotent\): not run again; the result of l1:\nlookup run #1 with \{"key":"k"\}$/,
+    );
+    const { events } = readTrace(trace);
+    const completed = events.filter((e) => e.type === 'tool_call_completed');
+    assert.deepEqual(
+      completed.map((e) => [e.callId, e.reason, e.reusedFrom]),
+      [
+        ['d1', undefined, undefined],
+        ['d2', undefined, undefined],
+        ['l1', undefined, undefined],
+        ['l2', 'reused', 'l1'],
+      ],
+    );
+    const audit = events.find((e) => e.type === 'step_audit' && e.kind === 'tool_batch');
+    assert.equal(audit?.type === 'step_audit' && audit.data.executed, 3);
+    const verified = events.find((e) => e.type === 'step_verified');
+    assert.match(
+      verified?.type === 'step_verified' ? verified.reason : '',
+      /all 4 tool calls got a result \(1 of them did not run and reuse the result of an identical call: l2 reuses l1\)/,
+    );
+    assert.match(result.stderr, /raw_lookup: not run, reuses the result of the identical call l1/);
   });
 
   it("reads the mcpServers shape and cortex.mcp.servers from --config, and never the workspace's .vscode/mcp.json", async () => {
@@ -142,5 +240,22 @@ describe('cortex CLI with MCP servers', function () {
     const result = await cli([...base(), '--mcp-config', config, '--approve', 'all', 'x'], { MY_TOKEN: 'from-the-shell' });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(told, 'from-the-shell');
+  });
+
+  it("a server gets the user's PATH as it is: nothing (Cortex's own Node included) is put in front", async () => {
+    let told = '';
+    server().setHandler(
+      route({
+        planner: json({ title: 'env', steps: ['Read PATH on faulty'], dependencies: {} }),
+        executor: (req) =>
+          toolMessages(req).length ? ((told = String(toolMessages(req)[0].content)), message('read')) : toolCalls(call('faulty_env', { name: 'PATH' })),
+        aggregator: message('ok'),
+      }),
+    );
+    const userPath = '/opt/user-node-20/bin:/usr/local/bin:/usr/bin:/bin';
+    const config = file('path.json', { servers: { faulty: faultyServer() } });
+    const result = await cli([...base(), '--mcp-config', config, '--approve', 'all', 'x'], { PATH: userPath });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(told, userPath);
   });
 });

@@ -12,6 +12,8 @@ export interface ScriptedRequest {
   index: number;
   method: string;
   path: string;
+  /** The query parameters of the request URL (api-version and the like). */
+  query: Record<string, string>;
   /** Lower-cased header names. */
   headers: Record<string, string>;
   /** Parsed JSON body of POST /v1/chat/completions (undefined for GET or unparseable bodies). */
@@ -30,6 +32,10 @@ export type ToolCallSpec = { id?: string; name: string; arguments: string | Reco
 export interface MessageReply {
   kind: 'message';
   content?: string;
+  /** Reasoning text, streamed before the content (or put in the message) under `reasoningField`. */
+  reasoning?: string;
+  /** Where providers put it: DeepSeek, Qwen and xAI `reasoning_content`; OpenRouter, vLLM and Ollama `reasoning`. Default `reasoning_content`. */
+  reasoningField?: 'reasoning_content' | 'reasoning';
   toolCalls?: ToolCallSpec[];
   finishReason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
@@ -171,10 +177,12 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       if (value !== undefined) headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
     }
     const path = (req.url ?? '/').split('?')[0];
+    const query = Object.fromEntries(new URL(req.url ?? '/', 'http://127.0.0.1').searchParams);
     const request: ScriptedRequest = {
       index: requests.length,
       method: req.method ?? 'GET',
       path,
+      query,
       headers,
       body: undefined,
       purpose: headers['x-cortex-purpose'],
@@ -593,6 +601,7 @@ function completionJson(request: ScriptedRequest, reply: MessageReply, model: st
           role: 'assistant',
           content: reply.content ?? null,
           refusal: null,
+          ...(reply.reasoning !== undefined ? { [reply.reasoningField ?? 'reasoning_content']: reply.reasoning } : {}),
           ...(calls.length
             ? {
                 tool_calls: calls.map((spec, i) => ({
@@ -631,6 +640,7 @@ export function streamChunks(request: ScriptedRequest, reply: MessageReply, mode
   const out: Array<Record<string, unknown>> = [
     chunk({ role: 'assistant', content: reply.toolCalls?.length && reply.content === undefined ? null : '', refusal: null }),
   ];
+  for (const piece of fragments(reply.reasoning ?? '', size)) out.push(chunk({ [reply.reasoningField ?? 'reasoning_content']: piece }));
   for (const piece of fragments(reply.content ?? '', size)) out.push(chunk({ content: piece }));
   (reply.toolCalls ?? []).forEach((spec, i) => {
     out.push(chunk({ tool_calls: [{ index: i, id: toolCallId(request, spec, i), type: 'function', function: { name: spec.name, arguments: '' } }] }));

@@ -5,18 +5,28 @@ import { canonicalJson } from '../text/canonicalJson';
 import type { InvalidCall, PreparedCall, RunnableCall } from '../tools/toolPipeline';
 
 // What happens to each call of a batch, decided before anything runs (docs/design.md, “Running a batch of calls”): the
-// invalid ones get their payload, repeats within the batch quote the first call, the policy
-// (docs/design.md, “Policy”) rejects, asks for approval, or lets the call run.
+// invalid ones get their payload, repeats within the batch of a tool that only reads or is
+// declared idempotent reuse the first call's result, the policy (docs/design.md, “Policy”)
+// rejects, asks for approval, or lets the call run. A repeat of any other tool runs: two equal
+// random draws, two appends or two deploys are two calls.
 
 export type BatchEntry =
   | { disposition: 'invalid'; call: InvalidCall }
-  /** The same tool and arguments as `original`, an earlier call of the batch: it does not run. */
+  /** The same read-only or idempotent tool and arguments as `original`, an earlier call of the batch: it does not run, it reuses that result. */
   | { disposition: 'duplicate'; call: RunnableCall; original: RunnableCall }
   /** Denied by the policy: completed as an error at once. */
   | { disposition: 'rejected'; call: RunnableCall; verdict: PolicyVerdict }
   /** Runs once a person approved it (docs/design.md, “Approvals”). */
   | { disposition: 'confirm'; call: RunnableCall; verdict: PolicyVerdict }
   | { disposition: 'run'; call: RunnableCall; verdict: PolicyVerdict };
+
+/**
+ * Whether running the call twice gives nothing a single run does not: workspace read tools
+ * (`readOnly`), MCP tools declaring `readOnlyHint` (which sets `readOnly`) or `idempotentHint`.
+ */
+export function isRepeatSafe(call: RunnableCall): boolean {
+  return call.tool.readOnly || call.tool.mcp?.annotations?.idempotentHint === true;
+}
 
 /** Identity of a call for de-duplication within a batch: name + canonical args. */
 function dedupeKey(call: RunnableCall): string {
@@ -36,13 +46,15 @@ export async function planBatch(
       entries.push({ disposition: 'invalid', call });
       continue;
     }
-    const key = dedupeKey(call);
-    const original = firstByKey.get(key);
-    if (original) {
-      entries.push({ disposition: 'duplicate', call, original });
-      continue;
+    if (isRepeatSafe(call)) {
+      const key = dedupeKey(call);
+      const original = firstByKey.get(key);
+      if (original) {
+        entries.push({ disposition: 'duplicate', call, original });
+        continue;
+      }
+      firstByKey.set(key, call);
     }
-    firstByKey.set(key, call);
     const protectedAccess = await policy.protection.find(call.tool, call.args);
     const verdict = decideToolPolicy({
       toolName: call.name,

@@ -2,7 +2,7 @@ import { prepareFit, type ContextCostRecord, type PreparedFit } from '../context
 import { ContextExhaustedError } from '../context/contextExhausted';
 import { isContextOverflow, overflowFacts, overflowModel } from '../context/contextOverflow';
 import { endsTheRun, failoverNotice } from '../llm/failoverPolicy';
-import { LlmError, type ChatRequest, type ChatResponse } from '../llm/llmTypes';
+import { LlmError, type ChatRequest, type ChatResponse, type RetryWait } from '../llm/llmTypes';
 import { requestUsage } from '../usage/requestUsage';
 import type { RunContext } from './runContext';
 
@@ -61,7 +61,7 @@ function budgetDeps(context: RunContext) {
 
 async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'signal'>, fitted: PreparedFit): Promise<ChatResponse> {
   const started = Date.now();
-  const pending = context.llm.chat({ ...request, signal: context.signal });
+  const pending = context.llm.chat({ ...request, signal: context.signal, onRetry: (wait) => announceRateLimitWait(context, request, wait) });
   // A prompt known to fit is counted (and its context_cost reported) while it travels, not before.
   const settling = fitted.settle();
   try {
@@ -91,6 +91,7 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
       ok: true,
       finishReason: response.finishReason,
       usage: requestUsage(response, countedPrompt, context.config['cortex.llm.pricing']),
+      ...(response.reasoning !== undefined ? { reasoning: response.reasoning } : {}),
       durationMs: Date.now() - started,
     });
     announceFailover(context, request, response);
@@ -123,6 +124,22 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
     });
     throw llmError;
   }
+}
+
+/**
+ * A rate-limited request waits before its retry, sometimes for most of a minute: said as it
+ * starts (a warning the CLI prints and the panel logs), so the run does not look stuck.
+ */
+function announceRateLimitWait(context: RunContext, request: Omit<ChatRequest, 'signal'>, wait: RetryWait): void {
+  if (wait.kind !== 'rate_limit') return;
+  const seconds = Math.round(wait.delayMs / 100) / 10;
+  context.log.append({
+    type: 'log',
+    level: 'warn',
+    message: `rate limited by the endpoint; retrying in ${seconds} s (retry ${wait.retry} of ${wait.of})`,
+    stepId: request.stepId,
+    data: { kind: 'llm_retry', purpose: request.purpose, model: wait.model, delayMs: wait.delayMs, retry: wait.retry, of: wait.of },
+  });
 }
 
 /**

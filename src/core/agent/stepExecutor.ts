@@ -11,6 +11,8 @@ import { callLlm } from './llmCall';
 import { replayedToolName } from './replayedToolName';
 import type { RunContext } from './runContext';
 import { buildStepMessages } from './stepPrompt';
+import { readTextToolCalls } from './textToolCallTurn';
+import { noticeToollessAnswer } from './toolSupportNotice';
 import { runToolBatch } from './toolBatchRunner';
 
 export type StepEndReason =
@@ -55,7 +57,18 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     // Past a run cap (docs/design.md, “Usage and cost”) the step stops between turns, never in the middle of one.
     const overBudget = context.overBudget();
     if (overBudget) return { output: `Stopped: ${overBudget}.`, endReason: BUDGET_EXCEEDED };
-    const response = await callLlm(context, { purpose: 'executor', stepId, messages, tools, stream: true, batch: context.nextBatch() });
+    const batchNumber = context.nextBatch();
+    const answered = await callLlm(context, { purpose: 'executor', stepId, messages, tools, stream: true, batch: batchNumber });
+    const fromText = readTextToolCalls(answered, {
+      mode: config['cortex.llm.textToolCalls'],
+      offered: tools,
+      schemaOf: (name) => registry.parameters(name),
+      batch: batchNumber,
+    });
+    if (fromText.audit) log.append({ type: 'step_audit', stepId, kind: 'text_tool_calls', data: { turn, ...fromText.audit } });
+    const response = fromText.response;
+    // Only a step's first answer tells: once a step has called a tool, tools reach the model.
+    if (turn === 1) noticeToollessAnswer(context, stepId, response, tools);
     if (response.toolCalls.length === 0) return { output: response.content, endReason: 'answered' };
 
     const usedIds = new Set(log.state.steps.get(stepId)?.toolCalls.map((c) => c.id));
@@ -88,6 +101,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
           finishReason: call.call.finishReason,
           reason: call.disposition === 'unparseable' ? call.reason : undefined,
           audit: call.audit,
+          source: call.call.source,
         }),
       );
       if (call.disposition === 'unparseable') {

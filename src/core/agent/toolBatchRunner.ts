@@ -15,8 +15,9 @@ import type { RunContext } from './runContext';
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
 //   up front → execute: in index order, read-only calls together in parallel mode, each approval
-//   awaited first → close: duplicates quote their original, the batch audit, one tool message per
-//   replayed call.
+//   awaited first → close: repeats of read-only or idempotent calls reuse their original's
+//   result (recorded with `reusedFrom`, never as a call that ran), the batch audit, one tool
+//   message per replayed call.
 
 /** What happened to one call of a batch; `content` is the tool message sent back to the model. */
 interface CallResult {
@@ -24,6 +25,8 @@ interface CallResult {
   content: string;
   executed: boolean;
   reason?: string;
+  /** The id of the identical earlier call whose result this one reuses (it did not run). */
+  reusedFrom?: string;
 }
 
 export interface BatchOutcome {
@@ -60,6 +63,7 @@ function record(batch: Batch, call: PreparedCall, result: CallResult, durationMs
       result: result.content,
       error: result.status === 'error' ? true : undefined,
       reason: result.reason,
+      reusedFrom: result.reusedFrom,
       durationMs,
     }),
   );
@@ -181,7 +185,7 @@ async function execute(batch: Batch, entries: readonly BatchEntry[]): Promise<vo
   }
 }
 
-/** Stage 4: duplicates quote their original's result; the batch audit; one tool message per replayed call. */
+/** Stage 4: repeats of read-only or idempotent calls reuse their original's result; the batch audit; one tool message per replayed call. */
 function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly PreparedCall[], startedAt: number): BatchOutcome {
   const { context, stepId, results } = batch;
   const { log, config } = context;
@@ -189,12 +193,18 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
     if (entry.disposition !== 'duplicate') continue;
     const first = results.get(entry.original.call.id);
     if (!first) continue;
-    record(batch, entry.call, {
-      status: first.status,
-      content: `Duplicate of call ${entry.original.call.id} (same tool and arguments); it ran once. Its result:\n${first.content}`,
-      executed: false,
-      reason: 'duplicate',
-    });
+    record(
+      batch,
+      entry.call,
+      {
+        status: first.status,
+        content: `Same tool and arguments as call ${entry.original.call.id}, which only reads (or is idempotent): not run again; the result of ${entry.original.call.id}:\n${first.content}`,
+        executed: false,
+        reason: 'reused',
+        reusedFrom: entry.original.call.id,
+      },
+      0,
+    );
   }
 
   const replayedIds = new Set(entries.map((e) => e.call.call.id));

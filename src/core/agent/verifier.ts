@@ -41,6 +41,9 @@ export function verifyStep(step: StepState, endReason?: string): VerifierVerdict
     reason = `${failed.length} of ${plural(total, 'tool call')} never got a result: ${listed}`;
   } else {
     reason = total === 1 ? 'the tool call got a result' : `all ${total} tool calls got a result`;
+    const reused = step.toolCalls.filter((call) => call.reusedFrom !== undefined);
+    if (reused.length > 0)
+      reason += ` (${reused.length} of them did not run and reuse the result of an identical call: ${reused.map((call) => `${call.id} reuses ${call.reusedFrom}`).join(', ')})`;
     if (allCallsFailed(step) && endReason !== 'all_tool_calls_failed') reason += `, but ${total === 1 ? 'it' : 'every one'} failed`;
   }
   if (endReason) reason += `; the step ended because ${END_REASONS[endReason] ?? endReason}`;

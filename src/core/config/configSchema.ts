@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { McpServersSettingSchema } from '../mcp/serverEntry';
 import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
+import { hiddenPathProblem } from '../sandbox/hiddenPaths';
+import { headerNameProblem, headerValueProblem } from '../llm/requestExtras';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
 // `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives
@@ -43,6 +45,23 @@ export const FlatConfigSchema = z
     'cortex.llm.maxRetries': nonNegativeInt(10).default(2),
     'cortex.llm.temperature': z.number().min(0).max(2).nullable().default(null),
     'cortex.llm.pricing': z.record(z.string().trim().min(1), ModelPriceSchema).default({}),
+    'cortex.llm.headers': z
+      .record(
+        z.string(),
+        z.string().superRefine((value, ctx) => {
+          const problem = headerValueProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .superRefine((headers, ctx) => {
+        for (const name of Object.keys(headers)) {
+          const problem = headerNameProblem(name);
+          if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+        }
+      })
+      .default({}),
+    'cortex.llm.textToolCalls': z.enum(['auto', 'on', 'off']).default('auto'),
+    'cortex.llm.query': z.record(z.string().min(1, 'a query parameter needs a name'), z.string()).default({}),
     'cortex.execution.maxParallelSteps': positiveInt(64).default(4),
     'cortex.execution.parallelToolCalls': z.boolean().default(true),
     'cortex.execution.toolExecution': z.enum(['sequential', 'parallel']).default('sequential'),
@@ -54,6 +73,15 @@ export const FlatConfigSchema = z
       .default([]),
     'cortex.sandbox.mode': z.enum(['auto', 'required', 'off']).default('auto'),
     'cortex.sandbox.network': z.boolean().default(false),
+    'cortex.sandbox.hiddenPaths': z
+      .array(
+        z.string().superRefine((entry, ctx) => {
+          const problem = hiddenPathProblem(entry);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .max(500)
+      .default([]),
     'cortex.limits.maxStepsPerTurn': positiveInt(1000).default(25),
     'cortex.limits.maxToolCallsPerTurn': positiveInt(1000).nullable().default(20),
     'cortex.limits.maxToolOutputBytes': z.number().int().min(256).max(10_000_000).default(32_768),
@@ -125,6 +153,9 @@ export const SECURITY_KEYS: ConfigKey[] = [
   'cortex.execution.envPassthrough',
   'cortex.sandbox.mode',
   'cortex.sandbox.network',
+  'cortex.sandbox.hiddenPaths',
+  'cortex.llm.headers',
+  'cortex.llm.query',
   'cortex.mcp.servers',
   'cortex.mcp.allowReadOnly',
 ];

@@ -1,13 +1,16 @@
 import { EDITOR_LLM_HINTS, type LlmHints } from './llmHints';
 import type { LlmErrorKind } from './llmTypes';
 import { oneLine } from '../text/clip';
+import { retryAfterFromText } from './retryAfterText';
 
 // What to do when one attempt of an LLM request fails:
 // - fail over to the next of cortex.llm.fallbackModels only before any token streamed, and only on
 //   a 404 about the model or a 400/422 about tools, functions or schema;
 // - never fail over on 401/403 or on other 400s;
 // - retry the same model, within the retry budget, on transient failures: 429, 5xx, connection
-//   resets, a stream that broke off, timeouts;
+//   resets, a stream that broke off, timeouts; a 429 waits as long as the endpoint asks (its
+//   Retry-After header, else its own words, "try again in 20s");
+// - never retry an account out of quota (429/402 `insufficient_quota`): waiting does not refill it;
 // - an endpoint that refuses `stream_options` or `response_format` is asked again without it.
 // Pure: the client turns SDK errors into FailureFacts and acts on the decision.
 
@@ -31,8 +34,9 @@ export interface FailureFacts {
   status?: number;
   /** The endpoint's or the transport's own words. */
   message: string;
-  /** OpenAI error `code` and `param`, e.g. 'model_not_found', 'tools'. */
+  /** OpenAI error `code`, `type` and `param`, e.g. 'model_not_found', 'insufficient_quota', 'tools'. */
   code?: string;
+  type?: string;
   param?: string;
   /** Network error code from the cause chain: ECONNREFUSED, ENOTFOUND, ECONNRESET, UND_ERR_SOCKET... */
   networkCode?: string;
@@ -229,9 +233,17 @@ function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): F
   }
   if (status === 408) return override(decision('timeout', true, `The endpoint timed out the request (408)${said}.`));
   if (status === 409) return override(decision('server', true, `The endpoint reported a conflict (409)${said}.`));
+  if ((status === 429 || status === 402) && isQuotaExhausted(facts)) {
+    return decision(
+      'quota',
+      false,
+      `The account behind ${ctx.baseUrl} is out of quota (${status} ${facts.code ?? facts.type ?? 'insufficient_quota'})${said}. Retrying does not help: add credit or raise the limit with the provider, or use another key.`,
+    );
+  }
   if (status === 429) {
     const d = override(decision('rate_limit', true, `The endpoint is rate limiting requests (429)${said}.`));
-    return facts.retryAfterMs !== undefined ? { ...d, retryAfterMs: facts.retryAfterMs } : d;
+    const wait = facts.retryAfterMs ?? retryAfterFromText(facts.message);
+    return wait !== undefined ? { ...d, retryAfterMs: wait } : d;
   }
   if (status !== undefined && status >= 500) return override(decision('server', true, `The endpoint failed with ${status}${said}.`));
   if (status === undefined) {
@@ -239,6 +251,12 @@ function classifyHttp(facts: FailureFacts, ctx: FailureContext, said: string): F
     return override(decision('server', true, `The endpoint reported an error in the middle of its response${said}.`));
   }
   return override(decision('bad_request', false, `The endpoint rejected the request (${status})${said}.`));
+}
+
+/** OpenAI's `insufficient_quota` (as code or type), or the words of providers that send no code. */
+function isQuotaExhausted(facts: FailureFacts): boolean {
+  if (facts.code === 'insufficient_quota' || facts.type === 'insufficient_quota') return true;
+  return /\b(exceeded your current quota|insufficient (?:quota|credits?|balance))\b/i.test(facts.message);
 }
 
 function decision(kind: LlmErrorKind, transient: boolean, message: string): FailureDecision {
@@ -256,7 +274,7 @@ function quoteEndpoint(message: string): string {
  * model is wrong, or the user cancelled): the run stops instead of replanning.
  */
 export function endsTheRun(kind: string | undefined): boolean {
-  return kind === 'auth' || kind === 'unreachable' || kind === 'not_found' || kind === 'cancelled';
+  return kind === 'auth' || kind === 'unreachable' || kind === 'not_found' || kind === 'quota' || kind === 'cancelled';
 }
 
 /** The one line a run says when a request had to leave its model for a fallback. */

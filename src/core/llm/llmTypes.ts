@@ -39,6 +39,8 @@ export interface AccumulatedToolCall {
   parseError?: ArgumentParseError;
   doubleEncoded?: boolean;
   finishReason: string | null;
+  /** `text`: read from the model's text (agent/textToolCallTurn.ts), not sent as a native tool call. */
+  source?: 'text';
 }
 
 export interface ChatRequest {
@@ -54,6 +56,17 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Per-run batch counter for fallback tool-call ids `call_{batch}_{index}` (docs/design.md, “Streamed tool-call accumulation”). */
   batch?: number;
+  /** Told before each wait for a retry, so a long wait (a rate limit) can be shown while it lasts. */
+  onRetry?: (wait: RetryWait) => void;
+}
+
+/** A retry about to happen: why, after how long, and which of how many. */
+export interface RetryWait {
+  kind: LlmErrorKind;
+  delayMs: number;
+  retry: number;
+  of: number;
+  model: string;
 }
 
 export interface LlmAttempt {
@@ -76,6 +89,8 @@ export interface ChatResponse {
   attempts: LlmAttempt[];
   /** As the endpoint reported it; `cachedPromptTokens` from `prompt_tokens_details.cached_tokens`. */
   usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };
+  /** The model's reasoning (`reasoning_content` / `reasoning`), capped: recorded in the trace, never sent back to an endpoint. */
+  reasoning?: string;
   /** Ingestion notes for the trace (double-encoded args, unparseable calls...). */
   notes: string[];
 }
@@ -86,6 +101,8 @@ export type LlmErrorKind =
   | 'bad_request'
   | 'not_found'
   | 'rate_limit'
+  /** The account is out of quota or credit: no retry helps. */
+  | 'quota'
   | 'server'
   | 'stream_broken'
   | 'timeout'

@@ -31,9 +31,13 @@ export interface OpenAiClientOptions {
   requestTimeoutMs: number;
   /** A stream that sends no bytes for this long is stopped (retryable 'timeout'). */
   streamIdleTimeoutMs: number;
-  /** Retries of transient failures (429, 5xx, resets, broken streams, timeouts) per request. */
+  /** Retries of transient failures (429, 5xx, resets, broken streams, timeouts) per request; a 429 waits what the endpoint asks, up to MAX_RETRY_AFTER_MS. */
   maxRetries: number;
   temperature?: number | null;
+  /** Sent with every request (cortex.llm.headers, resolved): they may hold secrets, so they are never logged. */
+  headers?: Record<string, string>;
+  /** Added to every request URL (cortex.llm.query, e.g. api-version). */
+  query?: Record<string, string>;
   logger?: Logger;
   /** Default: node:http(s) (nodeFetch.ts). */
   fetch?: typeof fetch;
@@ -48,7 +52,12 @@ export interface OpenAiClientOptions {
 }
 
 const MAX_BACKOFF_MS = 8_000;
-const MAX_RETRY_AFTER_MS = 30_000;
+/**
+ * The longest wait an endpoint's Retry-After (or "try again in N s") is honoured for. An endpoint
+ * asking for longer (an hourly or daily limit) is not waited on: the request fails at once and
+ * says how long the endpoint asked for, instead of holding the run for minutes.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 export function createOpenAiClient(options: OpenAiClientOptions): LlmClient {
   return new OpenAiClient(options);
@@ -91,6 +100,8 @@ class OpenAiClient implements LlmClient {
       timeout: options.requestTimeoutMs + 5_000,
       fetch: (this.fetch = options.fetch ?? createNodeFetch()),
       logLevel: 'off',
+      ...(options.headers && Object.keys(options.headers).length > 0 ? { defaultHeaders: options.headers } : {}),
+      ...(options.query && Object.keys(options.query).length > 0 ? { defaultQuery: options.query } : {}),
     });
   }
 
@@ -137,6 +148,7 @@ class OpenAiClient implements LlmClient {
             usedModel: model,
             attempts,
             ...(result.usage ? { usage: result.usage } : {}),
+            ...(result.reasoning !== undefined ? { reasoning: result.reasoning } : {}),
             notes: [...notes, ...result.notes],
           };
         }
@@ -171,12 +183,19 @@ class OpenAiClient implements LlmClient {
           this.logger.warn('llm failover', { from: model, to: models[m + 1], status: outcome.facts.status, error: d.message });
           break;
         }
-        if (d.transient && retries < this.options.maxRetries) {
+        const tooLong = d.retryAfterMs !== undefined && d.retryAfterMs > MAX_RETRY_AFTER_MS;
+        if (d.transient && !tooLong && retries < this.options.maxRetries) {
           retries++;
           const delay = this.backoff(retries, d);
           this.logger.warn('llm request failed; retrying', { model, retry: retries, of: this.options.maxRetries, delayMs: delay, error: d.message });
+          request.onRetry?.({ kind: d.kind, delayMs: delay, retry: retries, of: this.options.maxRetries, model });
           await sleep(delay, request.signal);
           continue;
+        }
+        if (d.transient && tooLong && retries < this.options.maxRetries) {
+          const asked = `${Math.ceil(d.retryAfterMs! / 1000)} s`;
+          const message = `${d.message} It asks to wait ${asked}, longer than the ${MAX_RETRY_AFTER_MS / 1000} s Cortex waits before a retry; try again later.`;
+          throw new LlmError(d.kind, message, outcome.facts.status, attempts);
         }
         throw new LlmError(d.kind, finalMessage(d, attempts, models.slice(start), retries), outcome.facts.status, attempts);
       }
@@ -289,7 +308,7 @@ class OpenAiClient implements LlmClient {
   }
 
   private backoff(retry: number, d: FailureDecision): number {
-    if (d.retryAfterMs !== undefined) return Math.min(d.retryAfterMs, MAX_RETRY_AFTER_MS);
+    if (d.retryAfterMs !== undefined) return d.retryAfterMs;
     const base = this.options.retryBaseDelayMs ?? 250;
     return Math.min(base * 2 ** (retry - 1), MAX_BACKOFF_MS);
   }

@@ -17,6 +17,7 @@ export function describeSdkFailure(error: unknown, phase: 'request' | 'stream'):
     const codeStatus = typeof body.code === 'number' ? body.code : typeof body.code === 'string' && /^\d{3}$/.test(body.code) ? Number(body.code) : undefined;
     const facts: FailureFacts = { cause: 'http', phase, status: (error.status as number | undefined) ?? codeStatus, message: providerMessage };
     if (typeof error.code === 'string') facts.code = error.code;
+    if (typeof error.type === 'string') facts.type = error.type;
     if (typeof error.param === 'string') facts.param = error.param;
     const headers = error.headers as Headers | undefined;
     const shouldRetry = headers?.get('x-should-retry');

@@ -3,6 +3,7 @@ import { clip } from '../text/clip';
 import { decodeArgumentText, summarizeDecoding } from './argumentDecoding';
 import { hasNonWhitespace, newArgumentScan, scanArgumentText, type ArgumentScan } from './argumentScanner';
 import { isUsableToolName } from './isUsableToolName';
+import { ReasoningText } from './reasoningText';
 import type { AccumulatedToolCall } from './llmTypes';
 import { normalizeToolCallIndex, opaqueSortKey, type IndexKey } from './toolCallIndex';
 import { isRecord } from '../text/isRecord';
@@ -48,6 +49,8 @@ export interface AccumulatorResult {
   droppedToolNames: string[];
   finishReason: string | null;
   usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };
+  /** The model's reasoning text (`reasoning_content` / `reasoning`), capped (reasoningText.ts); for the trace only, never sent back. */
+  reasoning?: string;
   /** Ingestion notes for the trace: odd shapes met and how they were handled. */
   notes: string[];
 }
@@ -112,6 +115,7 @@ class Accumulator implements ToolCallAccumulator {
   private current: CallState | undefined;
   private deltaSerial = 0;
   private readonly content: string[] = [];
+  private readonly reasoning = new ReasoningText();
   private usage: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number } | undefined;
   private readonly notes: string[] = [];
   private notesOverflow = 0;
@@ -206,6 +210,7 @@ class Accumulator implements ToolCallAccumulator {
       droppedToolNames,
       finishReason: this.finishReason,
       ...(this.usage ? { usage: this.usage } : {}),
+      ...(this.reasoning.isEmpty() ? {} : { reasoning: this.reasoning.text() }),
       notes: this.notes,
     };
     return this.result;
@@ -229,6 +234,11 @@ class Accumulator implements ToolCallAccumulator {
   }
 
   private readDelta(delta: JsonRecord): void {
+    // DeepSeek, Qwen and xAI say `reasoning_content`; OpenRouter, vLLM and Ollama `reasoning`.
+    for (const field of ['reasoning_content', 'reasoning'] as const) {
+      const text = delta[field];
+      if (typeof text === 'string' && text !== '') this.reasoning.push(text);
+    }
     const content = delta.content;
     if (typeof content === 'string') {
       if (content !== '') this.content.push(content);

@@ -52,9 +52,22 @@ function describeExit(transport: ProcessGroupTransport | StdioClientTransport): 
   if (!(transport instanceof ProcessGroupTransport)) return '';
   const exit = transport.exit;
   const how = exit ? (exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${exit.code})`) : '';
+  return `${how}${stderrText(transport)}`;
+}
+
+function stderrText(transport: ProcessGroupTransport | StdioClientTransport): string {
+  if (!(transport instanceof ProcessGroupTransport)) return '';
   const stderr = transport.stderrTail();
-  const last = stderr ? `: ${stderr.split('\n').slice(-3).join(' | ').slice(-400)}` : '';
-  return `${how}${last}`;
+  return stderr ? `: ${stderr.split('\n').slice(-3).join(' | ').slice(-400)}` : '';
+}
+
+function isHandshakeTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number);
+}
+
+/** The sentence for a server that did not answer the handshake in time (first npx/uvx/docker runs often take long). */
+export function handshakeTimeoutText(timeoutMs: number): string {
+  return `timed out after ${Math.round(timeoutMs / 1000)} s waiting for the MCP handshake; raise cortex.mcp.startTimeoutSeconds if the server needs longer to start (a first npx, uvx or docker run downloads it)`;
 }
 
 /**
@@ -87,20 +100,21 @@ export async function connectStdio(entry: StdioServerEntry, env: Record<string, 
   try {
     await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
   } catch (error) {
+    // Decided before closing: closing stops the server, which would then look like its own exit.
+    const timedOut = isHandshakeTimeout(error);
+    const exited = !timedOut && transport instanceof ProcessGroupTransport && transport.exit !== undefined;
     await closeQuietly(client);
-    const exited = transport instanceof ProcessGroupTransport && transport.exit !== undefined;
-    const reason = exited ? 'the server exited before it completed the MCP handshake' : startErrorText(error, entry.command, options.timeoutMs);
+    if (timedOut) throw new Error(`${handshakeTimeoutText(options.timeoutMs)}${stderrText(transport)}`, { cause: error });
+    const reason = exited ? 'the server exited before it completed the MCP handshake' : startErrorText(error, entry.command);
     throw new Error(`${reason}${describeExit(transport)}`, { cause: error });
   }
   return { client, transport, via: 'stdio', pid: transport.pid ?? undefined, exitText: () => describeExit(transport), close: () => closeQuietly(client) };
 }
 
-function startErrorText(error: unknown, command: string, timeoutMs: number): string {
+function startErrorText(error: unknown, command: string): string {
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') return `the command "${command}" was not found`;
   if (code === 'EACCES') return `the command "${command}" cannot be run (permission denied)`;
-  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
-    return `it did not complete the MCP handshake within ${Math.round(timeoutMs / 1000)} s (cortex.mcp.startTimeoutSeconds)`;
   return errorText(error);
 }
 
@@ -111,6 +125,7 @@ async function connectWith(make: () => Transport, via: 'http' | 'sse', options: 
     await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
   } catch (error) {
     await closeQuietly(client);
+    if (isHandshakeTimeout(error)) throw new Error(handshakeTimeoutText(options.timeoutMs), { cause: error });
     throw error;
   }
   const close = async () => {

@@ -11,7 +11,9 @@ import { isRecord } from '../text/isRecord';
 
 // An MCP server's tools as registry tools (docs/design.md, “MCP tools”): named `<server>_<tool>`, their
 // `inputSchema` made strict like the native schemas and used both for the model and for the
-// pipeline's validation, `readOnlyHint` as the read-only flag (which lets them run concurrently
+// pipeline's validation (strict closes only objects whose fields the server lists, where an
+// unknown field is a misspelt one; a free-form object the server leaves open stays open, so
+// whatever the server accepts there reaches it), `readOnlyHint` as the read-only flag (which lets them run concurrently
 // in parallel mode; the policy still asks unless the server is allowed), and every result rendered
 // as text with the raw result reported for the trace.
 

@@ -75,8 +75,12 @@ export const ToolCallSnapshotSchema = z.object({
   status: ToolCallStatusSchema,
   result: z.string().optional(),
   error: z.boolean().optional(),
-  /** Why the call never ran or was refused (invalid, unparseable, denied...). */
+  /** Why the call never ran or was refused (invalid, unparseable, denied, reused...). */
   reason: z.string().optional(),
+  /** The identical earlier call of the same response whose result this one reuses: it did not run. */
+  reusedFrom: z.string().optional(),
+  /** `text`: the model wrote the call into its text (no tool-call parser on its server) and Cortex read it (“Tool calls written as text”). */
+  source: z.literal('text').optional(),
   /** The call's current approval request and what became of it (docs/design.md, “Approvals”). */
   approval: ApprovalStateSchema.optional(),
   /** Earlier requests for this call (a denied required gate asked again), oldest first. */
@@ -204,6 +208,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
       finishReason: true,
       reason: true,
       audit: true,
+      source: true,
     }),
   }),
   z.object({
@@ -254,6 +259,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     result: z.string(),
     error: z.boolean().optional(),
     reason: z.string().optional(),
+    /** Set when the call did not run and reuses the result of this identical earlier call. */
+    reusedFrom: z.string().optional(),
     durationMs: z.number().optional(),
   }),
   z.object({
@@ -275,6 +282,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     error: z.string().optional(),
     finishReason: z.string().nullable().optional(),
     usage: UsageSchema.optional(),
+    /** The model's reasoning text of this turn (`reasoning_content` / `reasoning`), first and last 8,000 characters: kept here, never sent back. */
+    reasoning: z.string().optional(),
     durationMs: z.number(),
   }),
   z.object({

@@ -168,6 +168,8 @@ export interface ToolCallInput {
   finishReason?: string | null;
   reason?: string;
   audit?: Record<string, unknown>;
+  /** The model wrote the call into its text. */
+  source?: 'text';
 }
 
 /** Records a tool call as `pending` before it runs. */
@@ -195,6 +197,7 @@ export function addToolCallEvent(state: PlanState, stepId: string, call: ToolCal
   };
   if (call.reason !== undefined) event.call.reason = call.reason;
   if (call.audit !== undefined) event.call.audit = call.audit;
+  if (call.source !== undefined) event.call.source = call.source;
   return event;
 }
 
@@ -203,6 +206,8 @@ export interface ToolResultInput {
   result: string;
   error?: boolean;
   reason?: string;
+  /** The identical earlier call whose result this one reuses (it did not run). */
+  reusedFrom?: string;
   durationMs?: number;
 }
 
@@ -217,6 +222,7 @@ export function updateToolResultEvent(state: PlanState, stepId: string, callId: 
   const event: NewEvent<'tool_call_completed'> = { type: 'tool_call_completed', stepId, callId, status: result.status ?? 'success', result: result.result };
   if (result.error !== undefined) event.error = result.error;
   if (result.reason !== undefined) event.reason = result.reason;
+  if (result.reusedFrom !== undefined) event.reusedFrom = result.reusedFrom;
   if (result.durationMs !== undefined) event.durationMs = result.durationMs;
   return event;
 }

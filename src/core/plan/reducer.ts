@@ -118,6 +118,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       call.result = event.result;
       if (event.error !== undefined) call.error = event.error;
       if (event.reason !== undefined) call.reason = event.reason;
+      if (event.reusedFrom !== undefined) call.reusedFrom = event.reusedFrom;
       call.completedAt = event.time;
       call.durationMs = event.durationMs ?? event.time - call.requestedAt;
       break;

@@ -33,7 +33,7 @@ export interface InterruptedChangesInput {
 }
 
 /** Call results recorded without the call running. */
-const NEVER_RAN = new Set(['invalid_arguments', 'policy_denied', 'approval_denied', 'duplicate']);
+const NEVER_RAN = new Set(['invalid_arguments', 'policy_denied', 'approval_denied', 'duplicate', 'reused']);
 
 /**
  * Calls of the step that may have changed files without a recorded change: a writing tool that

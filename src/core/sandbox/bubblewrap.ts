@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { existingHiddenPaths, homeFolders, type HiddenPath } from './hiddenPaths';
 
 // The Linux sandbox for run_command: bubblewrap (Debian/Ubuntu package `bubblewrap`). The command
-// sees the whole file system read-only, the workspace read-write, an empty /tmp and an empty home
-// folder (the workspace stays visible when it lives there), a fresh /dev and /proc, no network
+// sees the whole file system read-only (the home folder too, so toolchains installed there run),
+// the workspace read-write, an empty /tmp, the secrets of the home folder covered
+// (sandbox/hiddenPaths.ts; the workspace stays visible when it lives there), a fresh /dev and /proc, no network
 // unless allowed, no capabilities (as root too: with them it could remount / read-write), its own
 // PID namespace (when the call ends, every process it started dies with it, `setsid` or not) and
 // its own session (no typing into the editor's terminal).
@@ -18,8 +20,8 @@ export interface SandboxLayout {
   workspace: string;
   /** Real path of the working folder inside it. */
   cwd: string;
-  /** The home folder to hide, if any. */
-  home?: string;
+  /** Real paths to cover (existingHiddenPaths): an empty folder over a folder, /dev/null over a file. */
+  hidden?: readonly HiddenPath[];
   network: boolean;
 }
 
@@ -40,14 +42,15 @@ function realOrUndefined(folder: string | undefined): string | undefined {
 export function bubblewrapArgs(layout: SandboxLayout): string[] {
   const mounts: Array<{ folder: string; args: string[] }> = [];
   const hidden = new Set<string>();
-  for (const folder of ['/tmp', realOrUndefined(layout.home)]) {
-    if (!folder || folder === '/' || folder === layout.workspace || hidden.has(folder)) continue;
-    hidden.add(folder);
-    mounts.push({ folder, args: ['--tmpfs', folder] });
+  for (const place of [{ path: '/tmp', folder: true }, ...(layout.hidden ?? [])]) {
+    if (place.path === '/' || place.path === layout.workspace || hidden.has(place.path)) continue;
+    hidden.add(place.path);
+    // /dev/null as a device: bound without nodev it reads as empty instead of failing with EACCES.
+    mounts.push({ folder: place.path, args: place.folder ? ['--tmpfs', place.path] : ['--dev-bind', '/dev/null', place.path] });
   }
   mounts.push({ folder: layout.workspace, args: ['--bind', layout.workspace, layout.workspace] });
-  // Parents first: a workspace inside the home folder is bound after the home is emptied; a home
-  // inside the workspace is emptied after the workspace is bound.
+  // Parents first: a workspace inside a covered folder is bound after the folder is emptied; a
+  // secret inside the workspace is covered after the workspace is bound.
   mounts.sort((a, b) => depth(a.folder) - depth(b.folder));
   return [
     '--ro-bind',
@@ -98,7 +101,7 @@ async function runProbe(): Promise<SandboxProbe> {
   const bwrap = BWRAP_LOCATIONS.find((location) => existsSync(location));
   if (!bwrap) return { available: false, reason: `bubblewrap is not installed (looked for ${BWRAP_LOCATIONS.join(', ')}; Debian/Ubuntu package "bubblewrap")` };
   const folder = realOrUndefined(process.cwd()) ?? '/';
-  const args = [...bubblewrapArgs({ workspace: folder, cwd: folder, home: process.env.HOME, network: false }), '/bin/true'];
+  const args = [...bubblewrapArgs({ workspace: folder, cwd: folder, hidden: existingHiddenPaths(homeFolders()), network: false }), '/bin/true'];
   return new Promise((resolve) => {
     let stderr = '';
     const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });

@@ -1,9 +1,12 @@
 import { isRecord } from '../text/isRecord';
 
 // Conservative strict-ification of a tool's JSON Schema before it is sent to the model
-// (docs/design.md, “Tool name resolution”): every object schema that does not say otherwise gets
-// `additionalProperties: false`, which discourages argument drift. Nothing else changes (required
-// lists, types and explicit additionalProperties stay as written) and the source schema is never mutated.
+// (docs/design.md, “Tool name resolution”): every object schema that lists its properties and does
+// not say otherwise gets `additionalProperties: false`, which discourages argument drift. A
+// free-form object (`{"type": "object"}` with no properties, common in MCP servers for metadata or
+// options maps) stays open: the schema describes no fields, so closing it would forbid every field
+// the tool accepts. Nothing else changes (required lists, types and explicit additionalProperties
+// stay as written) and the source schema is never mutated.
 
 type Json = unknown;
 
@@ -16,7 +19,12 @@ function isObjectSchema(schema: Record<string, Json>): boolean {
   return type === 'object' || (Array.isArray(type) && type.includes('object')) || (type === undefined && isRecord(schema.properties));
 }
 
-/** A deep copy of `schema` with `additionalProperties: false` added to every object schema lacking it. */
+/** Whether the schema names the fields it takes: only then is "no other field" what it means. */
+function listsProperties(schema: Record<string, Json>): boolean {
+  return isRecord(schema.properties) && Object.keys(schema.properties).length > 0;
+}
+
+/** A deep copy of `schema` with `additionalProperties: false` added to every object schema that lists properties and lacks it. */
 export function toStrictSchema<T>(schema: T): T {
   return strictify(schema) as T;
 }
@@ -40,6 +48,7 @@ function strictify(node: Json): Json {
   // Composed objects (allOf/anyOf/oneOf beside properties) are left alone: a closed object there
   // would reject the properties its branches add.
   const composed = 'allOf' in out || 'anyOf' in out || 'oneOf' in out;
-  if (isObjectSchema(out) && !composed && !('additionalProperties' in out) && !('unevaluatedProperties' in out)) out.additionalProperties = false;
+  if (isObjectSchema(out) && listsProperties(out) && !composed && !('additionalProperties' in out) && !('unevaluatedProperties' in out))
+    out.additionalProperties = false;
   return out;
 }

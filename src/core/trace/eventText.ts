@@ -41,6 +41,7 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return `    ${event.stepId} ⏳ ${event.call.name || event.call.requestedName}(${truncate(event.call.arguments, 120)})`;
     case 'tool_call_completed': {
       const call = state.steps.get(event.stepId)?.toolCalls.find((c) => c.id === event.callId);
+      if (event.reusedFrom) return `    ${event.stepId} ↺ ${call?.name ?? event.callId}: not run, reuses the result of the identical call ${event.reusedFrom}`;
       const mark = event.status === 'success' ? '✓' : event.status === 'rejected' ? '⊘' : '✗';
       return `    ${event.stepId} ${mark} ${call?.name ?? event.callId}: ${truncate(event.result.replace(/\s+/g, ' '), 120)}`;
     }

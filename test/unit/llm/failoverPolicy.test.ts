@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { classifyLlmFailure, type FailureContext, type FailureFacts } from '../../../src/core/llm/failoverPolicy';
+import { classifyLlmFailure, endsTheRun, type FailureContext, type FailureFacts } from '../../../src/core/llm/failoverPolicy';
 import { describeSdkFailure } from '../../../src/core/llm/sdkFailure';
 
 const ctx: FailureContext = {
@@ -95,6 +95,38 @@ describe('failoverPolicy', () => {
       for (const status of [500, 502, 503, 504, 408, 409]) assert.equal(decide(http(status, 'x')).transient, true, String(status));
     });
 
+    it("429 without a header waits what the endpoint's words ask, and only those phrasings count", () => {
+      assert.equal(
+        decide(http(429, 'Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000. Please try again in 2.4s. Visit x')).retryAfterMs,
+        2400,
+      );
+      assert.equal(decide(http(429, 'Resource has been exhausted. Please retry in 20.518s.')).retryAfterMs, 20518);
+      assert.equal(decide(http(429, 'Please try again in 1m30s.')).retryAfterMs, 90_000);
+      assert.equal(decide(http(429, 'Please try again in 6ms.')).retryAfterMs, 6);
+      assert.equal(decide(http(429, 'slow down; retry after 20 seconds')).retryAfterMs, 20_000);
+      assert.equal(decide(http(429, 'Limit 30000 per 60s')).retryAfterMs, undefined);
+      // The header wins over the words.
+      assert.equal(decide(http(429, 'Please try again in 20s', { retryAfterMs: 500 })).retryAfterMs, 500);
+    });
+
+    it('an account out of quota is never retried nor failed over, whatever x-should-retry says, and ends the run', () => {
+      const cases = [
+        http(429, 'You exceeded your current quota, please check your plan and billing details.', { code: 'insufficient_quota', shouldRetry: true }),
+        http(429, 'quota', { type: 'insufficient_quota' }),
+        http(402, 'Insufficient credits. Add more using https://openrouter.ai/settings/credits'),
+      ];
+      for (const facts of cases) {
+        const d = decide(facts);
+        assert.deepEqual([d.kind, d.transient, d.failover], ['quota', false, false], facts.message);
+        assert.match(
+          d.message,
+          /is out of quota \((429|402) .+\).* Retrying does not help: add credit or raise the limit with the provider, or use another key\.$/,
+        );
+        assert.equal(endsTheRun(d.kind), true);
+      }
+      assert.equal(decide(http(429, 'Rate limit reached', { code: 'rate_limit_exceeded' })).kind, 'rate_limit');
+    });
+
     it('obeys x-should-retry either way, except for auth', () => {
       assert.equal(decide(http(500, 'x', { shouldRetry: false })).transient, false);
       assert.equal(decide(http(400, 'x', { shouldRetry: true })).transient, true);
@@ -150,6 +182,7 @@ describe('failoverPolicy', () => {
         status: 429,
         message: 'slow down',
         code: 'rate_limit_exceeded',
+        type: 'requests',
         shouldRetry: true,
         retryAfterMs: 250,
       });

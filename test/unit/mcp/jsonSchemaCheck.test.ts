@@ -22,7 +22,20 @@ describe('JSON Schema validation of MCP tool arguments', () => {
       required: ['a', 'b'],
       additionalProperties: false,
     });
-    assert.deepEqual(modelParameters(undefined), { type: 'object', additionalProperties: false });
+    // No listed fields: nothing to close.
+    assert.deepEqual(modelParameters(undefined), { type: 'object' });
+  });
+
+  it('leaves a free-form object parameter open: any field in it passes, a field beside the listed ones does not', () => {
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, meta: { type: 'object' }, tags: { type: 'object', properties: {} } },
+      required: ['name'],
+    };
+    assert.deepEqual(modelParameters(schema).properties, { name: { type: 'string' }, meta: { type: 'object' }, tags: { type: 'object', properties: {} } });
+    assert.equal(errorOf(schema, { name: 'n', meta: { owner: 'x', nested: { deep: [1] } }, tags: { a: 1 } }), 'ok');
+    assert.equal(errorOf(schema, { name: 'n', metaa: {} }), 'Invalid arguments: unknown field(s): metaa (allowed: name, meta, tags)');
+    assert.match(errorOf(schema, { name: 'n', meta: 'x' }), /field 'meta' must be object, got string/);
   });
 
   it("names missing, mistyped and unknown fields in the native tools' words", () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +27,7 @@ describe('bubblewrap sandbox (real)', function () {
     assert.equal(readFileSync(path.join(ws, 'made.txt'), 'utf8'), 'hi\n');
   });
 
-  it('a write outside the workspace does not reach the disk: system folders are read-only, /tmp and the home folder are empty stand-ins', async () => {
+  it('a write outside the workspace does not reach the disk: system folders and the home folder are read-only, /tmp is an empty stand-in', async () => {
     const tag = randomBytes(4).toString('hex');
     const outsideDir = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'cortex-sbx-outside-'));
     const targets = [path.join(outsideDir, `a-${tag}`), path.join(path.dirname(ws), `sibling-${tag}`), path.join(os.homedir(), `cortex-sbx-home-${tag}`)];
@@ -43,6 +43,75 @@ describe('bubblewrap sandbox (real)', function () {
       rmSync(outsideDir, { recursive: true, force: true });
       for (const target of targets) rmSync(target, { force: true });
     }
+  });
+
+  describe('the home folder: visible read-only, its secrets hidden', () => {
+    let home: string;
+    let saved: NodeJS.ProcessEnv;
+    beforeEach(() => {
+      saved = { ...process.env };
+      // Not under /tmp: the sandbox replaces /tmp with an empty one.
+      home = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.homedir(), 'cortex-sbx-home-'));
+      mkdirSync(path.join(home, '.local/bin'), { recursive: true });
+      writeFileSync(path.join(home, '.local/bin/mytool'), '#!/bin/sh\necho "mytool ran from $0"\n', { mode: 0o755 });
+      mkdirSync(path.join(home, '.ssh'));
+      writeFileSync(path.join(home, '.ssh/id_rsa'), 'PRIVATE-KEY-cortex-test');
+      writeFileSync(path.join(home, '.npmrc'), '//registry.npmjs.org/:_authToken=npm-cortex-test-token');
+      writeFileSync(path.join(home, '.bash_history'), 'export TOKEN=history-cortex-test');
+      mkdirSync(path.join(home, 'notes'));
+      writeFileSync(path.join(home, 'notes/extra-secret.txt'), 'extra-cortex-test');
+      writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = visible-config\n');
+      process.env.HOME = home;
+      process.env.PATH = `${path.join(home, '.local/bin')}:${process.env.PATH}`;
+    });
+    afterEach(() => {
+      process.env = saved;
+      rmSync(home, { recursive: true, force: true });
+    });
+
+    it('a tool installed under the home folder runs; its other files are readable', async () => {
+      const tool = await runIn(ws, 'mytool', SANDBOXED, { approvedByPerson: true });
+      assert.equal(tool.ok, true, tool.output);
+      assert.match(tool.output, new RegExp(`mytool ran from ${path.join(home, '.local/bin/mytool')}`));
+      const config = await runIn(ws, `cat ${path.join(home, '.gitconfig')}`, SANDBOXED, { approvedByPerson: true });
+      assert.match(config.output, /visible-config/);
+    });
+
+    it('keys, tokens and histories read as missing or empty, and a setting hides more', async () => {
+      const read = `cat ${home}/.ssh/id_rsa; ls -A ${home}/.ssh; cat ${home}/.npmrc ${home}/.bash_history ${home}/notes/extra-secret.txt; echo end`;
+      const plain = await runIn(ws, read, UNSANDBOXED, { approvedByPerson: true });
+      // The same command unsandboxed shows the test can fail.
+      assert.match(plain.output, /PRIVATE-KEY-cortex-test[\s\S]*npm-cortex-test-token[\s\S]*history-cortex-test[\s\S]*extra-cortex-test/);
+      const hidden = await runIn(ws, read, { ...SANDBOXED, hiddenPaths: ['~/notes/extra-secret.txt'] }, { approvedByPerson: true });
+      assert.match(hidden.output, /end/);
+      assert.match(hidden.output, /id_rsa: No such file or directory/);
+      assert.doesNotMatch(hidden.output, /cortex-test/);
+      const unlisted = await runIn(ws, `cat ${home}/notes/extra-secret.txt`, SANDBOXED, { approvedByPerson: true });
+      assert.match(unlisted.output, /extra-cortex-test/);
+    });
+
+    it('nothing under the home folder can be written, hidden places included', async () => {
+      const result = await runIn(ws, `touch ${home}/new-file; echo key > ${home}/.ssh/authorized_keys; echo x >> ${home}/.npmrc; echo done`, SANDBOXED, {
+        approvedByPerson: true,
+      });
+      assert.match(result.output, /new-file.*Read-only file system/);
+      assert.equal(existsSync(path.join(home, 'new-file')), false);
+      assert.equal(existsSync(path.join(home, '.ssh/authorized_keys')), false);
+      assert.equal(readFileSync(path.join(home, '.npmrc'), 'utf8'), '//registry.npmjs.org/:_authToken=npm-cortex-test-token');
+    });
+
+    it('a workspace inside the home folder stays writable, and so does the home opened as the workspace, its secrets still hidden', async () => {
+      const inner = path.join(home, 'project');
+      mkdirSync(inner);
+      const nested = await runIn(inner, `echo made > made.txt; cat ${home}/.ssh/id_rsa; echo end`, SANDBOXED, { approvedByPerson: true });
+      assert.match(nested.output, /end/);
+      assert.doesNotMatch(nested.output, /PRIVATE-KEY/);
+      assert.equal(readFileSync(path.join(inner, 'made.txt'), 'utf8'), 'made\n');
+      const whole = await runIn(home, 'echo made > top.txt; cat .ssh/id_rsa .npmrc; echo end', SANDBOXED, { approvedByPerson: true });
+      assert.match(whole.output, /end/);
+      assert.doesNotMatch(whole.output, /cortex-test/);
+      assert.equal(readFileSync(path.join(home, 'top.txt'), 'utf8'), 'made\n');
+    });
   });
 
   it('has no capabilities, even as root: it cannot remount / read-write', async () => {
@@ -127,9 +196,30 @@ describe('bubblewrap sandbox (real)', function () {
 });
 
 describe('sandbox layout and choice', () => {
-  it('binds the workspace after emptying the home folder and /tmp that contain it, and hides a home inside the workspace after binding it', () => {
+  it('binds the workspace after emptying the /tmp or hidden folder that contains it, and covers a secret inside the workspace after binding it', () => {
     const args = bubblewrapArgs({ workspace: '/tmp/ws', cwd: '/tmp/ws/sub', network: false });
     assert.deepEqual(args.slice(args.indexOf('--tmpfs'), args.indexOf('--unshare-all')), ['--tmpfs', '/tmp', '--bind', '/tmp/ws', '/tmp/ws']);
+    const home = bubblewrapArgs({
+      workspace: '/home/u',
+      cwd: '/home/u',
+      hidden: [
+        { path: '/home/u/.ssh', folder: true },
+        { path: '/home/u/.npmrc', folder: false },
+      ],
+      network: false,
+    });
+    assert.deepEqual(home.slice(home.indexOf('--tmpfs'), home.indexOf('--unshare-all')), [
+      '--tmpfs',
+      '/tmp',
+      '--bind',
+      '/home/u',
+      '/home/u',
+      '--tmpfs',
+      '/home/u/.ssh',
+      '--dev-bind',
+      '/dev/null',
+      '/home/u/.npmrc',
+    ]);
     assert.ok(args.includes('--die-with-parent') && args.includes('--new-session') && args.includes('--unshare-all'));
     assert.deepEqual(args.slice(args.indexOf('--cap-drop'), args.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
     assert.equal(args.includes('--share-net'), false);

@@ -21,6 +21,19 @@ describe('toStrictSchema', () => {
     assert.equal(strict.$defs.thing.additionalProperties, false);
   });
 
+  it('leaves object schemas that list no properties open (free-form maps), at any depth', () => {
+    const source = {
+      type: 'object',
+      properties: { meta: { type: 'object' }, empty: { type: 'object', properties: {} }, list: { type: 'array', items: { type: ['object', 'null'] } } },
+    };
+    const strict = toStrictSchema(source) as any;
+    assert.equal(strict.additionalProperties, false);
+    assert.equal('additionalProperties' in strict.properties.meta, false);
+    assert.equal('additionalProperties' in strict.properties.empty, false);
+    assert.equal('additionalProperties' in strict.properties.list.items, false);
+    assert.deepEqual(toStrictSchema({ type: 'object' }), { type: 'object' });
+  });
+
   it('never mutates the source schema', () => {
     const source = { type: 'object', properties: { a: { type: 'object', properties: {} } } };
     const before = JSON.stringify(source);

@@ -6,6 +6,7 @@ import { diskProblem } from '../../policy/diskChecks';
 import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type ProtectedPathMatcher } from '../../policy/protectedPaths';
 import { bubblewrapArgs } from '../../sandbox/bubblewrap';
 import { commandEnvironment } from '../../sandbox/commandEnvironment';
+import { existingHiddenPaths, homeFolders } from '../../sandbox/hiddenPaths';
 import { DEFAULT_EXECUTION_SETTINGS, type CommandExecutionSettings } from '../../sandbox/executionSettings';
 import { CONFIG_LISTING_ARGS, guardedGitArgs, guardedGitEnv, inertConfigProblem } from '../../sandbox/gitGuard';
 import { runProcess, type CommandResult } from '../../sandbox/processRunner';
@@ -127,7 +128,8 @@ interface Place {
 /** Wraps `launch` in the sandbox, if there is one. */
 function sandboxed(launch: Launch, place: Place): Launch {
   if (place.sandbox.kind !== 'bubblewrap') return launch;
-  const layout = { workspace: place.realRoot, cwd: place.cwd, home: process.env.HOME, network: place.settings.network };
+  const hidden = existingHiddenPaths(homeFolders(), place.settings.hiddenPaths);
+  const layout = { workspace: place.realRoot, cwd: place.cwd, hidden, network: place.settings.network };
   return { file: place.sandbox.bwrap, args: [...bubblewrapArgs(layout), launch.file, ...launch.args], env: launch.env };
 }
 
