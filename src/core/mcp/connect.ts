@@ -90,7 +90,7 @@ export async function connectStdio(entry: StdioServerEntry, env: Record<string, 
   try {
     sandbox = await lifetimeSandbox(entry, env, cwd);
   } catch (error) {
-    throw new Error(startErrorText(error, entry.command, options.timeoutMs), { cause: error });
+    throw new Error(startErrorText(error, entry.command), { cause: error });
   }
   const transport =
     process.platform === 'win32'
