@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
                   [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
-                  [--mcp-config FILE] [--checkpoints DIR] "TASK"
+                  [--mcp-config FILE] [--checkpoints DIR] [--require-verified] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
        cortex revert --trace FILE [--step ID]... [--force] [--undo] [--checkpoints DIR] [--workspace DIR]
@@ -16,6 +16,8 @@ Every file change of a run is recorded in --checkpoints DIR (by default FILE.che
 unified diff; cortex revert puts back what the run (or each --step ID and the steps after it)
 changed, leaves files changed since alone and lists them (exit 1) unless --force, and --undo
 undoes the last revert.
+--require-verified fails a step that ends unverified (no checks declared, nothing claimed to
+check) with reason no_evidence, as the setting cortex.verify.requireVerified does.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
 --memory FILE is the workspace's memory (memory_store/search/forget); by default
@@ -57,6 +59,8 @@ export interface CliArgs {
   approve?: 'all' | 'none';
   /** The run's checkpoint folder (`--checkpoints`); undefined = next to the trace. */
   checkpoints?: string;
+  /** `--require-verified`: an unverified step fails (cortex.verify.requireVerified). */
+  requireVerified?: boolean;
   help: boolean;
 }
 
@@ -71,6 +75,7 @@ const OPTIONS = {
   memory: { type: 'string' },
   approve: { type: 'string' },
   checkpoints: { type: 'string' },
+  'require-verified': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -103,6 +108,7 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     ...(v.memory !== undefined ? { memory: v.memory } : {}),
     ...(v.checkpoints !== undefined ? { checkpoints: v.checkpoints } : {}),
     approve: v.approve,
+    ...(v['require-verified'] ? { requireVerified: true } : {}),
     help: false,
   };
 }

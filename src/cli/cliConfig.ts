@@ -34,6 +34,7 @@ export function loadCliConfig(args: CliArgs, cwd: string): { config: FlatConfig;
   if (args.baseUrl) overrides['cortex.llm.baseUrl'] = args.baseUrl;
   if (args.model) overrides['cortex.llm.model'] = args.model;
   if (args.fallbackModels.length) overrides['cortex.llm.fallbackModels'] = args.fallbackModels;
+  if (args.requireVerified) overrides['cortex.verify.requireVerified'] = true;
   let config: FlatConfig;
   try {
     config = parseConfig({ ...fileValues, ...overrides });
