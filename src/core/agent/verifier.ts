@@ -87,7 +87,7 @@ export function proveStep(step: StepState, endReason: string | undefined, proof:
   }
   const unbacked = proof.claims.find((record) => !record.passed);
   if (unbacked) {
-    const reason = `unbacked_claim: "${unbacked.check}": ${unbacked.detail.replace(/^unbacked claim: /, '')}${othersFailing(checks)}`;
+    const reason = `unbacked_claim: "${unbacked.check}": ${unbacked.detail}${othersFailing(checks)}`;
     return { verdict: { passed: false, reason, failedCallIds: [], verdict: 'failed', checks }, failure: 'unbacked_claim' };
   }
   const callsText = modelCalls(step).length > 0 ? `; ${calls.reason}` : '';

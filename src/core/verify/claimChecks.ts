@@ -27,7 +27,7 @@ function fileClaim(claim: Extract<Claim, { kind: 'file' }>, step: StepState, wor
     kind: 'claim',
     check: claim.sentence,
     passed: false,
-    detail: `unbacked claim: this step recorded no change of ${named}${changed.length ? ` (it changed ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''})` : ' (it changed no file)'}`,
+    detail: `this step recorded no change of ${named}${changed.length ? ` (it changed ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''})` : ' (it changed no file)'}`,
   };
 }
 
@@ -49,7 +49,7 @@ function passedClaim(claim: Claim, step: StepState, postconditions: readonly Che
     kind: 'claim',
     check: claim.sentence,
     passed: false,
-    detail: `unbacked claim: ${
+    detail: `${
       ran
         ? `no command of this step succeeded (call ${ran.id} exited ${ran.exitCode ?? 'on a signal'})`
         : commands.length
