@@ -304,7 +304,9 @@ export class AgentRun {
     this.options.approvals.withdrawStep(stepId, 'the step ended');
     // The verifier checks what the step declared and claimed (its commands may ask for approval).
     const proof = end.kind === 'loop' && end.outcome.endReason === 'answered' ? await this.proveStep(stepId, end.outcome.output) : undefined;
-    const { events, replannable } = stepEndEvents(log.state, stepId, end, proof);
+    // A cancel while the verifier ran (a check command waiting for approval) ends the step as cancelled.
+    const { events, replannable } =
+      proof && this.abort.signal.aborted ? stepEndEvents(log.state, stepId, { kind: 'cancelled' }) : stepEndEvents(log.state, stepId, end, proof);
     if (end.kind === 'fatal') this.fatalError ??= end.message;
     for (const event of events) log.append(event);
     if (end.kind === 'fatal') this.abort.abort(new RunCancelled(this.fatalError ?? end.message));

@@ -6,6 +6,7 @@ import { foldEvents } from '../../../src/core/plan/reducer';
 import { createPlanState } from '../../../src/core/plan/reducer';
 import { RunEventSchema } from '../../../src/core/plan/events';
 import { describeCheck, StepExpectsSchema } from '../../../src/core/plan/stepChecks';
+import { buildStepMessages } from '../../../src/core/agent/stepPrompt';
 
 function planWith(expects: unknown): string {
   return JSON.stringify({ title: 't', steps: [{ description: 'do it', expects }], dependencies: {} });
@@ -107,6 +108,17 @@ describe('step postconditions in the plan (docs/design.md, “The planner”)', 
     };
     assert.equal(RunEventSchema.safeParse(bad).success, false);
     assert.equal(StepExpectsSchema.safeParse([{ answer: 'ok' }]).success, true);
+  });
+
+  it("the executor is told its step's checks; a step without expects gets no such line", () => {
+    const plan = parsePlannerReply(
+      JSON.stringify({ title: 't', steps: [{ description: 'test it', expects: [{ command: 'npm test', exit: 0 }, { changed: 'test/*.js' }] }, 'plain'] }),
+    );
+    let n = 0;
+    const state = foldEvents(initialPlanEvents(createPlanState(), plan, () => `s${++n}`).map((event, seq) => ({ ...event, seq, time: seq })));
+    const checked = JSON.stringify(buildStepMessages(state, 's1'));
+    assert.match(checked, /the verifier checks \(against what really happened\):\\n- `npm test` exits 0\\n- changed test\/\*\.js/);
+    assert.doesNotMatch(JSON.stringify(buildStepMessages(state, 's2')), /the verifier checks/);
   });
 
   it('describes each check in one line', () => {
