@@ -25,6 +25,8 @@ interface Case {
   /** Files the workspace starts with. */
   files?: Record<string, string>;
   approval?: 'approve' | 'deny';
+  /** The run records no file changes (no checkpoint folder, as the CLI without --trace). */
+  noCheckpoints?: boolean;
 }
 
 const answerWith = (broker: ApprovalBroker, request: ApprovalRequest, decision: 'approve' | 'deny') =>
@@ -49,7 +51,7 @@ async function runCase(server: Parameters<typeof runAgainst>[0], c: Case): Promi
   );
   return runAgainst(server, {
     workspace,
-    checkpointsDir: mkdtempSync(join(tmpdir(), 'cortex-cp-')),
+    checkpointsDir: c.noCheckpoints ? undefined : mkdtempSync(join(tmpdir(), 'cortex-cp-')),
     onApproval: (request, broker) => answerWith(broker, request, c.approval ?? 'approve'),
   });
 }
@@ -148,6 +150,15 @@ const HONEST: Array<Case & { step: string; verdict: 'verified' | 'unverified' }>
     executor: { 'Generate out.txt': [toolCalls(call('run_command', { command: 'node make.js' })), message('I created out.txt by running node make.js.')] },
     step: 'Generate out.txt with node make.js',
     verdict: 'verified',
+  },
+  {
+    name: 'a file made by a command, in a run that records no changes (nothing can disprove it)',
+    steps: ['Generate out.txt with node make.js'],
+    files: { 'make.js': MAKE_OUT },
+    noCheckpoints: true,
+    executor: { 'Generate out.txt': [toolCalls(call('run_command', { command: 'node make.js' })), message('I created out.txt by running node make.js.')] },
+    step: 'Generate out.txt with node make.js',
+    verdict: 'unverified',
   },
   {
     name: 'mentions files it only read',

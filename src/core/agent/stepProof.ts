@@ -14,14 +14,17 @@ export async function collectStepProof(context: RunContext, stepId: string, answ
   const requireVerified = context.config['cortex.verify.requireVerified'];
   const step = context.log.state.steps.get(stepId);
   if (!step || getFailedCalls(step).length > 0) return { postconditions: [], claims: [], requireVerified };
+  // Without checkpoints, file tools still say what they wrote, but what commands change is unknown.
+  const commandChangesRecorded = context.checkpoints !== undefined;
   const postconditions = await checkPostconditions(step, step.expects ?? [], {
     workspaceRoot: context.workspaceRoot,
+    commandChangesRecorded,
     answer,
     maxReadFileBytes: context.config['cortex.limits.maxReadFileBytes'],
     protectedPaths: compileProtectedPaths(context.config['cortex.policy.protectedPaths']),
     runCommand: (command, index) => runCheckCommand(context, stepId, command, index),
   });
   // The claims are read against the record as it is now (the verifier's own runs are marked).
-  const claims = checkClaims(context.log.state.steps.get(stepId) ?? step, answer, context.workspaceRoot, postconditions);
+  const claims = checkClaims(context.log.state.steps.get(stepId) ?? step, answer, context.workspaceRoot, postconditions, commandChangesRecorded);
   return { postconditions, claims, requireVerified };
 }

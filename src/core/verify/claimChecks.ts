@@ -1,14 +1,18 @@
 import type { CheckRecord } from '../plan/events';
 import type { StepState } from '../plan/planTypes';
 import { readClaims, type Claim } from './claimReader';
-import { changeOfClaimedPath, changesOf, modelCalls, successfulCommands } from './stepEvidence';
+import { changeOfClaimedPath, changesOf, commandsThatRan, modelCalls, successfulCommands } from './stepEvidence';
 
 // The evidence-bound answer (docs/design.md, “The verifier and how a step ends”): each claim the
 // claim reader finds in the step's answer is a check, backed by the record or not. A file claim
 // needs a recorded change of that file in this step; a claim that tests or a build passed needs a
 // command of this step that exited 0, or a `command` check that held.
 
-function fileClaim(claim: Extract<Claim, { kind: 'file' }>, step: StepState, workspaceRoot: string): CheckRecord {
+/**
+ * A file claim, or undefined when the record cannot decide it: the step ran a command and this run
+ * does not record what commands change (no checkpoints), so the command may have made the file.
+ */
+function fileClaim(claim: Extract<Claim, { kind: 'file' }>, step: StepState, workspaceRoot: string, commandChangesRecorded: boolean): CheckRecord | undefined {
   const changes = changesOf(step, workspaceRoot);
   for (const path of claim.paths) {
     const change = changeOfClaimedPath(changes, path, workspaceRoot);
@@ -21,6 +25,7 @@ function fileClaim(claim: Extract<Claim, { kind: 'file' }>, step: StepState, wor
         evidence: { callId: change.callId, path: change.path, ...(change.seq !== undefined ? { changeSeq: change.seq } : {}) },
       };
   }
+  if (!commandChangesRecorded && commandsThatRan(step).length > 0) return undefined;
   const changed = [...new Set(changes.map((c) => c.path))];
   const named = claim.paths.join(', ');
   return {
@@ -60,7 +65,19 @@ function passedClaim(claim: Claim, step: StepState, postconditions: readonly Che
   };
 }
 
-/** Every claim of the step's answer, with what backs it or what is missing. */
-export function checkClaims(step: StepState, answer: string, workspaceRoot: string, postconditions: readonly CheckRecord[]): CheckRecord[] {
-  return readClaims(answer).map((claim) => (claim.kind === 'file' ? fileClaim(claim, step, workspaceRoot) : passedClaim(claim, step, postconditions)));
+/**
+ * Every claim of the step's answer, with what backs it or what is missing. `commandChangesRecorded`:
+ * the run records what commands change (checkpoints are on); without it a file claim of a step
+ * that ran a command is not judged.
+ */
+export function checkClaims(
+  step: StepState,
+  answer: string,
+  workspaceRoot: string,
+  postconditions: readonly CheckRecord[],
+  commandChangesRecorded = true,
+): CheckRecord[] {
+  return readClaims(answer)
+    .map((claim) => (claim.kind === 'file' ? fileClaim(claim, step, workspaceRoot, commandChangesRecorded) : passedClaim(claim, step, postconditions)))
+    .filter((record): record is CheckRecord => record !== undefined);
 }

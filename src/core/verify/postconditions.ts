@@ -5,7 +5,7 @@ import { checkKind, describeCheck, type StepCheck } from '../plan/stepChecks';
 import type { ProtectedPathMatcher } from '../policy/protectedPaths';
 import { globMatcher } from '../tools/workspace/globPattern';
 import { displayPath, resolveInWorkspace } from '../tools/workspaceJail';
-import { changesOf, modelCalls } from './stepEvidence';
+import { changesOf, commandsThatRan, modelCalls } from './stepEvidence';
 
 // Checking a step's declared postconditions (docs/design.md, “The verifier and how a step ends”),
 // each with its evidence. Paths go through the file tools' workspace jail (a check that names a
@@ -30,6 +30,8 @@ export interface PostconditionDeps {
   answer: string;
   maxReadFileBytes: number;
   protectedPaths: ProtectedPathMatcher;
+  /** Whether this run records what commands change (checkpoints on); else `changed` says so when it fails. */
+  commandChangesRecorded: boolean;
   /** Runs a `command` check's command after the step, as run_command runs it. */
   runCommand(command: string, checkIndex: number): Promise<CheckCommandRun>;
 }
@@ -102,7 +104,13 @@ async function containsCheck(check: Extract<StepCheck, { contains: string }>, de
 function changedCheck(check: Extract<StepCheck, { changed: string }>, step: StepState, deps: PostconditionDeps): CheckRecord {
   const matches = globMatcher(check.changed);
   const change = changesOf(step, deps.workspaceRoot).find((c) => matches(c.path));
-  if (!change) return record(check, false, `no file matching ${check.changed} was created, modified or deleted by this step`);
+  if (!change) {
+    const unrecorded =
+      !deps.commandChangesRecorded && commandsThatRan(step).length > 0
+        ? ' (this run does not record what commands change, as checkpoints are off: a command of this step may have changed it; check with exists or contains instead)'
+        : '';
+    return record(check, false, `no file matching ${check.changed} was created, modified or deleted by this step${unrecorded}`);
+  }
   return record(check, true, `${change.path} was changed by call ${change.callId}`, {
     callId: change.callId,
     path: change.path,

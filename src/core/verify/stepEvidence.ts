@@ -72,6 +72,11 @@ export function changeOfClaimedPath(changes: readonly ChangeEvidence[], claimed:
   return changes.find((change) => change.path === path || change.path.endsWith(`/${path}`));
 }
 
+/** The step's model-made commands that ran to their end (whatever their exit code). */
+export function commandsThatRan(step: StepState): ToolCallRecord[] {
+  return modelCalls(step).filter((call) => call.name === 'run_command' && (call.status === 'success' || call.exitCode !== undefined));
+}
+
 /** The step's model-made commands that ran and exited 0. */
 export function successfulCommands(step: StepState): ToolCallRecord[] {
   return modelCalls(step).filter((call) => call.name === 'run_command' && call.status === 'success');

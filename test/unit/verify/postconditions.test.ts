@@ -43,13 +43,14 @@ function workspace(): string {
 
 async function check(
   checks: StepCheck[],
-  options: { root?: string; answer?: string; run?: (command: string) => CheckCommandRun; written?: string; byCommand?: string } = {},
+  options: { root?: string; answer?: string; run?: (command: string) => CheckCommandRun; written?: string; byCommand?: string; unrecorded?: boolean } = {},
 ) {
   const root = options.root ?? workspace();
   const commands: string[] = [];
   const records = await checkPostconditions(stepWithWork(options.written ?? 'src/a.ts', options.byCommand), checks, {
     workspaceRoot: root,
     answer: options.answer ?? '',
+    commandChangesRecorded: !options.unrecorded,
     maxReadFileBytes: 1024 * 1024,
     protectedPaths: compileProtectedPaths(DEFAULT_PROTECTED_PATHS),
     runCommand: async (command) => {
@@ -70,6 +71,13 @@ describe('postconditions (docs/design.md, “The verifier and how a step ends”
     assert.equal(records[3].evidence?.callId, 'c1');
     assert.equal(typeof records[3].evidence?.changeSeq, 'number');
     assert.match(records[2].detail, /no file matching test\/\*\* was created, modified or deleted by this step/);
+  });
+
+  it('changed says when what commands change is not recorded (no checkpoints)', async () => {
+    const { records } = await check([{ changed: 'out/*.js' }], { unrecorded: true });
+    assert.match(records[0].detail, /no file matching out\/\*\.js was created, modified or deleted by this step$/, 'no command ran: nothing to add');
+    const withCommand = await check([{ changed: 'out/*.js' }], { byCommand: 'elsewhere.txt', unrecorded: true });
+    assert.match(withCommand.records[0].detail, /this run does not record what commands change, as checkpoints are off/);
   });
 
   it('exists and absent, after the step, through the workspace jail', async () => {
