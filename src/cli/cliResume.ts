@@ -17,7 +17,7 @@ import { describeFsError } from './fsErrorText';
 
 export const RESUME_USAGE = `Usage: cortex resume --trace FILE [--workspace DIR] [--config FILE] [--base-url URL]
                      [--model NAME] [--fallback-model NAME]... [--memory FILE] [--mcp-config FILE]
-                     [--approve all|none] [--checkpoints DIR]
+                     [--approve all|none] [--checkpoints DIR] [--require-verified]
 
 Continues an interrupted run (one whose trace has no run_finished line) from its trace:
 completed steps are kept and not run again, steps that were running start again from the
@@ -39,6 +39,7 @@ interface ResumeArgs {
   memory?: string;
   checkpoints?: string;
   approve?: 'all' | 'none';
+  requireVerified?: boolean;
   help: boolean;
 }
 
@@ -53,6 +54,7 @@ const OPTIONS = {
   memory: { type: 'string' },
   checkpoints: { type: 'string' },
   approve: { type: 'string' },
+  'require-verified': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -94,6 +96,7 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
     memory: v.memory as string | undefined,
     checkpoints: v.checkpoints as string | undefined,
     approve: v.approve,
+    ...(v['require-verified'] ? { requireVerified: true } : {}),
     help: false,
   };
 }

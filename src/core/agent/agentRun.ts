@@ -323,7 +323,7 @@ export class AgentRun {
       if (this.abort.signal.aborted) return undefined;
       const detail = `the verifier could not check this step: ${errorMessage(error)}`;
       return {
-        postconditions: [{ kind: 'pending_calls', check: 'the verifier ran', passed: false, detail }],
+        postconditions: [{ kind: 'verifier_error', check: 'the verifier ran', passed: false, detail }],
         claims: [],
         requireVerified: this.context.config['cortex.verify.requireVerified'],
       };

@@ -70,7 +70,7 @@ export type ProofVerdict = z.infer<typeof ProofVerdictSchema>;
  * check's leading key), a claim read in the step's answer, or the step's unanswered calls.
  */
 export const CheckRecordSchema = z.object({
-  kind: z.enum(['pending_calls', 'changed', 'exists', 'absent', 'contains', 'command', 'called', 'answer', 'claim']),
+  kind: z.enum(['pending_calls', 'changed', 'exists', 'absent', 'contains', 'command', 'called', 'answer', 'claim', 'verifier_error']),
   /** The check in one line (`changed test/*.ts`), or the claim's sentence as the answer wrote it. */
   check: z.string(),
   passed: z.boolean(),
