@@ -1,6 +1,6 @@
-import { parseResumeArgs } from '../../../src/cli/cliResume';
 import assert from 'node:assert/strict';
 import { parseCliArgs, USAGE, UsageError } from '../../../src/cli/cliArgs';
+import { parseResumeArgs } from '../../../src/cli/cliResume';
 
 describe('cli arguments', () => {
   it('parses the documented contract', () => {
