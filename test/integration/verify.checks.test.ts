@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { eventsOf, runAgainst } from '../support/agentHarness';
-import { json, message, route } from '../support/scriptedReplies';
+import { json, message, route, sequence } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
 
 // The verifier's own command runs at the edges (docs/design.md, “The verifier and how a step
@@ -74,5 +74,30 @@ describe("the verifier's check commands", function () {
     assert.equal(step.toolCalls[0].exitCode, 0);
     // `true` is on the read-only list: it ran without asking.
     assert.equal(eventsOf(events, 'tool_call_awaiting_approval').length, 0);
+  });
+
+  it('a plan with an invalid check is refused with the reason, and the planner is asked again', async () => {
+    server().setHandler(
+      route({
+        planner: sequence(
+          json({ title: 'p', steps: [{ description: 'Write a.txt', expects: [{ changed: 'a.txt', file: 'a.txt' }] }] }),
+          json({ title: 'p', steps: [{ description: 'Write a.txt', expects: [{ exists: '../outside.txt' }] }] }),
+        ),
+        executor: message('unused'),
+        aggregator: message('done'),
+      }),
+    );
+    const { result, events } = await runAgainst(server());
+    assert.equal(result.status, 'failed');
+    const planners = server()
+      .chatRequests()
+      .filter((r) => r.purpose === 'planner');
+    assert.equal(planners.length, 2);
+    assert.match(
+      JSON.stringify(planners[1].body.messages),
+      /That reply is not a valid plan: the JSON is not a valid plan: steps\[0\]\.expects\[0\]: unknown key \\"file\\" in a \\"changed\\" check/,
+    );
+    assert.match(result.error ?? '', /steps\[0\]\.expects\[0\]: "exists": the path "\.\.\/outside\.txt" leaves the workspace/);
+    assert.equal(eventsOf(events, 'step_added').length, 0);
   });
 });
