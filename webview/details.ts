@@ -2,6 +2,7 @@ import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/plan
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalDiff, changesSignature, renderStepChanges, type ChangesHandlers } from './changesView';
 import { stepContextView } from './contextView';
+import { renderProofChecks } from './proofChecks';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
@@ -253,6 +254,16 @@ export class DetailsPane {
     p.append(verdict, document.createTextNode(v.reason ? ` — ${v.reason}` : ''));
     s.append(p);
     if (v.failedCallIds.length) s.append(el('p', 'muted', `Calls that failed verification: ${v.failedCallIds.join(', ')}`));
+    renderProofChecks(s, step, { showCall: (callId) => this.revealCall(callId), openDiff: (path) => this.handlers.changes.open(step.id, path) });
+  }
+
+  /** Opens a call of the tool history and scrolls it into view (a check's evidence points there). */
+  private revealCall(callId: string): void {
+    const entry = this.callCache.get(callId)?.el;
+    if (!entry) return;
+    // A vscode-collapsible opens through its `open` property.
+    Object.assign(entry, { open: true });
+    entry.scrollIntoView({ block: 'nearest' });
   }
 
   /** The tool history, reconciled call by call: unchanged calls keep their element (and open state). */

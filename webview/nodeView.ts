@@ -2,6 +2,7 @@ import type { StepStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { button, el, setAttr, setText } from './dom';
 import { icon, setIcon } from './icons';
+import { setProofBadge } from './proofChecks';
 import type { StepView } from './stepView';
 
 // The DOM of one DAG node, restyled in place from its StepView. A node always has its head (status
@@ -100,6 +101,7 @@ export class NodeView {
     setAttr(this.root, 'aria-label', view.ariaLabel);
     setAttr(this.root, 'aria-current', selected ? 'true' : undefined);
     setIcon(this.glyph, view.icon, 'node-glyph');
+    setProofBadge(this.head, view.proof);
     setAttr(this.glyph, 'title', view.statusLabel);
     // Full text on hover, also when zoomed out (only the head is visible then).
     setAttr(this.head, 'title', view.description);

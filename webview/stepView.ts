@@ -2,6 +2,8 @@ import type { PlanState, ReplanRecord, StepState, StepStatus, ToolCallRecord, To
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { stepTokensTag } from './contextView';
 import { humanize, mcpLabel, mcpOrigin, oneLine } from './format';
+import type { ProofVerdict } from '../src/core/plan/events';
+import { proofOf } from './proofChecks';
 import { CALL_STATUS_ICON, STEP_STATUS_ICON, type Codicon } from './icons';
 
 // Pure view model of one DAG node: every label, icon, chip and aria text the renderer shows, so
@@ -47,6 +49,8 @@ export interface StepView {
   /** One short line under the description: why blocked, what replaced it, why it failed. */
   meta: string;
   chips: ChipView[];
+  /** How the step proved its work: the node's proof badge (webview/proofChecks.ts). */
+  proof?: ProofVerdict;
   /** Calls not shown as chips. */
   moreChips: number;
   ariaLabel: string;
@@ -192,6 +196,7 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
     replaced,
     isNew,
     tags,
+    proof: proofOf(step),
     meta,
     chips,
     moreChips: more,

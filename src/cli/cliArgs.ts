@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
                   [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
                   [--mcp-config FILE] [--checkpoints DIR] [--header 'NAME: VALUE']...
-                  [--query NAME=VALUE]... "TASK"
+                  [--query NAME=VALUE]... [--require-verified] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
        cortex revert --trace FILE [--step ID]... [--force] [--undo] [--allow-protected PATH]...
@@ -21,6 +21,8 @@ undoes the last revert.
 --header 'NAME: VALUE' (repeatable) adds a header to every request to the LLM endpoint, and
 --query NAME=VALUE (repeatable) a query parameter (e.g. api-version), over cortex.llm.headers
 and cortex.llm.query of --config; values may be \${env:NAME}. They are never printed or traced.
+--require-verified fails a step that ends unverified (no checks declared, nothing claimed to
+check) with reason no_evidence, as the setting cortex.verify.requireVerified does.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
 --memory FILE is the workspace's memory (memory_store/search/forget); by default
@@ -67,6 +69,8 @@ export interface CliArgs {
   approve?: 'all' | 'none';
   /** The run's checkpoint folder (`--checkpoints`); undefined = next to the trace. */
   checkpoints?: string;
+  /** `--require-verified`: an unverified step fails (cortex.verify.requireVerified). */
+  requireVerified?: boolean;
   help: boolean;
 }
 
@@ -83,6 +87,7 @@ const OPTIONS = {
   memory: { type: 'string' },
   approve: { type: 'string' },
   checkpoints: { type: 'string' },
+  'require-verified': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -117,6 +122,7 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     ...(v.memory !== undefined ? { memory: v.memory } : {}),
     ...(v.checkpoints !== undefined ? { checkpoints: v.checkpoints } : {}),
     approve: v.approve,
+    ...(v['require-verified'] ? { requireVerified: true } : {}),
     help: false,
   };
 }

@@ -16,6 +16,7 @@ import { EXIT } from './exitCode';
 export const RESUME_USAGE = `Usage: cortex resume --trace FILE [--workspace DIR] [--config FILE] [--base-url URL]
                      [--model NAME] [--fallback-model NAME]... [--memory FILE] [--mcp-config FILE]
                      [--approve all|none] [--checkpoints DIR] [--allow-protected PATH]...
+                     [--require-verified]
 
 Continues an interrupted run (one whose trace has no run_finished line) from its trace:
 completed steps are kept and not run again, steps that were running start again from the
@@ -43,6 +44,7 @@ interface ResumeArgs {
   checkpoints?: string;
   approve?: 'all' | 'none';
   allowProtected: string[];
+  requireVerified?: boolean;
   help: boolean;
 }
 
@@ -60,6 +62,7 @@ const OPTIONS = {
   checkpoints: { type: 'string' },
   approve: { type: 'string' },
   'allow-protected': { type: 'string', multiple: true },
+  'require-verified': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -104,6 +107,7 @@ export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
     checkpoints: v.checkpoints as string | undefined,
     approve: v.approve,
     allowProtected: ((v['allow-protected'] as string[] | undefined) ?? []).map((path) => path.replace(/^(\.\/)+/, '')),
+    ...(v['require-verified'] ? { requireVerified: true } : {}),
     help: false,
   };
 }

@@ -10,6 +10,7 @@ import { attachCliApprovals } from './cliApprovals';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
 import { batchWritesPerTurn } from './turnBatchedOutput';
+import { proofSummaryLine } from './proofSummary';
 import { usageSummaryLine } from './usageSummary';
 
 // Driving one run in the terminal, for `cortex run` and `cortex resume` alike: the trace file,
@@ -108,6 +109,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
       printLine(io.stderr, `cortex: interrupted (${interruptedBy})${session.trace ? `; continue with: cortex resume --trace ${session.trace.file}` : ''}`);
       return EXIT.incomplete;
     }
+    printLine(io.stderr, proofSummaryLine(result.snapshot));
     printLine(io.stderr, usageSummaryLine(result.snapshot));
     if (result.answer) printLine(io.stdout, result.answer);
     return exitCodeFor(result, log.events);

@@ -20,6 +20,8 @@ export interface HarnessOptions {
   holdDeniedGates?: boolean;
   /** Called for each new approval request (answer through the broker, or not at all). */
   onApproval?: (request: ApprovalRequest, broker: ApprovalBroker, run: AgentRun) => void;
+  /** The run's checkpoint folder: file changes (made by commands too) are recorded. */
+  checkpointsDir?: string;
   /** Called once the run has started (e.g. to cancel it later). */
   onStart?: (run: AgentRun, log: EventLog) => void;
 }
@@ -57,6 +59,7 @@ export async function runAgainst(server: ScriptedServer, options: HarnessOptions
     approvals,
     trusted: options.trusted ?? true,
     holdDeniedGates: options.holdDeniedGates,
+    checkpointsDir: options.checkpointsDir,
   });
   const seen = new Set<string>();
   if (options.onApproval) {

@@ -29,7 +29,9 @@ import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
 import type { RunContext } from './runContext';
 import { executeStep } from './stepExecutor';
+import type { StepProof } from './verifier';
 import { stepEndEvents, type StepEnd } from './stepJudgement';
+import { collectStepProof } from './stepProof';
 
 export interface AgentRunOptions {
   task: string;
@@ -304,13 +306,32 @@ export class AgentRun {
     const end = await this.execute(stepId);
     // Nothing waits for the step's open approvals any more (normally none are left).
     this.options.approvals.withdrawStep(stepId, 'the step ended');
-    const { events, replannable } = stepEndEvents(log.state, stepId, end);
+    // The verifier checks what the step declared and claimed (its commands may ask for approval).
+    const proof = end.kind === 'loop' && end.outcome.endReason === 'answered' ? await this.proveStep(stepId, end.outcome.output) : undefined;
+    // A cancel while the verifier ran (a check command waiting for approval) ends the step as cancelled.
+    const { events, replannable } =
+      proof && this.abort.signal.aborted ? stepEndEvents(log.state, stepId, { kind: 'cancelled' }) : stepEndEvents(log.state, stepId, end, proof);
     if (end.kind === 'fatal') this.fatalError ??= end.message;
     for (const event of events) log.append(event);
     if (end.kind === 'fatal') this.abort.abort(new RunCancelled(this.fatalError ?? end.message));
     // Replanning is another LLM request: not past a run cap.
     if (!replannable || this.context.overBudget()) return;
     await this.replanStep(stepId, replan);
+  }
+
+  /** The step's proof; a check that could not be judged at all is recorded as a failed check. */
+  private async proveStep(stepId: string, answer: string): Promise<StepProof | undefined> {
+    try {
+      return await collectStepProof(this.context, stepId, answer);
+    } catch (error) {
+      if (this.abort.signal.aborted) return undefined;
+      const detail = `the verifier could not check this step: ${errorMessage(error)}`;
+      return {
+        postconditions: [{ kind: 'verifier_error', check: 'the verifier ran', passed: false, detail }],
+        claims: [],
+        requireVerified: this.context.config['cortex.verify.requireVerified'],
+      };
+    }
   }
 
   /** Replans a failed step; a fatal LLM error stops the run. */

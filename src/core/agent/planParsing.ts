@@ -3,6 +3,7 @@ import type { ChatMessage } from '../llm/llmTypes';
 import { extractJsonObjects } from '../llm/replyJson';
 import { normalizeRelativeDependencies, type RelativeDependencyProblem } from '../plan/planGraph';
 import { oneLine } from '../text/clip';
+import { StepExpectsSchema, type StepCheck } from '../plan/stepChecks';
 
 // The planner's reply is one JSON object in the message content (docs/design.md, “The planner”), read by the
 // one reply reader (llm/replyJson.ts: fences, prose and reasoning blocks are tolerated), but the plan itself is checked strictly (shape, dangling indexes, self-dependencies,
@@ -38,11 +39,47 @@ export const RelativeDependenciesSchema = z.preprocess(
   ),
 );
 
+/** A step: its description, and its postconditions when the plan declared them (`expects`). */
+export interface StepEntry {
+  description: string;
+  expects?: StepCheck[];
+}
+
+const StepObjectSchema = z.strictObject({
+  description: z.string('a step description must be text').trim().min(1, 'a step description is empty'),
+  expects: StepExpectsSchema.optional(),
+});
+
+/**
+ * A step as the planner or replanner writes it: a description, or `{"description", "expects"}`.
+ * Told apart by hand so an error names the step's real problem, not "invalid union".
+ */
+export const StepEntrySchema = z.unknown().transform((value, ctx): StepEntry => {
+  if (typeof value === 'string') {
+    const description = value.trim();
+    if (!description) ctx.addIssue({ code: 'custom', message: 'a step description is empty' });
+    return { description };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: 'a step must be a text description or an object {"description": ..., "expects": [...]}' });
+    return z.NEVER;
+  }
+  const parsed = StepObjectSchema.safeParse(value);
+  if (parsed.success)
+    return parsed.data.expects ? { description: parsed.data.description, expects: parsed.data.expects } : { description: parsed.data.description };
+  for (const issue of parsed.error.issues) {
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (a step has "description" and "expects")`
+        : issue.message;
+    ctx.addIssue({ code: 'custom', message, path: issue.path });
+  }
+  return z.NEVER;
+});
+
 export const PlannerReplySchema = z.object({
   title: z.string().trim().optional(),
-  steps: z
-    .array(z.string('a step must be a text description').trim().min(1, 'a step description is empty'), '"steps" must be a list of step descriptions')
-    .min(1, 'the plan has no steps'),
+  steps: z.array(StepEntrySchema, '"steps" must be a list of step descriptions').min(1, 'the plan has no steps'),
   dependencies: RelativeDependenciesSchema,
 });
 export type PlannerReply = z.infer<typeof PlannerReplySchema>;
@@ -52,6 +89,13 @@ export interface ParsedPlan {
   title: string;
   steps: string[];
   dependencies: Record<number, number[]>;
+  /** Each step's postconditions by index (undefined: none declared); absent when no step declared any. */
+  expects?: Array<StepCheck[] | undefined>;
+}
+
+/** The entries' postconditions by index, or undefined when none declared any (the plain form). */
+export function expectsOf(entries: readonly StepEntry[]): Array<StepCheck[] | undefined> | undefined {
+  return entries.some((entry) => entry.expects) ? entries.map((entry) => entry.expects) : undefined;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -104,10 +148,12 @@ export function parsePlannerReply(content: string, options: { maxSteps?: number 
   const reply = parseJsonReply(content, PlannerReplySchema, 'plan');
   const maxSteps = options.maxSteps ?? 100;
   if (reply.steps.length > maxSteps) throw new PlanReplyError('too_many_steps', `the plan has ${reply.steps.length} steps; at most ${maxSteps} are allowed`);
+  const expects = expectsOf(reply.steps);
   return {
     title: reply.title || 'Plan',
-    steps: reply.steps,
+    steps: reply.steps.map((step) => step.description),
     dependencies: checkRelativeDependencies(reply.steps.length, reply.dependencies),
+    ...(expects ? { expects } : {}),
   };
 }
 
@@ -117,17 +163,31 @@ export function formatToolList(tools: ReadonlyArray<{ name: string; description:
   return tools.map((tool) => `- ${tool.name}: ${tool.description.replace(/\s+/g, ' ').trim()}`).join('\n');
 }
 
+/**
+ * How to write `expects`, shared by the planner's and the replanner's prompts: the verifier checks
+ * every step against them after it ends (docs/design.md, “The verifier and how a step ends”).
+ */
+export const EXPECTS_RULES = `- Give every step that changes something or claims a result an "expects" list: the checks that prove it was done. The verifier checks them after the step, against what really happened. Checks (paths are relative to the workspace):
+  {"changed": "<glob>"}: this step created, modified or deleted a file matching the glob
+  {"exists": "<path>"} / {"absent": "<path>"}: the file exists / does not exist after the step
+  {"contains": "<path>", "text": "<literal>"} or {"contains": "<path>", "pattern": "<regex>"}: the file's content after the step
+  {"command": "<command line>", "exit": <code>}: the verifier runs the command after the step and compares its exit code
+  {"called": "<tool name>"}: the step made at least one successful call of that tool (for steps that only read or search)
+  {"answer": "<regex>"}: the step's final answer matches
+- "expects": [] declares a step that needs no evidence (a pure answer). A step may also be a plain description string when there is nothing to check.`;
+
 const PLANNER_SYSTEM = `You are the planner of a coding agent that works inside the user's workspace. Break the user's task into a plan of steps. An executor carries out each step with the tools listed below; steps that do not depend on each other may run in parallel. You do not run anything yourself.
 
 Reply with only one JSON object and nothing else:
-{"title": "<short title of the plan>", "steps": ["<step 0>", "<step 1>", ...], "dependencies": {"<step index>": [<indexes of the steps it needs first>, ...]}}
+{"title": "<short title of the plan>", "steps": [{"description": "<step 0>", "expects": [<checks>]}, ...], "dependencies": {"<step index>": [<indexes of the steps it needs first>, ...]}}
 
 Rules:
 - Each step is one concrete, self-contained instruction the executor can finish with the tools: name the files, commands and expected results.
 - Indexes are 0-based positions in "steps". List a step under "dependencies" only when it needs the result of other steps; a step never depends on itself and dependencies never form a cycle.
 - Keep the plan short (usually 2 to 8 steps). Do not add steps that need no work.
+${EXPECTS_RULES}
 
-Example: {"title": "Add a greeting module", "steps": ["Read package.json to learn the project layout", "Write src/greet.ts exporting greet(name)", "Write test/greet.test.ts covering greet", "Run the tests with npm test"], "dependencies": {"1": [0], "2": [1], "3": [2]}}`;
+Example: {"title": "Add a greeting module", "steps": [{"description": "Read package.json to learn the project layout", "expects": [{"called": "read_file"}]}, {"description": "Write src/greet.ts exporting greet(name)", "expects": [{"changed": "src/greet.ts"}, {"contains": "src/greet.ts", "pattern": "export function greet"}]}, {"description": "Write test/greet.test.ts covering greet", "expects": [{"changed": "test/greet.test.ts"}]}, {"description": "Run the tests with npm test", "expects": [{"command": "npm test", "exit": 0}]}, {"description": "Summarise the change for the user", "expects": []}], "dependencies": {"1": [0], "2": [1], "3": [2], "4": [3]}}`;
 
 /** The planner's request: the output format and tools in the system message, the task as the user's. */
 export function buildPlannerMessages(task: string, tools: ReadonlyArray<{ name: string; description: string }>): ChatMessage[] {

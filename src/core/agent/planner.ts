@@ -1,14 +1,10 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { callLlm } from './llmCall';
-import { buildPlannerMessages, parsePlannerReply } from './planParsing';
+import { buildPlannerMessages, parsePlannerReply, type ParsedPlan } from './planParsing';
 import type { RunContext } from './runContext';
 import { toolSummaries } from '../mcp/toolSummaries';
 
-export interface PlannedSteps {
-  title: string;
-  steps: string[];
-  dependencies: Record<number, number[]>;
-}
+export type PlannedSteps = ParsedPlan;
 
 export class PlanningError extends Error {
   constructor(message: string) {

@@ -6,7 +6,18 @@ import type { ChatMessage } from '../llm/llmTypes';
 import { subgraphAnchorDeps } from '../plan/planOperations';
 import type { PlanState, StepState } from '../plan/planTypes';
 import { formatStepHistory, formatToolHistory, type ToolHistoryFormatOptions } from '../plan/toolHistoryFormat';
-import { checkRelativeDependencies, formatToolList, parseJsonReply, PlanReplyError, RelativeDependenciesSchema } from './planParsing';
+import type { StepCheck } from '../plan/stepChecks';
+import {
+  checkRelativeDependencies,
+  EXPECTS_RULES,
+  expectsOf,
+  formatToolList,
+  parseJsonReply,
+  PlanReplyError,
+  RelativeDependenciesSchema,
+  StepEntrySchema,
+} from './planParsing';
+import { formatVerdictChecks } from '../plan/checkText';
 
 // The replanner (docs/design.md, “The replanner”): one LLM call that redesigns a failed step together with everything
 // downstream of it. It reads the real record (every completed step's full tool history and the
@@ -29,17 +40,19 @@ const ActionSchema = z.preprocess(
 /** The replanner's reply; dependencies are relative to `new_steps` (0-based). */
 export const ReplanResultSchema = z.object({
   action: ActionSchema,
-  new_steps: z.preprocess(
-    (v) => v ?? [],
-    z.array(
-      z.string('a new step must be a text description').trim().min(1, 'a new step description is empty'),
-      '"new_steps" must be a list of step descriptions',
-    ),
-  ),
+  new_steps: z.preprocess((v) => v ?? [], z.array(StepEntrySchema, '"new_steps" must be a list of step descriptions')),
   new_dependencies: RelativeDependenciesSchema,
   reason: z.string().trim().optional(),
 });
-export type ReplanResult = z.infer<typeof ReplanResultSchema>;
+
+/** A checked replan decision: descriptions, and the new steps' postconditions when any declared them. */
+export interface ReplanResult {
+  action: 'redesign' | 'give_up';
+  new_steps: string[];
+  new_expects?: Array<StepCheck[] | undefined>;
+  new_dependencies: Record<string, number[]>;
+  reason?: string;
+}
 
 /**
  * Parses and checks the replanner's reply: a redesign needs at least one new step and valid,
@@ -57,18 +70,26 @@ export function parseReplanReply(content: string, options: { maxNewSteps?: numbe
   const deps = checkRelativeDependencies(reply.new_steps.length, reply.new_dependencies, 'new_steps');
   const newDependencies: Record<string, number[]> = {};
   for (const [key, value] of Object.entries(deps)) newDependencies[key] = value;
-  return { action: 'redesign', new_steps: reply.new_steps, new_dependencies: newDependencies, ...(reply.reason ? { reason: reply.reason } : {}) };
+  const newExpects = expectsOf(reply.new_steps);
+  return {
+    action: 'redesign',
+    new_steps: reply.new_steps.map((step) => step.description),
+    ...(newExpects ? { new_expects: newExpects } : {}),
+    new_dependencies: newDependencies,
+    ...(reply.reason ? { reason: reply.reason } : {}),
+  };
 }
 
-const REPLANNER_SYSTEM = `You are the replanner of a coding agent. The agent runs a plan of steps; each step's tool calls are checked, and a step fails when one of its tool calls never got a result (the model claimed work that did not happen). One step failed that check. Redesign the failed step and every step downstream of it so the task can still be completed.
+const REPLANNER_SYSTEM = `You are the replanner of a coding agent. The agent runs a plan of steps; after each step a verifier checks what really happened: every tool call got a result, the step's declared checks ("expects") hold, and its answer claims nothing the record does not back (a file it says it wrote, tests it says passed). One step failed. Redesign the failed step and every step downstream of it so the task can still be completed.
 
-You get the full record of the completed steps (every tool call and its real result): build on that work, do not repeat it. You may merge, split or completely rewrite the steps to redesign.
+You get the full record of the completed steps (every tool call and its real result) and the failed step's checks with their evidence: build on that work, do not repeat it. You may merge, split or completely rewrite the steps to redesign.
 
 Reply with only one JSON object and nothing else:
-{"action": "redesign", "new_steps": ["<new step 0>", "<new step 1>", ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}}
+{"action": "redesign", "new_steps": [{"description": "<new step 0>", "expects": [<checks>]}, ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}}
 
 Rules:
 - Each new step is one concrete, self-contained instruction the executor can finish with the available tools.
+${EXPECTS_RULES}
 - Indexes are 0-based positions in "new_steps"; a step never depends on itself and dependencies never form a cycle.
 - New steps without dependencies run after the completed steps the failed part of the plan relied on.
 - If the task cannot be finished with the available tools, reply {"action": "give_up", "new_steps": [], "new_dependencies": {}, "reason": "<why>"}.`;
@@ -143,6 +164,7 @@ function composeReplanMessages(
     headingSuffix: () => ' [FAILED]',
     extraLines: () => [
       ...(failure.length > 0 ? [`Why it failed: ${failure.join('; ')}`] : []),
+      ...formatVerdictChecks(failed),
       ...(failed.endReason === CONTEXT_EXHAUSTED
         ? [
             'It ran out of context window: its work did not fit in one conversation. Split it into several smaller steps that each read or produce less (for example one file or one question per step).',

@@ -4,7 +4,7 @@ import { endStepEvents, type StepEndInput } from '../plan/planOperations';
 import type { PlanState, StepState, Verdict } from '../plan/planTypes';
 import { BUDGET_EXCEEDED } from '../usage/runCaps';
 import type { StepOutcome } from './stepExecutor';
-import { verifyStep } from './verifier';
+import { proveStep, verifyStep, type StepProof } from './verifier';
 
 // How a step ends (docs/design.md, “The verifier and how a step ends”): the one place that turns the end of a step's execution
 // into its output, verdict and status. The scheduler appends what `stepEndEvents` returns.
@@ -38,13 +38,18 @@ const APPROVAL_DENIED_VERDICT: Verdict = {
   passed: false,
   reason: 'A required approval was denied; the step is blocked until it is retried.',
   failedCallIds: [],
+  verdict: 'failed',
 };
 
-/** The verifier's verdict, made to fail as well when the step ended unfinished. */
-function judgeStep(step: StepState, endReason: string | undefined): Verdict {
+/**
+ * The verifier's verdict, made to fail as well when the step ended unfinished. With `proof` (the
+ * loop answered) the declared checks and the answer's claims are judged too.
+ */
+function judgeStep(step: StepState, endReason: string | undefined, proof: StepProof | undefined): { verdict: Verdict; failure?: string } {
+  if (proof && !endReason) return proveStep(step, endReason, proof);
   const verdict = verifyStep(step, endReason);
-  if (verdict.passed && endReason && UNFINISHED_END_REASONS.has(endReason)) return { ...verdict, passed: false };
-  return verdict;
+  if (verdict.passed && endReason && UNFINISHED_END_REASONS.has(endReason)) return { verdict: { ...verdict, passed: false, verdict: 'failed' } };
+  return { verdict: { ...verdict, verdict: verdict.passed ? 'unverified' : 'failed' } };
 }
 
 /** What the step's output says when the loop threw instead of returning. */
@@ -55,16 +60,16 @@ function outcomeOfError(error: unknown): StepOutcome {
 }
 
 /** The step's fate: output, verdict, status and reason (the table of docs/design.md, “The verifier and how a step ends”). */
-function decideStepEnd(step: StepState, end: StepEnd): StepEndInput {
+function decideStepEnd(step: StepState, end: StepEnd, proof: StepProof | undefined): StepEndInput {
   if (end.kind === 'cancelled') return { status: 'failed', reason: 'cancelled' };
   if (end.kind === 'fatal') return { status: 'failed', reason: `llm_error: ${end.message}` };
   const { output, endReason } = end.kind === 'error' ? outcomeOfError(end.error) : end.outcome;
   // A denied required gate blocks the step (the CLI; the extension waits for Retry instead).
   if (endReason === 'approval_denied') return { output, verdict: APPROVAL_DENIED_VERDICT, status: 'blocked', reason: endReason };
   const unfinished = endReason === 'answered' ? undefined : endReason;
-  const verdict = judgeStep(step, unfinished);
+  const { verdict, failure } = judgeStep(step, unfinished, proof);
   if (verdict.passed) return { output, verdict, status: 'completed' };
-  return { output, verdict, status: 'failed', reason: unfinished ?? 'verification_failed' };
+  return { output, verdict, status: 'failed', reason: unfinished ?? failure ?? 'verification_failed' };
 }
 
 /**
@@ -72,10 +77,10 @@ function decideStepEnd(step: StepState, end: StepEnd): StepEndInput {
  * unless it was cancelled, stopped by a fatal error or by a run cap; a completed or blocked one
  * may not.
  */
-export function stepEndEvents(state: PlanState, stepId: string, end: StepEnd): { events: NewRunEvent[]; replannable: boolean } {
+export function stepEndEvents(state: PlanState, stepId: string, end: StepEnd, proof?: StepProof): { events: NewRunEvent[]; replannable: boolean } {
   const step = state.steps.get(stepId);
   // An unknown step has no calls to judge; endStepEvents refuses it with a clear message.
-  const decision = step ? decideStepEnd(step, end) : { status: 'failed' as const };
+  const decision = step ? decideStepEnd(step, end, proof) : { status: 'failed' as const };
   const events = endStepEvents(state, stepId, decision);
   return { events, replannable: decision.status === 'failed' && (end.kind === 'loop' || end.kind === 'error') && decision.reason !== BUDGET_EXCEEDED };
 }

@@ -27,6 +27,8 @@ interface CallResult {
   reason?: string;
   /** The id of the identical earlier call whose result this one reuses (it did not run). */
   reusedFrom?: string;
+  /** A command's exit code: one that ran and exited non-zero is evidence, not a failed call. */
+  exitCode?: number | null;
 }
 
 export interface BatchOutcome {
@@ -64,6 +66,7 @@ function record(batch: Batch, call: PreparedCall, result: CallResult, durationMs
       error: result.status === 'error' ? true : undefined,
       reason: result.reason,
       reusedFrom: result.reusedFrom,
+      exitCode: result.exitCode,
       durationMs,
     }),
   );
@@ -157,12 +160,15 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     executePreparedCall(call, recorded, config['cortex.limits.maxToolOutputBytes']),
   );
   if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
+  const isCommand = call.tool.kind === 'command';
   record(
     batch,
     call,
     outcome.ok
-      ? { status: 'success', content: outcome.output, executed: true }
-      : { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'tool_failed' },
+      ? { status: 'success', content: outcome.output, executed: true, ...(isCommand ? { exitCode: 0 } : {}) }
+      : outcome.exitCode !== undefined
+        ? { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'command_exit', exitCode: outcome.exitCode }
+        : { status: 'error', content: `Error: ${outcome.output}`, executed: true, reason: 'tool_failed' },
     outcome.durationMs,
   );
 }
@@ -232,7 +238,9 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
     content: results.get(e.call.call.id)?.content ?? 'Error: the call did not run (cancelled).',
   }));
   const executed = [...results.values()].filter((r) => r.executed);
-  return { toolMessages, executedCount: executed.length, failedExecutions: executed.filter((r) => r.status === 'error').length, gateDenied: batch.gateDenied };
+  // A command that exited non-zero ran: its exit code is evidence, so it does not count as failed.
+  const failedExecutions = executed.filter((r) => r.status === 'error' && r.reason !== 'command_exit').length;
+  return { toolMessages, executedCount: executed.length, failedExecutions, gateDenied: batch.gateDenied };
 }
 
 /**

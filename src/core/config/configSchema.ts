@@ -92,6 +92,7 @@ export const FlatConfigSchema = z
     'cortex.context.reserveOutputTokens': nonNegativeInt(1_000_000).default(4096),
     'cortex.memory.searchLimit': nonNegativeInt(50).default(5),
     'cortex.replan.maxAttempts': nonNegativeInt(10).default(2),
+    'cortex.verify.requireVerified': z.boolean().default(false),
     'cortex.replan.revertFailedChanges': z.boolean().default(true),
     'cortex.checkpoints.enabled': z.boolean().default(true),
     'cortex.checkpoints.maxFileBytes': z

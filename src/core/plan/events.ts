@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FilesChangedFields, FilesRevertedFields, StepFileChangeSchema } from '../checkpoints/changeSchema';
 import { PURPOSES, type Purpose } from '../llm/purpose';
+import { StepExpectsSchema } from './stepChecks';
 
 // The run as an append-only list of events. The same objects are the JSONL trace, the webview's
 // feed and the CLI's output; `applyEvent` folds them into PlanState. Types are snake_case because
@@ -60,6 +61,45 @@ const ApprovalStateSchema = ApprovalRequestSchema.extend({
   withdrawnBecause: ApprovalWithdrawalSchema.optional(),
 });
 
+/** The verifier's verdict on a step (docs/design.md, “The verifier and how a step ends”). */
+export const ProofVerdictSchema = z.enum(['verified', 'unverified', 'failed']);
+export type ProofVerdict = z.infer<typeof ProofVerdictSchema>;
+
+/**
+ * One thing the verifier checked, with what it found: a declared postcondition (its kind is the
+ * check's leading key), a claim read in the step's answer, or the step's unanswered calls.
+ */
+export const CheckRecordSchema = z.object({
+  kind: z.enum(['pending_calls', 'changed', 'exists', 'absent', 'contains', 'command', 'called', 'answer', 'claim', 'verifier_error']),
+  /** The check in one line (`changed test/*.ts`), or the claim's sentence as the answer wrote it. */
+  check: z.string(),
+  passed: z.boolean(),
+  /** What backs (or contradicts) it: a call, a recorded change, the verifier's own command run. */
+  evidence: z
+    .object({
+      callId: z.string().optional(),
+      path: z.string().optional(),
+      /** The seq of the files_changed event of that change. */
+      changeSeq: z.number().int().nonnegative().optional(),
+      exitCode: z.number().int().nullable().optional(),
+      /** The command's output, capped like a tool result. */
+      output: z.string().optional(),
+    })
+    .optional(),
+  /** Why it passed or failed, in words (for a claim: what evidence is missing). */
+  detail: z.string(),
+});
+export type CheckRecord = z.infer<typeof CheckRecordSchema>;
+
+const VerdictSchema = z.object({
+  passed: z.boolean(),
+  reason: z.string(),
+  failedCallIds: z.array(z.string()),
+  /** Absent in traces written before steps proved their work. */
+  verdict: ProofVerdictSchema.optional(),
+  checks: z.array(CheckRecordSchema).optional(),
+});
+
 export const ToolCallSnapshotSchema = z.object({
   id: z.string(),
   index: z.number(),
@@ -81,6 +121,8 @@ export const ToolCallSnapshotSchema = z.object({
   reusedFrom: z.string().optional(),
   /** `text`: the model wrote the call into its text (no tool-call parser on its server) and Cortex read it (“Tool calls written as text”). */
   source: z.literal('text').optional(),
+  /** For a command that ran: its exit code (null when a signal stopped it). */
+  exitCode: z.number().int().nullable().optional(),
   /** The call's current approval request and what became of it (docs/design.md, “Approvals”). */
   approval: ApprovalStateSchema.optional(),
   /** Earlier requests for this call (a denied required gate asked again), oldest first. */
@@ -94,6 +136,8 @@ export const ToolCallSnapshotSchema = z.object({
 export const StepSnapshotSchema = z.object({
   id: z.string(),
   description: z.string(),
+  /** The step's declared postconditions; absent when the plan declared none. */
+  expects: StepExpectsSchema.optional(),
   status: StepStatusSchema,
   dependsOn: z.array(z.string()),
   /** Id of the first step of this lineage; replacements inherit it. */
@@ -106,7 +150,7 @@ export const StepSnapshotSchema = z.object({
   /** What the step's calls changed on disk, in order (docs/design.md, “Checkpoints and revert”). */
   changes: z.array(StepFileChangeSchema).optional(),
   toolCalls: z.array(ToolCallSnapshotSchema),
-  verdict: z.object({ passed: z.boolean(), reason: z.string(), failedCallIds: z.array(z.string()) }).optional(),
+  verdict: VerdictSchema.optional(),
   /** Why the step ended as it did (e.g. max_steps_exceeded, all_tool_calls_failed, approval_denied). */
   endReason: z.string().optional(),
   /** For blocked steps: the failed or denied step that blocked it. */
@@ -167,6 +211,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('step_added'),
     stepId: z.string(),
     description: z.string(),
+    /** Its postconditions, so a resumed or replayed run checks the same things. */
+    expects: StepExpectsSchema.optional(),
     dependsOn: z.array(z.string()),
     lineage: z.string(),
     replanAttempts: z.number().int().nonnegative(),
@@ -189,6 +235,10 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     passed: z.boolean(),
     reason: z.string(),
     failedCallIds: z.array(z.string()),
+    /** verified, unverified or failed; absent in older traces. */
+    verdict: ProofVerdictSchema.optional(),
+    /** Every check with its evidence; absent in older traces. */
+    checks: z.array(CheckRecordSchema).optional(),
   }),
   z.object({ ...Base, type: z.literal('step_audit'), stepId: z.string(), kind: z.string(), data: Audit }),
   z.object({
@@ -261,6 +311,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     reason: z.string().optional(),
     /** Set when the call did not run and reuses the result of this identical earlier call. */
     reusedFrom: z.string().optional(),
+    /** For a command that ran: its exit code. */
+    exitCode: z.number().int().nullable().optional(),
     durationMs: z.number().optional(),
   }),
   z.object({

@@ -1,6 +1,7 @@
 import type { NewRunEvent } from './events';
 import { normalizeRelativeDependencies, PlanGraph, PlanInvariantError, type RelativeDependencies } from './planGraph';
 import type { NameResolution, PlanState, StepState, Verdict } from './planTypes';
+import type { StepCheck } from './stepChecks';
 
 // The plan's operations (add steps, record a tool call and its result, end a step, replace a
 // subgraph...) as builders of events (docs/design.md, “The plan is event-sourced”). Each checks the change against the
@@ -48,6 +49,8 @@ export interface AddStepsInput {
   /** Lineage of new step `index`; default: its own id (a fresh lineage). */
   lineage?: (index: number, stepId: string) => string;
   replanAttempts?: number;
+  /** Each new step's postconditions, by index; undefined where the plan declared none. */
+  expects?: ReadonlyArray<readonly StepCheck[] | undefined>;
   newId: () => string;
 }
 
@@ -115,6 +118,7 @@ function buildStepAdded(state: PlanState, input: AddStepsInput, leaving: Readonl
     type: 'step_added',
     stepId: ids[i],
     description: input.descriptions[i].trim(),
+    ...(input.expects?.[i] ? { expects: [...input.expects[i]] } : {}),
     dependsOn: normalized.deps[i].length > 0 ? normalized.deps[i].map((j) => ids[j]) : [...anchors],
     lineage: input.lineage?.(i, ids[i]) ?? ids[i],
     replanAttempts: attempts,
@@ -135,11 +139,18 @@ export function addStepsEvents(state: PlanState, input: AddStepsInput): NewRunEv
 /** The planner's result: `plan_created` and the first steps (fresh lineages, no anchors). */
 export function initialPlanEvents(
   state: PlanState,
-  plan: { title: string; steps: readonly string[]; dependencies: RelativeDependencies },
+  plan: { title: string; steps: readonly string[]; dependencies: RelativeDependencies; expects?: ReadonlyArray<readonly StepCheck[] | undefined> },
   newId: () => string,
 ): NewRunEvent[] {
   if (state.steps.size > 0) throw new PlanInvariantError('the plan already has steps; a new plan can only start an empty run');
-  const steps = addStepsEvents(state, { descriptions: plan.steps, dependencies: plan.dependencies, anchorDeps: [], origin: 'planner', newId });
+  const steps = addStepsEvents(state, {
+    descriptions: plan.steps,
+    dependencies: plan.dependencies,
+    expects: plan.expects,
+    anchorDeps: [],
+    origin: 'planner',
+    newId,
+  });
   return [{ type: 'plan_created', title: plan.title }, ...steps];
 }
 
@@ -208,6 +219,7 @@ export interface ToolResultInput {
   reason?: string;
   /** The identical earlier call whose result this one reuses (it did not run). */
   reusedFrom?: string;
+  exitCode?: number | null;
   durationMs?: number;
 }
 
@@ -223,6 +235,7 @@ export function updateToolResultEvent(state: PlanState, stepId: string, callId: 
   if (result.error !== undefined) event.error = result.error;
   if (result.reason !== undefined) event.reason = result.reason;
   if (result.reusedFrom !== undefined) event.reusedFrom = result.reusedFrom;
+  if (result.exitCode !== undefined) event.exitCode = result.exitCode;
   if (result.durationMs !== undefined) event.durationMs = result.durationMs;
   return event;
 }
@@ -253,8 +266,18 @@ export function endStepEvents(state: PlanState, stepId: string, end: StepEndInpu
   }
   const events: NewRunEvent[] = [];
   if (end.output !== undefined) events.push({ type: 'step_output', stepId, output: end.output });
-  if (end.verdict)
-    events.push({ type: 'step_verified', stepId, passed: end.verdict.passed, reason: end.verdict.reason, failedCallIds: [...end.verdict.failedCallIds] });
+  if (end.verdict) {
+    const { passed, reason, failedCallIds, verdict, checks } = end.verdict;
+    events.push({
+      type: 'step_verified',
+      stepId,
+      passed,
+      reason,
+      failedCallIds: [...failedCallIds],
+      ...(verdict ? { verdict } : {}),
+      ...(checks ? { checks: checks.map((check) => ({ ...check })) } : {}),
+    });
+  }
   const status: NewEvent<'step_status_changed'> = { type: 'step_status_changed', stepId, status: end.status };
   if (end.reason !== undefined) status.reason = end.reason;
   events.push(status);
@@ -386,6 +409,8 @@ export interface ReplaceSubgraphInput extends ReplanCommon {
   /** Default and only accepted value: the failed step plus its downstream. */
   replacedStepIds?: readonly string[];
   newSteps: readonly string[];
+  /** The new steps' postconditions, by index. */
+  newExpects?: ReadonlyArray<readonly StepCheck[] | undefined>;
   /** Relative indexes into `newSteps`. */
   newDependencies: RelativeDependencies;
   /** Kept steps the new roots depend on; default `subgraphAnchorDeps`. */
@@ -407,6 +432,7 @@ export function replaceSubgraphEvents(state: PlanState, input: ReplaceSubgraphIn
     state,
     {
       descriptions: input.newSteps,
+      expects: input.newExpects,
       dependencies: input.newDependencies,
       anchorDeps,
       origin: 'replan',
@@ -455,6 +481,7 @@ export function giveUpEvents(state: PlanState, input: ReplanCommon): NewRunEvent
 export interface ReplanDecision {
   action: 'redesign' | 'give_up';
   newSteps: readonly string[];
+  newExpects?: ReadonlyArray<readonly StepCheck[] | undefined>;
   newDependencies: RelativeDependencies;
   reason?: string;
 }
@@ -478,5 +505,11 @@ export function replanOutcomeEvents(
     reason: replanReason(failed, input.decision.reason),
   };
   if (input.decision.action === 'give_up') return giveUpEvents(state, common);
-  return replaceSubgraphEvents(state, { ...common, newSteps: input.decision.newSteps, newDependencies: input.decision.newDependencies, newId: input.newId });
+  return replaceSubgraphEvents(state, {
+    ...common,
+    newSteps: input.decision.newSteps,
+    newExpects: input.decision.newExpects,
+    newDependencies: input.decision.newDependencies,
+    newId: input.newId,
+  });
 }

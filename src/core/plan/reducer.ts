@@ -52,6 +52,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       state.steps.set(event.stepId, {
         id: event.stepId,
         description: event.description,
+        ...(event.expects ? { expects: event.expects } : {}),
         status: 'not_started',
         dependsOn: [...event.dependsOn],
         lineage: event.lineage,
@@ -89,7 +90,14 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
     }
     case 'step_verified': {
       const step = state.steps.get(event.stepId);
-      if (step) step.verdict = { passed: event.passed, reason: event.reason, failedCallIds: [...event.failedCallIds] };
+      if (step)
+        step.verdict = {
+          passed: event.passed,
+          reason: event.reason,
+          failedCallIds: [...event.failedCallIds],
+          ...(event.verdict ? { verdict: event.verdict } : {}),
+          ...(event.checks ? { checks: event.checks.map((check) => ({ ...check })) } : {}),
+        };
       break;
     }
     case 'step_audit': {
@@ -119,6 +127,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       if (event.error !== undefined) call.error = event.error;
       if (event.reason !== undefined) call.reason = event.reason;
       if (event.reusedFrom !== undefined) call.reusedFrom = event.reusedFrom;
+      if (event.exitCode !== undefined) call.exitCode = event.exitCode;
       call.completedAt = event.time;
       call.durationMs = event.durationMs ?? event.time - call.requestedAt;
       break;

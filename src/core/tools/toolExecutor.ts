@@ -1,6 +1,6 @@
 import { prepareToolOutput } from './outputCap';
 import type { ToolContext, ToolDefinition } from './toolTypes';
-import { ToolError } from './toolTypes';
+import { CommandExitError, ToolError } from './toolTypes';
 
 // Runs one tool with validated arguments: a timeout through AbortSignal, a hard stop shortly after
 // it for tools that ignore the signal, every error caught and turned into a message (no stacks),
@@ -15,6 +15,8 @@ export interface ToolRunResult {
   durationMs: number;
   timedOut?: boolean;
   cancelled?: boolean;
+  /** Set when a command ran to its end and exited non-zero (null: stopped by a signal). */
+  exitCode?: number | null;
 }
 
 function isAbortLike(error: unknown): boolean {
@@ -60,6 +62,7 @@ export async function executeTool(tool: ToolDefinition, args: unknown, context: 
     if (context.signal.aborted) {
       return finish(false, error instanceof ToolError ? error.message : `Cancelled while '${tool.name}' was running`, { cancelled: true });
     }
+    if (error instanceof CommandExitError && !timedOut) return finish(false, error.message, { exitCode: error.exitCode });
     if (error instanceof ToolError) return finish(false, error.message, timedOut ? { timedOut } : {});
     if (timedOut || isAbortLike(error))
       return finish(false, `'${tool.name}' timed out after ${Math.round(context.timeoutMs / 1000)} s and was stopped`, { timedOut: true });

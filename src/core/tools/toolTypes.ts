@@ -45,3 +45,17 @@ export class ToolError extends Error {
     this.name = 'ToolError';
   }
 }
+
+/**
+ * A command that ran to its end and exited non-zero (or was stopped by a signal). Its exit code and
+ * output are evidence, not a failure to run (docs/design.md, “The verifier and how a step ends”).
+ */
+export class CommandExitError extends ToolError {
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+  ) {
+    super(message);
+    this.name = 'CommandExitError';
+  }
+}

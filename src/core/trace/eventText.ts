@@ -1,8 +1,9 @@
 import { endsTheRun } from '../llm/failoverPolicy';
 import type { FileChange } from '../checkpoints/changeSchema';
+import { checkLine } from '../plan/checkText';
 import type { RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
-import { clip } from '../text/clip';
+import { clip, oneLine } from '../text/clip';
 
 export type EventTextLevel = 'info' | 'warn' | 'debug';
 
@@ -47,8 +48,12 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
     }
     case 'tool_call_awaiting_approval':
       return `    ${event.stepId} ⏸ awaiting approval: ${event.approval.reason}`;
-    case 'step_verified':
-      return event.passed ? (verbose ? `  ${event.stepId} verified: ${event.reason}` : undefined) : `  ${event.stepId} verification failed: ${event.reason}`;
+    case 'step_verified': {
+      // A failed check or claim is said under its step, one line each (docs/design.md, “The verifier and how a step ends”).
+      const failedChecks = (event.checks ?? []).filter((check) => !check.passed).map((check) => `    ${event.stepId} ${oneLine(checkLine(check), 400)}`);
+      if (event.passed) return verbose ? `  ${event.stepId} ${event.verdict ?? 'verified'}: ${event.reason}` : undefined;
+      return [`  ${event.stepId} verification failed: ${event.reason}`, ...failedChecks].join('\n');
+    }
     case 'step_audit':
       return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
     case 'subgraph_replaced':

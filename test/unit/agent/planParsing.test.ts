@@ -109,6 +109,6 @@ describe('planParsing (planner reply)', () => {
     assert.deepEqual(messages[1], { role: 'user', content: 'Task:\nAdd a login page' });
     // The example in the prompt is itself a valid plan.
     const example = system.slice(system.indexOf('Example: ') + 9, system.indexOf('\n\nAvailable tools'));
-    assert.equal(parsePlannerReply(example).steps.length, 4);
+    assert.equal(parsePlannerReply(example).steps.length, 5);
   });
 });

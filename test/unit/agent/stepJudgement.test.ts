@@ -104,7 +104,12 @@ describe('how a step ends (stepEndEvents)', () => {
     const { step, replannable } = end(runningStep(['rejected']), loop('approval_denied', 'Blocked: a required approval was denied.'));
     assert.equal(step.status, 'blocked');
     assert.equal(step.endReason, 'approval_denied');
-    assert.deepEqual(step.verdict, { passed: false, reason: 'A required approval was denied; the step is blocked until it is retried.', failedCallIds: [] });
+    assert.deepEqual(step.verdict, {
+      passed: false,
+      reason: 'A required approval was denied; the step is blocked until it is retried.',
+      failedCallIds: [],
+      verdict: 'failed',
+    });
     assert.equal(replannable, false);
   });
 

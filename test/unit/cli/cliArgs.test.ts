@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { parseCliArgs, USAGE, UsageError } from '../../../src/cli/cliArgs';
+import { parseResumeArgs } from '../../../src/cli/cliResume';
 
 describe('cli arguments', () => {
   it('parses the documented contract', () => {
@@ -37,6 +38,12 @@ describe('cli arguments', () => {
       approve: 'all',
       help: false,
     });
+  });
+  it('--require-verified (cortex run and cortex resume) takes no value', () => {
+    assert.equal(parseCliArgs(['run', '--require-verified', 'task'], '/').requireVerified, true);
+    assert.equal('requireVerified' in parseCliArgs(['run', 'task'], '/'), false);
+    assert.equal(parseResumeArgs(['resume', '--trace', 't', '--require-verified']).requireVerified, true);
+    assert.throws(() => parseCliArgs(['run', '--require-verified=no', 'task'], '/'), /--require-verified takes no value/);
   });
   it('defaults the workspace to the current directory', () => {
     assert.equal(parseCliArgs(['run', 'task'], '/here').workspace, '/here');

@@ -13,7 +13,7 @@ import { runProcess, type CommandResult } from '../../sandbox/processRunner';
 import { findProgram } from '../../sandbox/programLookup';
 import { chooseSandbox, type SandboxChoice } from '../../sandbox/sandboxChoice';
 import type { ToolContext, ToolDefinition } from '../toolTypes';
-import { ToolError } from '../toolTypes';
+import { CommandExitError, ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../workspaceJail';
 import { withFsErrors } from './fsErrors';
 
@@ -212,7 +212,7 @@ export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
     if (result.cancelled) throw new ToolError(`Command cancelled.\n${output}`);
     if (result.timedOut) throw new ToolError(`Command timed out after ${Math.round(timeoutMs / 1000)} s and was stopped.\n${output}`);
     const status = result.exitCode !== null ? `exit code ${result.exitCode}` : `killed by ${result.signal}`;
-    if (result.exitCode !== 0) throw new ToolError(`Command failed (${status}).\n${output}`);
+    if (result.exitCode !== 0) throw new CommandExitError(`Command failed (${status}).\n${output}`, result.exitCode);
     return `${output}\n[${status}]`;
   },
 };
