@@ -3,6 +3,7 @@ import type { PanelState } from '../panel/dagPanel';
 import { ApiKeyStore } from './apiKeyStore';
 import { LazyAgentHost, loadAgentHostModule } from './lazyAgentHost';
 import { createOutputLogger } from './outputLogger';
+import { TaskBox } from './taskBox';
 import { GREETED_KEY, greetOnFirstStart } from './welcome';
 
 /** The DAG panel's webview type (DagPanel.viewType, repeated here so activation does not load the panel code). */
@@ -19,10 +20,11 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(channel);
   const logger = createOutputLogger(channel);
   const keys = new ApiKeyStore(context.secrets);
+  const taskBox = new TaskBox();
   const approvalsItem = vscode.window.createStatusBarItem('cortex.approvals', vscode.StatusBarAlignment.Left, 99);
   approvalsItem.name = 'Cortex approvals';
   approvalsItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-  const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem }), logger);
+  const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem, taskBox }), logger);
   context.subscriptions.push(approvalsItem, host);
 
   const register = (id: string, handler: (...args: unknown[]) => unknown) =>
@@ -37,10 +39,17 @@ export function activate(context: vscode.ExtensionContext): void {
       }),
     );
 
-  register('cortex.runTask', (task?: unknown) => host.get().runTask(typeof task === 'string' ? task : undefined));
+  register('cortex.runTask', async (task?: unknown) => {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    // The box opens before the agent core loads (see TaskBox); without a folder the host says what to do.
+    const typed = typeof task === 'string' ? task : folders.length > 0 ? await taskBox.ask(folders.length === 1 ? folders[0].name : undefined) : undefined;
+    if (folders.length > 0 && !typed) return;
+    await host.get().runTask(typed);
+  });
   // The approvals status bar entry passes the run id of the waiting approval.
   register('cortex.showPanel', (runId?: unknown) => host.get().showPanel(typeof runId === 'string' ? runId : undefined));
   register('cortex.cancelRun', () => host.get().cancelRun());
+  // Resolves true when a key was saved (a run waiting for the key then goes on).
   register('cortex.setApiKey', () => setApiKey(keys));
   register('cortex.clearApiKey', async () => {
     await keys.clear();
@@ -64,12 +73,14 @@ export function activate(context: vscode.ExtensionContext): void {
   );
 
   context.globalState.setKeysForSync([GREETED_KEY]);
-  void greetOnFirstStart(context.extension.id, {
+  // The task box waits for the walkthrough to be open, so the walkthrough never takes its focus.
+  const greeting = greetOnFirstStart(context.extension.id, {
     state: context.globalState,
     walkthroughsOpenOnInstall: () => vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall', true),
     openWalkthrough: (id) => vscode.commands.executeCommand('workbench.action.openWalkthrough', id, false),
     logger,
   });
+  taskBox.openAfter(greeting);
   logger.info(
     `Cortex activated (VS Code ${vscode.version}, Node ${process.versions.node}, ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'} workspace).`,
   );
@@ -79,7 +90,7 @@ export function deactivate(): void {
   // Everything is in context.subscriptions.
 }
 
-async function setApiKey(keys: ApiKeyStore): Promise<void> {
+async function setApiKey(keys: ApiKeyStore): Promise<boolean> {
   const key = await vscode.window.showInputBox({
     title: 'Cortex: Set API key',
     prompt: 'API key for the OpenAI-compatible endpoint (stored in VS Code secret storage, never in settings)',
@@ -88,7 +99,8 @@ async function setApiKey(keys: ApiKeyStore): Promise<void> {
     validateInput: (value) =>
       value.trim() === '' ? 'Enter a key, or press Escape to cancel.' : /\s/.test(value.trim()) ? 'An API key has no spaces.' : undefined,
   });
-  if (key === undefined) return;
+  if (key === undefined) return false;
   await keys.set(key);
   void vscode.window.showInformationMessage('Cortex API key saved in secret storage.');
+  return true;
 }

@@ -18,6 +18,7 @@ import { openTraceDocument, RunController } from './runController';
 import { RunIndex } from './runIndex';
 import { RunRegistry } from './runRegistry';
 import { SettingsReader } from './settingsReader';
+import type { TaskBox } from './taskBox';
 
 // The agent side of the extension, bundled on its own as dist/agentHost.js: the agent core, the
 // LLM client, zod and the panels. Activation (dist/extension.js) loads it on first use (a run, a
@@ -30,6 +31,8 @@ export interface AgentHostDeps {
   keys: ApiKeyStore;
   /** The approvals entry of the status bar (hidden until an approval waits). */
   approvalsItem: vscode.StatusBarItem;
+  /** The "Run agent task" box, shared with activation (which opens it before the core loads). */
+  taskBox: TaskBox;
 }
 
 /** The commands and the panel restore that need the agent core. */
@@ -45,7 +48,7 @@ export interface AgentHost extends vscode.Disposable {
   resumeRun(): Promise<void>;
 }
 
-export function createAgentHost({ context, logger, keys, approvalsItem }: AgentHostDeps): AgentHost {
+export function createAgentHost({ context, logger, keys, approvalsItem, taskBox }: AgentHostDeps): AgentHost {
   const runsDir = vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath;
   const index = new RunIndex(context.globalState);
   const registry = new RunRegistry(index, runsDir, logger);
@@ -80,7 +83,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     logger,
   );
   const mcp = new McpHostServers(context, logger);
-  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, mcp, context.globalStorageUri.fsPath);
+  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, taskBox, mcp, context.globalStorageUri.fsPath);
   const serializer = new DagPanelSerializer(
     context.extensionUri,
     logger,

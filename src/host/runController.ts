@@ -21,6 +21,7 @@ import type { RunRegistry } from './runRegistry';
 import { matchingFolder } from './resumableRuns';
 import { isLocalEndpoint } from './settingsMapping';
 import type { SettingsReader } from './settingsReader';
+import type { TaskBox } from './taskBox';
 import { eventTextLevel, formatEvent } from '../core/trace/eventText';
 import { clip } from '../core/text/clip';
 
@@ -80,6 +81,7 @@ export class RunController implements vscode.Disposable {
     private readonly panels: PanelManager,
     private readonly attention: ApprovalAttention,
     private readonly logger: Logger,
+    private readonly taskBox: TaskBox,
     private readonly mcp?: McpHostServers,
     /** The extension's global storage: workspace memories live under it, outside the repository. */
     private readonly storageDir?: string,
@@ -90,24 +92,19 @@ export class RunController implements vscode.Disposable {
   }
 
   async runTask(presetTask?: string): Promise<void> {
+    // The task is asked first, so nothing said about the folder, settings or key can come before
+    // the box and take the keyboard from it; a missing key is then set without losing the task.
+    if (!(await this.hasFolder())) return;
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const task = presetTask?.trim() || (await this.taskBox.ask(folders.length === 1 ? folders[0].name : undefined));
+    if (!task) return;
     const folder = await this.pickFolder();
     if (!folder) return;
     const config = await this.settings.readOrReport();
     if (!config) return;
     const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
     if (!key) return;
-    const task =
-      presetTask ??
-      (await vscode.window.showInputBox({
-        title: 'Cortex: Run agent task',
-        prompt: `What should the agent do in ${folder.name}?${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: read-only)'}`,
-        placeHolder: 'e.g. Add a unit test for the date parser and make it pass',
-        ignoreFocusOut: true,
-        validateInput: (value) =>
-          value.trim() === '' ? 'Describe the task for the agent.' : value.length > 20_000 ? 'The task is too long (over 20,000 characters).' : undefined,
-      }));
-    if (task === undefined || task.trim() === '') return;
-    await this.start(task.trim(), folder, config, key.key, key.source);
+    await this.start(task, folder, config, key.key, key.source);
   }
 
   /** The API key for `baseUrl`, or undefined after saying what to do (none is needed for a local endpoint). */
@@ -119,19 +116,25 @@ export class RunController implements vscode.Disposable {
       'Set API key',
       'Open Settings',
     );
-    if (choice === 'Set API key') await vscode.commands.executeCommand('cortex.setApiKey');
+    if (choice === 'Set API key' && (await vscode.commands.executeCommand<boolean>('cortex.setApiKey')) === true) {
+      // The run goes on with the task already typed.
+      const set = await this.keys.get();
+      if (set.key) return { key: set.key, source: set.source };
+    }
     if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'cortex.llm');
     return undefined;
   }
 
+  private async hasFolder(): Promise<boolean> {
+    if ((vscode.workspace.workspaceFolders ?? []).length > 0) return true;
+    const choice = await vscode.window.showErrorMessage('Cortex works inside a folder: open a folder first.', 'Open Folder');
+    if (choice === 'Open Folder') await vscode.commands.executeCommand('workbench.action.files.openFolder');
+    return false;
+  }
+
   private async pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
     const folders = vscode.workspace.workspaceFolders ?? [];
-    if (folders.length === 0) {
-      const choice = await vscode.window.showErrorMessage('Cortex works inside a folder: open a folder first.', 'Open Folder');
-      if (choice === 'Open Folder') await vscode.commands.executeCommand('workbench.action.files.openFolder');
-      return undefined;
-    }
-    if (folders.length === 1) return folders[0];
+    if (folders.length <= 1) return folders[0];
     return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder the agent works in' });
   }
 
