@@ -3,6 +3,7 @@ import type { PanelState } from '../panel/dagPanel';
 import { ApiKeyStore } from './apiKeyStore';
 import { LazyAgentHost, loadAgentHostModule } from './lazyAgentHost';
 import { createOutputLogger } from './outputLogger';
+import { runIdArgument } from './commandArguments';
 import { TaskBox } from './taskBox';
 import { GREETED_KEY, greetOnFirstStart } from './welcome';
 
@@ -57,6 +58,8 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   register('cortex.openTrace', () => host.get().openTrace());
   register('cortex.resumeRun', () => host.get().resumeRun());
+  // From the failure notification, the panel's Retry button ({ runId }), the Cortex view (a run item) or the palette (the last failed run).
+  register('cortex.retryRun', (arg?: unknown) => host.get().retryRun(runIdArgument(arg)));
   register('cortex.mcpServers', () => host.get().showMcpServers());
 
   context.subscriptions.push(

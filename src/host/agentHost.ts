@@ -46,6 +46,8 @@ export interface AgentHost extends vscode.Disposable {
   showMcpServers(): Promise<void>;
   /** "Cortex: Resume run…": an interrupted run of this workspace, continued from its trace. */
   resumeRun(): Promise<void>;
+  /** `cortex.retryRun`: resumes or restarts a run (default: the newest failed one). */
+  retryRun(runId?: string): Promise<void>;
 }
 
 export function createAgentHost({ context, logger, keys, approvalsItem, taskBox }: AgentHostDeps): AgentHost {
@@ -99,6 +101,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox 
     cancelRun: () => controller.cancelRun(),
     openTrace: () => openRunTrace(index, registry, panels, logger),
     resumeRun: () => resumeRunCommand(index, (runId) => registry.running().some((run) => run.runId === runId), resumer, logger),
+    retryRun: (runId) => controller.retry(runId),
     restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
     showMcpServers: async () => {
       const folders = vscode.workspace.workspaceFolders ?? [];

@@ -18,7 +18,8 @@ import type { McpHostServers } from './mcpRunServers';
 import type { PanelManager } from './panelManager';
 import type { RunIndex } from './runIndex';
 import type { RunRegistry } from './runRegistry';
-import { matchingFolder } from './resumableRuns';
+import { matchingFolder, panelResumability } from './resumableRuns';
+import { endpointFailure, lastRetryableRun, retryPlan } from './runRetry';
 import { isLocalEndpoint } from './settingsMapping';
 import type { SettingsReader } from './settingsReader';
 import type { TaskBox } from './taskBox';
@@ -26,6 +27,10 @@ import { eventTextLevel, formatEvent } from '../core/trace/eventText';
 import { clip } from '../core/text/clip';
 
 const PROGRESS_INTERVAL_MS = 250;
+const SET_KEY = 'Set API key';
+const OPEN_SETTINGS = 'Open endpoint settings';
+const RETRY = 'Retry';
+const REPORT_BUTTONS = ['Show panel', 'Open trace'];
 
 type Outcome = Pick<RunResult, 'status' | 'answer' | 'error'>;
 
@@ -340,16 +345,78 @@ export class RunController implements vscode.Disposable {
   }
 
   private async reportResult(run: LiveRun, result: Outcome): Promise<void> {
-    const buttons = ['Show panel', 'Open trace'];
     const short = (text: string) => clip(text, 300, { markerWithin: true });
-    let choice: string | undefined;
-    if (result.status === 'completed')
-      choice = await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...buttons);
-    else if (result.status === 'cancelled')
-      choice = await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...buttons);
-    else choice = await vscode.window.showErrorMessage(`Cortex run failed: ${short(result.error ?? 'see the panel')}`, ...buttons);
+    if (result.status === 'completed') {
+      void vscode.commands.executeCommand('setContext', 'cortex.firstRunCompleted', true);
+      return this.afterReport(run, await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...REPORT_BUTTONS));
+    }
+    if (result.status === 'cancelled')
+      return this.afterReport(run, await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...REPORT_BUTTONS));
+    // A failure the settings, the key or a retry can fix offers those first (docs/design.md, "Retrying a run").
+    const endpoint = endpointFailure(run.log.events);
+    const buttons = endpoint ? [...(endpoint.keyProblem ? [SET_KEY] : []), OPEN_SETTINGS, RETRY, 'Show panel'] : [...REPORT_BUTTONS, RETRY];
+    await this.afterReport(run, await vscode.window.showErrorMessage(`Cortex run failed: ${short(result.error ?? 'see the panel')}`, ...buttons));
+  }
+
+  private async afterReport(run: LiveRun, choice: string | undefined): Promise<void> {
     if (choice === 'Show panel') this.showPanel(run.runId);
     if (choice === 'Open trace') await openTraceDocument(run.traceFile);
+    if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'cortex.llm');
+    if (choice === RETRY) await this.retry(run.runId);
+    if (choice === SET_KEY && (await vscode.commands.executeCommand<boolean>('cortex.setApiKey')) === true) {
+      const again = await vscode.window.showInformationMessage(`Retry “${clip(run.task, 80, { markerWithin: true })}” with the new key?`, RETRY);
+      if (again === RETRY) await this.retry(run.runId);
+    }
+  }
+
+  /**
+   * `cortex.retryRun`: the run (default: the newest failed one) runs again. A run stopped without
+   * finishing is resumed; a failed or cancelled one starts its task again as a new run, after asking
+   * when some of its steps had completed (their changes stay on disk).
+   */
+  async retry(runId?: string): Promise<void> {
+    const isLive = (id: string) => this.registry.running().some((run) => run.runId === id);
+    const id = runId ?? lastRetryableRun(this.index.list(), isLive)?.runId;
+    if (!id) {
+      void vscode.window.showInformationMessage('No failed Cortex run to retry.');
+      return;
+    }
+    const source = this.registry.source(id);
+    if (!source) {
+      void vscode.window.showErrorMessage(`Cortex cannot retry run ${id}: its trace is no longer on disk.`);
+      return;
+    }
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const plan = retryPlan({ runId: id, live: isLive(id), events: source.events(), traceFile: source.traceFile, resumability: panelResumability(source, folders) });
+    this.logger.info(`Retry of run ${id}: ${plan.action}${plan.action === 'none' ? ` (${plan.reason})` : ''}`);
+    if (plan.action === 'show') return this.showPanel(plan.runId);
+    if (plan.action === 'resume') return this.resume({ traceFile: plan.traceFile, workspace: plan.workspace });
+    if (plan.action === 'none') {
+      void vscode.window.showInformationMessage(`Cortex does not retry this run: ${plan.reason}.`);
+      return;
+    }
+    const folder = matchingFolder(
+      plan.workspace,
+      (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, f })),
+    )?.f;
+    if (!folder) {
+      void vscode.window.showErrorMessage(`Cortex cannot retry this run here: it worked in ${plan.workspace}, which is not a folder of this window.`);
+      return;
+    }
+    if (plan.completedSteps > 0) {
+      const steps = plan.completedSteps === 1 ? '1 step' : `${plan.completedSteps} steps`;
+      const go = await vscode.window.showWarningMessage(
+        `${steps} of that run completed and their changes are still on disk. Run the whole task again as a new run?`,
+        { modal: true },
+        'Run again',
+      );
+      if (go !== 'Run again') return;
+    }
+    const config = await this.settings.readOrReport();
+    if (!config) return;
+    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    if (!key) return;
+    await this.start(plan.task, folder, config, key.key, key.source);
   }
 
   private updateRunning(): void {

@@ -23,6 +23,7 @@ function fakeHost(onDispose: () => void): AgentHost {
     restorePanel: unused,
     showMcpServers: unused,
     resumeRun: unused,
+    retryRun: unused,
     dispose: onDispose,
   };
 }

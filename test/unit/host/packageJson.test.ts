@@ -86,6 +86,7 @@ describe('package.json commands and activation', () => {
       'cortex.mcpServers',
       'cortex.openTrace',
       'cortex.resumeRun',
+      'cortex.retryRun',
       'cortex.runTask',
       'cortex.setApiKey',
       'cortex.showPanel',
