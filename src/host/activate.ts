@@ -75,6 +75,19 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
 
+  // The walkthrough's "Set the endpoint" ticks on this key: an endpoint set before the first start counts too.
+  const updateEndpointSet = () => {
+    const inspected = vscode.workspace.getConfiguration('cortex.llm').inspect<string>('baseUrl');
+    const set = [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue].some((value) => typeof value === 'string' && value !== '');
+    void vscode.commands.executeCommand('setContext', 'cortex.endpointSet', set);
+  };
+  updateEndpointSet();
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('cortex.llm.baseUrl')) updateEndpointSet();
+    }),
+  );
+
   context.globalState.setKeysForSync([GREETED_KEY]);
   // The task box waits for the walkthrough to be open, so the walkthrough never takes its focus.
   const greeting = greetOnFirstStart(context.extension.id, {

@@ -300,8 +300,15 @@ export class RunController implements vscode.Disposable {
 
     let result: Outcome;
     try {
+      // A visible panel shows the progress and has Cancel: a notification would only cover it, so
+      // the progress goes to the status bar (whose Cortex entry offers Cancel run in its tooltip).
+      const panelShown = this.panels.isVisible(runId);
       result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Cortex: ${clip(task, 60, { markerWithin: true })}`, cancellable: true },
+        {
+          location: panelShown ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
+          title: `Cortex: ${clip(task, 60, { markerWithin: true })}`,
+          cancellable: !panelShown,
+        },
         async (progress, token) => {
           token.onCancellationRequested(() => agent.cancel('cancelled by the user'));
           let timer: ReturnType<typeof setTimeout> | undefined;
@@ -309,7 +316,7 @@ export class RunController implements vscode.Disposable {
             timer = undefined;
             const text = progressText(log.state);
             progress.report({ message: text });
-            this.statusBar.tooltip = `Cortex: ${task}\n${text}`;
+            this.statusBar.tooltip = runTooltip(task, text);
           };
           const unsubscribe = log.subscribe(() => {
             timer ??= setTimeout(report, PROGRESS_INTERVAL_MS);
@@ -427,7 +434,7 @@ export class RunController implements vscode.Disposable {
       return;
     }
     this.statusBar.text = `$(loading~spin) Cortex${running.length > 1 ? ` (${running.length} runs)` : ''}`;
-    this.statusBar.tooltip ??= `Cortex: ${running[0].task}`;
+    this.statusBar.tooltip ??= runTooltip(running[0].task, progressText(running[0].log.state));
     this.statusBar.show();
   }
 
@@ -478,6 +485,16 @@ export class RunController implements vscode.Disposable {
     }
     this.statusBar.dispose();
   }
+}
+
+/** The Cortex status bar entry's tooltip: the task, its progress, and the Show panel and Cancel run links. */
+function runTooltip(task: string, progress: string): vscode.MarkdownString {
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendText(`Cortex: ${clip(task, 200, { markerWithin: true })}\n${progress}\n\n`);
+  tooltip.appendMarkdown('[Show panel](command:cortex.showPanel) · [Cancel run](command:cortex.cancelRun)');
+  // Only these two commands may run from the tooltip; the task's own text is escaped above.
+  tooltip.isTrusted = { enabledCommands: ['cortex.showPanel', 'cortex.cancelRun'] };
+  return tooltip;
 }
 
 /** Opens the raw JSONL trace in an editor. */
