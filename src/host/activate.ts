@@ -4,6 +4,8 @@ import { ApiKeyStore } from './apiKeyStore';
 import { LazyAgentHost, loadAgentHostModule } from './lazyAgentHost';
 import { createOutputLogger } from './outputLogger';
 import { runIdArgument } from './commandArguments';
+import type { HomeNode } from './homeItems';
+import { pickModel } from './modelPicker';
 import { TaskBox } from './taskBox';
 import { GREETED_KEY, greetOnFirstStart } from './welcome';
 
@@ -22,10 +24,12 @@ export function activate(context: vscode.ExtensionContext): void {
   const logger = createOutputLogger(channel);
   const keys = new ApiKeyStore(context.secrets);
   const taskBox = new TaskBox();
+  const homeChanged = new vscode.EventEmitter<void>();
+  context.subscriptions.push(homeChanged);
   const approvalsItem = vscode.window.createStatusBarItem('cortex.approvals', vscode.StatusBarAlignment.Left, 99);
   approvalsItem.name = 'Cortex approvals';
   approvalsItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-  const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem, taskBox }), logger);
+  const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged: () => homeChanged.fire() }), logger);
   context.subscriptions.push(approvalsItem, host);
 
   const register = (id: string, handler: (...args: unknown[]) => unknown) =>
@@ -49,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   // The approvals status bar entry passes the run id of the waiting approval.
   register('cortex.showPanel', (runId?: unknown) => host.get().showPanel(typeof runId === 'string' ? runId : undefined));
-  register('cortex.cancelRun', () => host.get().cancelRun());
+  register('cortex.cancelRun', (arg?: unknown) => host.get().cancelRun(runIdArgument(arg)));
   // Resolves true when a key was saved (a run waiting for the key then goes on).
   register('cortex.setApiKey', () => setApiKey(keys));
   register('cortex.clearApiKey', async () => {
@@ -57,10 +61,24 @@ export function activate(context: vscode.ExtensionContext): void {
     void vscode.window.showInformationMessage('Cortex API key removed from secret storage.');
   });
   register('cortex.openTrace', () => host.get().openTrace());
-  register('cortex.resumeRun', () => host.get().resumeRun());
+  register('cortex.resumeRun', (arg?: unknown) => host.get().resumeRun(runIdArgument(arg)));
+  register('cortex.openRun', (arg?: unknown) => {
+    const runId = runIdArgument(arg);
+    if (runId) host.get().openRun(runId);
+  });
+  register('cortex.pickModel', () => pickModel());
   // From the failure notification, the panel's Retry button ({ runId }), the Cortex view (a run item) or the palette (the last failed run).
   register('cortex.retryRun', (arg?: unknown) => host.get().retryRun(runIdArgument(arg)));
   register('cortex.mcpServers', () => host.get().showMcpServers());
+
+  // The Cortex view: its items come from the agent host, loaded when the view is first shown.
+  context.subscriptions.push(
+    vscode.window.registerTreeDataProvider<HomeNode>('cortex.home', {
+      onDidChangeTreeData: homeChanged.event,
+      getChildren: (node) => host.get().home.getChildren(node),
+      getTreeItem: (node) => host.get().home.getTreeItem(node),
+    }),
+  );
 
   context.subscriptions.push(
     vscode.window.registerWebviewPanelSerializer(DAG_VIEW_TYPE, {

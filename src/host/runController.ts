@@ -77,6 +77,8 @@ export function progressText(state: PlanState): string {
 export class RunController implements vscode.Disposable {
   private readonly statusBar: vscode.StatusBarItem;
   private readonly drivers = new Map<string, Driver>();
+  /** Called when runs start, progress, wait for approvals or end (the Cortex view refreshes). */
+  onDidChange: () => void = () => {};
 
   constructor(
     private readonly settings: SettingsReader,
@@ -296,7 +298,9 @@ export class RunController implements vscode.Disposable {
     if (panel) panel.showSource(liveRunSource(run));
     else this.panels.open(liveRunSource(run));
     const stopWatching = this.attention.watch(runId, brokerApprovals(broker));
+    const stopCounting = broker.onDidChange(() => this.onDidChange());
     this.updateRunning();
+    this.onDidChange();
 
     let result: Outcome;
     try {
@@ -317,6 +321,7 @@ export class RunController implements vscode.Disposable {
             const text = progressText(log.state);
             progress.report({ message: text });
             this.statusBar.tooltip = runTooltip(task, text);
+            this.onDidChange();
           };
           const unsubscribe = log.subscribe(() => {
             timer ??= setTimeout(report, PROGRESS_INTERVAL_MS);
@@ -335,6 +340,7 @@ export class RunController implements vscode.Disposable {
       result = { status: 'failed', error: `the run crashed: ${(error as Error).message} (details in the Cortex output channel)` };
     } finally {
       stopWatching();
+      stopCounting();
       this.drivers.delete(runId);
       await writer.close();
       lock.release();
@@ -346,6 +352,7 @@ export class RunController implements vscode.Disposable {
     if (driver.interrupted) return;
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
     this.updateRunning();
+    this.onDidChange();
     this.logger.info(`run ${runId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
     // Not awaited: the command resolves when the run ends, not when the notification is dismissed.
     void this.reportResult(run, result);
@@ -450,7 +457,12 @@ export class RunController implements vscode.Disposable {
     this.panels.open(liveRunSource(run), { preserveFocus: false });
   }
 
-  async cancelRun(): Promise<void> {
+  async cancelRun(runId?: string): Promise<void> {
+    const given = runId ? this.registry.running().find((run) => run.runId === runId) : undefined;
+    if (given) {
+      given.agent.cancel('cancelled by the user');
+      return;
+    }
     const running = this.registry.running();
     if (running.length === 0) {
       void vscode.window.showInformationMessage('No Cortex run is in progress.');

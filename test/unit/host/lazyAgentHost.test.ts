@@ -24,6 +24,10 @@ function fakeHost(onDispose: () => void): AgentHost {
     showMcpServers: unused,
     resumeRun: unused,
     retryRun: unused,
+    openRun: unused,
+    get home(): never {
+      return unused();
+    },
     dispose: onDispose,
   };
 }
