@@ -9,6 +9,9 @@ import { pickModel } from './modelPicker';
 import { TaskBox } from './taskBox';
 import { GREETED_KEY, greetOnFirstStart } from './welcome';
 
+/** When VS Code has registered the walkthrough's steps (it waits up to 5 s), with a margin. */
+const WALKTHROUGH_REGISTERED_MS = 6_000;
+
 /** The DAG panel's webview type (DagPanel.viewType, repeated here so activation does not load the panel code). */
 const DAG_VIEW_TYPE = 'cortex.dag';
 
@@ -93,16 +96,24 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
 
-  // The walkthrough's "Set the endpoint" ticks on this key: an endpoint set before the first start counts too.
+  // The walkthrough's "Set the endpoint" ticks on this key: an endpoint set before the first start
+  // counts too. It is first set a while after start-up: VS Code registers an extension's walkthrough
+  // steps only after waiting up to 5 s for its experiments service, and a key already true when a
+  // step registers never ticks it (seen in VS Code 1.139).
+  let endpointKeyLive = false;
   const updateEndpointSet = () => {
     const inspected = vscode.workspace.getConfiguration('cortex.llm').inspect<string>('baseUrl');
     const set = [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue].some((value) => typeof value === 'string' && value !== '');
     void vscode.commands.executeCommand('setContext', 'cortex.endpointSet', set);
   };
-  updateEndpointSet();
+  const endpointTimer = setTimeout(() => {
+    endpointKeyLive = true;
+    updateEndpointSet();
+  }, WALKTHROUGH_REGISTERED_MS);
   context.subscriptions.push(
+    { dispose: () => clearTimeout(endpointTimer) },
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('cortex.llm.baseUrl')) updateEndpointSet();
+      if (endpointKeyLive && event.affectsConfiguration('cortex.llm.baseUrl')) updateEndpointSet();
     }),
   );
 

@@ -170,6 +170,7 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
       return;
     }
+    this.taskBox.started();
     const startLine = `run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
     await this.drive({ runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() });
   }

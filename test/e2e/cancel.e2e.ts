@@ -45,7 +45,8 @@ describe('e2e: cancel a run', function () {
       const cancelledAt = Date.now();
       if (via === 'the panel') await panel.frame.getByRole('button', { name: 'Cancel the run' }).click();
       else {
-        await statusBarEntry(page, /^Cortex$/).first().hover();
+        // The entry's text is its spinner glyph and "Cortex" (the window progress beside it says "Cortex: <task>").
+        await statusBarEntry(page, /^[^:]*Cortex\s*$/).first().hover();
         await page.locator('.monaco-hover').getByRole('link', { name: 'Cancel run' }).click();
       }
       await waitForNotification(page, /Cortex run cancelled/, 20_000);
