@@ -27,7 +27,7 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
     const result = parseReplanReply(response.content);
     const outcome = replanOutcomeEvents(log.state, {
       failedStepId,
-      decision: { action: result.action, newSteps: result.new_steps, newDependencies: result.new_dependencies, reason: result.reason },
+      decision: { action: result.action, newSteps: result.new_steps, newDependencies: result.new_dependencies, uses: result.uses, reason: result.reason },
       maxAttempts,
       newId: () => ids.next(),
     });

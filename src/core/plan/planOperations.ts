@@ -1,6 +1,7 @@
 import type { NewRunEvent } from './events';
 import { normalizeRelativeDependencies, PlanGraph, PlanInvariantError, type RelativeDependencies } from './planGraph';
 import type { NameResolution, PlanState, StepState, Verdict } from './planTypes';
+import { redesignOutsideDependencies, type OutsideDependencies } from './redesignDependencies';
 
 // The plan's operations (add steps, record a tool call and its result, end a step, replace a
 // subgraph...) as builders of events (docs/design.md, “The plan is event-sourced”). Each checks the change against the
@@ -44,6 +45,8 @@ export interface AddStepsInput {
   dependencies: RelativeDependencies;
   /** Live steps the new steps without dependencies hang off (kept steps). */
   anchorDeps: readonly string[];
+  /** Instead of `anchorDeps`: each new step's own kept dependencies, with why (a redesign, see redesignDependencies). */
+  outsideDeps?: readonly OutsideDependencies[];
   origin: 'planner' | 'replan';
   /** Lineage of new step `index`; default: its own id (a fresh lineage). */
   lineage?: (index: number, stepId: string) => string;
@@ -110,16 +113,31 @@ function buildStepAdded(state: PlanState, input: AddStepsInput, leaving: Readonl
     if (leaving.has(anchor)) throw new PlanInvariantError(`new steps cannot depend on "${anchor}": that step is being removed`);
     if (!anchors.includes(anchor)) anchors.push(anchor);
   }
+  for (const outside of input.outsideDeps ?? [])
+    for (const dep of outside.deps) {
+      if (!state.steps.has(dep)) throw new PlanInvariantError(`a new step cannot depend on "${dep}": it is not a live step of the plan`);
+      if (leaving.has(dep)) throw new PlanInvariantError(`a new step cannot depend on "${dep}": that step is being removed`);
+    }
   const ids = allocateIds(state, count, input.newId);
-  const events = dependencyFirstOrder(normalized.deps).map((i): NewEvent<'step_added'> => ({
-    type: 'step_added',
-    stepId: ids[i],
-    description: input.descriptions[i].trim(),
-    dependsOn: normalized.deps[i].length > 0 ? normalized.deps[i].map((j) => ids[j]) : [...anchors],
-    lineage: input.lineage?.(i, ids[i]) ?? ids[i],
-    replanAttempts: attempts,
-    origin: input.origin,
-  }));
+  const dependsOn = (i: number): string[] => {
+    const inside = normalized.deps[i].map((j) => ids[j]);
+    const outside = input.outsideDeps?.[i];
+    if (outside) return [...inside, ...outside.deps];
+    return inside.length > 0 ? inside : [...anchors];
+  };
+  const events = dependencyFirstOrder(normalized.deps).map((i): NewEvent<'step_added'> => {
+    const why = input.outsideDeps?.[i]?.why;
+    return {
+      type: 'step_added',
+      stepId: ids[i],
+      description: input.descriptions[i].trim(),
+      dependsOn: dependsOn(i),
+      lineage: input.lineage?.(i, ids[i]) ?? ids[i],
+      replanAttempts: attempts,
+      origin: input.origin,
+      ...(why && Object.keys(why).length > 0 ? { waitsFor: why } : {}),
+    };
+  });
   return { ids, events };
 }
 
@@ -382,8 +400,13 @@ export interface ReplaceSubgraphInput extends ReplanCommon {
   newSteps: readonly string[];
   /** Relative indexes into `newSteps`. */
   newDependencies: RelativeDependencies;
-  /** Kept steps the new roots depend on; default `subgraphAnchorDeps`. */
+  /**
+   * Kept steps every new root depends on (the rule before minimal dependencies, kept for callers
+   * that choose the anchors). Without it each new step gets its own (redesignOutsideDependencies).
+   */
   anchorDeps?: readonly string[];
+  /** Kept steps whose outputs the replan says a new step uses: new step index → step ids. */
+  uses?: Readonly<Record<number, readonly string[]>>;
   newId: () => string;
 }
 
@@ -396,13 +419,18 @@ export function replaceSubgraphEvents(state: PlanState, input: ReplaceSubgraphIn
   const failed = checkReplanAttempt(state, input);
   const replacedStepIds = checkReplacedSet(state, input.failedStepId, input.replacedStepIds);
   const leaving = new Set(replacedStepIds);
-  const anchorDeps = input.anchorDeps ?? subgraphAnchorDeps(state, replacedStepIds);
+  const internal = normalizeRelativeDependencies(input.newSteps.length, input.newDependencies);
+  const outsideDeps =
+    input.anchorDeps === undefined && 'deps' in internal
+      ? redesignOutsideDependencies(state, { failedStepId: failed.id, replacedStepIds, newSteps: input.newSteps, internal: internal.deps, uses: input.uses })
+      : undefined;
   const added = buildStepAdded(
     state,
     {
       descriptions: input.newSteps,
       dependencies: input.newDependencies,
-      anchorDeps,
+      anchorDeps: input.anchorDeps ?? [],
+      outsideDeps,
       origin: 'replan',
       lineage: () => failed.lineage,
       replanAttempts: input.attempt,
@@ -450,6 +478,8 @@ export interface ReplanDecision {
   action: 'redesign' | 'give_up';
   newSteps: readonly string[];
   newDependencies: RelativeDependencies;
+  /** Kept steps whose outputs a new step uses, as the replan named them (new step index → ids). */
+  uses?: Readonly<Record<number, readonly string[]>>;
   reason?: string;
 }
 
@@ -472,5 +502,11 @@ export function replanOutcomeEvents(
     reason: replanReason(failed, input.decision.reason),
   };
   if (input.decision.action === 'give_up') return giveUpEvents(state, common);
-  return replaceSubgraphEvents(state, { ...common, newSteps: input.decision.newSteps, newDependencies: input.decision.newDependencies, newId: input.newId });
+  return replaceSubgraphEvents(state, {
+    ...common,
+    newSteps: input.decision.newSteps,
+    newDependencies: input.decision.newDependencies,
+    uses: input.decision.uses,
+    newId: input.newId,
+  });
 }
