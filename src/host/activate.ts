@@ -32,7 +32,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const approvalsItem = vscode.window.createStatusBarItem('cortex.approvals', vscode.StatusBarAlignment.Left, 99);
   approvalsItem.name = 'Cortex approvals';
   approvalsItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-  const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged: () => homeChanged.fire() }), logger);
+  const host = new LazyAgentHost(
+    () => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged: () => homeChanged.fire() }),
+    logger,
+  );
   context.subscriptions.push(approvalsItem, host);
 
   const register = (id: string, handler: (...args: unknown[]) => unknown) =>

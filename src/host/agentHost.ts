@@ -98,9 +98,11 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
   const isLive = (runId: string) => registry.running().some((run) => run.runId === runId);
   const home = new HomeView(() => ({
     live: registry.running().map((run) => ({ runId: run.runId, task: run.task, progress: progressText(run.log.state) })),
-    approvals: registry.running().flatMap((run) =>
-      run.broker.pending().map((request) => ({ runId: run.runId, requestId: request.requestId, summary: summarizeCall(request), reason: request.reason })),
-    ),
+    approvals: registry
+      .running()
+      .flatMap((run) =>
+        run.broker.pending().map((request) => ({ runId: run.runId, requestId: request.requestId, summary: summarizeCall(request), reason: request.reason })),
+      ),
     model: modelFacts(),
     recent: index.list(),
     resumable: new Set(

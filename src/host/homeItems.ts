@@ -34,7 +34,8 @@ export interface HomeFacts {
 }
 
 /** `contextValue` of a run item: which inline actions package.json's menus give it. */
-export type RunItemKind = 'cortex.run.live' | 'cortex.run.interrupted' | 'cortex.run.failed' | 'cortex.run.cancelled' | 'cortex.run.completed' | 'cortex.run.stopped';
+export type RunItemKind =
+  'cortex.run.live' | 'cortex.run.interrupted' | 'cortex.run.failed' | 'cortex.run.cancelled' | 'cortex.run.completed' | 'cortex.run.stopped';
 
 export interface HomeNode {
   id: string;

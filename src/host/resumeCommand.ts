@@ -15,7 +15,13 @@ function openFolders(): string[] {
 }
 
 /** Lists the interrupted runs of this window's folders and resumes the one picked (or `runId`, from the Cortex view). */
-export async function resumeRunCommand(index: RunIndex, isLiveHere: (runId: string) => boolean, resumer: Resumer, logger: Logger, runId?: string): Promise<void> {
+export async function resumeRunCommand(
+  index: RunIndex,
+  isLiveHere: (runId: string) => boolean,
+  resumer: Resumer,
+  logger: Logger,
+  runId?: string,
+): Promise<void> {
   const runs = interruptedRuns(index.list(), openFolders(), isLiveHere);
   if (runId !== undefined) {
     const run = runs.find((candidate) => candidate.runId === runId);

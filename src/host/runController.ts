@@ -363,10 +363,16 @@ export class RunController implements vscode.Disposable {
     const short = (text: string) => clip(text, 300, { markerWithin: true });
     if (result.status === 'completed') {
       void vscode.commands.executeCommand('setContext', 'cortex.firstRunCompleted', true);
-      return this.afterReport(run, await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...REPORT_BUTTONS));
+      return this.afterReport(
+        run,
+        await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...REPORT_BUTTONS),
+      );
     }
     if (result.status === 'cancelled')
-      return this.afterReport(run, await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...REPORT_BUTTONS));
+      return this.afterReport(
+        run,
+        await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...REPORT_BUTTONS),
+      );
     // A failure the settings, the key or a retry can fix offers those first (docs/design.md, "Retrying a run").
     const endpoint = endpointFailure(run.log.events);
     const buttons = endpoint ? [...(endpoint.keyProblem ? [SET_KEY] : []), OPEN_SETTINGS, RETRY, 'Show panel'] : [...REPORT_BUTTONS, RETRY];
@@ -402,7 +408,13 @@ export class RunController implements vscode.Disposable {
       return;
     }
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const plan = retryPlan({ runId: id, live: isLive(id), events: source.events(), traceFile: source.traceFile, resumability: panelResumability(source, folders) });
+    const plan = retryPlan({
+      runId: id,
+      live: isLive(id),
+      events: source.events(),
+      traceFile: source.traceFile,
+      resumability: panelResumability(source, folders),
+    });
     this.logger.info(`Retry of run ${id}: ${plan.action}${plan.action === 'none' ? ` (${plan.reason})` : ''}`);
     if (plan.action === 'show') return this.showPanel(plan.runId);
     if (plan.action === 'resume') return this.resume({ traceFile: plan.traceFile, workspace: plan.workspace });

@@ -46,7 +46,9 @@ describe('e2e: cancel a run', function () {
       if (via === 'the panel') await panel.frame.getByRole('button', { name: 'Cancel the run' }).click();
       else {
         // The entry's text is its spinner glyph and "Cortex" (the window progress beside it says "Cortex: <task>").
-        await statusBarEntry(page, /^[^:]*Cortex\s*$/).first().hover();
+        await statusBarEntry(page, /^[^:]*Cortex\s*$/)
+          .first()
+          .hover();
         await page.locator('.monaco-hover').getByRole('link', { name: 'Cancel run' }).click();
       }
       await waitForNotification(page, /Cortex run cancelled/, 20_000);

@@ -11,7 +11,8 @@ import { answerInput, clickNotificationButton, waitForNotification } from './sup
 // (Set API key, Open endpoint settings, Retry) and Retry runs the task again with the new key; the
 // Cortex view in the activity bar starts a run and lists it, in the dark and the light theme.
 
-const HELLO = () => route({ planner: json({ title: 'Hello', steps: ['Say hello'], dependencies: {} }), executor: message('hello'), aggregator: message('Said hello.') });
+const HELLO = () =>
+  route({ planner: json({ title: 'Hello', steps: ['Say hello'], dependencies: {} }), executor: message('hello'), aggregator: message('Said hello.') });
 
 /** The Cortex view's row whose text matches. */
 function viewRow(page: Page, text: RegExp) {
@@ -37,7 +38,10 @@ describe('e2e: endpoint errors and the Cortex view', function () {
       const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.llm.baseUrl': keyed.baseUrl }));
       await startTask(page, 'Say hello');
       await waitForNotification(page, /Cortex run failed: The endpoint rejected the API key \(401\)/, 60_000);
-      const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Cortex run failed/ }).first();
+      const toast = page
+        .locator('.notifications-toasts .notification-toast')
+        .filter({ hasText: /Cortex run failed/ })
+        .first();
       for (const button of ['Set API key', 'Open endpoint settings', 'Retry'])
         await toast.getByRole('button', { name: button, exact: true }).waitFor({ state: 'visible' });
       await page.waitForTimeout(600); // the toast's slide-in, for the screenshot
@@ -79,7 +83,10 @@ describe('e2e: endpoint errors and the Cortex view', function () {
       await waitForNotification(page, /Cortex finished: Said hello\./, 60_000);
       const row = viewRow(page, /Say hello/);
       await row.waitFor({ state: 'visible' });
-      await page.locator('.part.sidebar .monaco-list-row', { hasText: /completed/ }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await page
+        .locator('.part.sidebar .monaco-list-row', { hasText: /completed/ })
+        .first()
+        .waitFor({ state: 'visible', timeout: 15_000 });
       await screenshot(page, `e2e-cortex-view-${shade}`);
       // Opening a recent run from the view shows its plan.
       await row.click();

@@ -84,7 +84,9 @@ describe('e2e: the task typed on a first start', function () {
   });
 
   it('keeps its focus and its text while the walkthrough opens, and runs', async () => {
-    env.server.setHandler(route({ planner: json({ title: 'Hello', steps: ['Say hello'], dependencies: {} }), executor: message('hello'), aggregator: message('Said hello.') }));
+    env.server.setHandler(
+      route({ planner: json({ title: 'Hello', steps: ['Say hello'], dependencies: {} }), executor: message('hello'), aggregator: message('Said hello.') }),
+    );
     const workspace = newWorkspace(env, 'first-task');
     const page = (currentPage.page = await openWorkspace(env, workspace, { 'workbench.welcomePage.walkthroughs.openOnInstall': true }));
     // As soon as the walkthrough shows, as a new user would: its page is still building and takes

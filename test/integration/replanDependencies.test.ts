@@ -40,7 +40,8 @@ describe('agent run: dependencies of redesigned steps', () => {
     const { result } = await runAgainst(server());
     server().assertNoRejections();
     assert.equal(result.status, 'completed', result.error);
-    const step = (description: string) => result.snapshot.steps.find((s) => s.description === description && s.origin === (description.startsWith('Run') ? 'planner' : 'replan'))!;
+    const step = (description: string) =>
+      result.snapshot.steps.find((s) => s.description === description && s.origin === (description.startsWith('Run') ? 'planner' : 'replan'))!;
     const suite = step('Run the slow test suite');
     const api = step('Write a small api.py');
     const check = step('Check api.py against the suite results');

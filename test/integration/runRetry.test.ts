@@ -77,7 +77,10 @@ describe('retrying a run', () => {
     });
     assert.deepEqual(retryPlan({ runId: 'r3', live: true, events: [started], resumability: NOT_RESUMABLE }), { action: 'show', runId: 'r3' });
     const finished: RunEvent = { type: 'run_finished', seq: 2, time: 2, status: 'completed', plan: emptyCompletedPlan('r3', 'T') };
-    assert.deepEqual(retryPlan({ runId: 'r3', live: false, events: [started, finished], resumability: NOT_RESUMABLE }), { action: 'none', reason: 'it completed' });
+    assert.deepEqual(retryPlan({ runId: 'r3', live: false, events: [started, finished], resumability: NOT_RESUMABLE }), {
+      action: 'none',
+      reason: 'it completed',
+    });
     assert.equal(retryPlan({ runId: 'r3', live: false, events: [], resumability: NOT_RESUMABLE }).action, 'none');
   });
 
@@ -86,7 +89,10 @@ describe('retrying a run', () => {
     const recent = [run('live', 'running'), run('ok', 'completed'), run('bad', 'failed'), run('older', 'failed')];
     assert.equal(lastRetryableRun(recent, (id) => id === 'live')?.runId, 'bad');
     assert.equal(lastRetryableRun(recent, () => false)?.runId, 'live', 'a "running" entry nobody drives was interrupted');
-    assert.equal(lastRetryableRun([run('ok', 'completed')], () => false), undefined);
+    assert.equal(
+      lastRetryableRun([run('ok', 'completed')], () => false),
+      undefined,
+    );
   });
 
   it('takes the run id from a string, { runId } or a view item, and nothing else', () => {

@@ -52,7 +52,8 @@ export type ReplanResult = Omit<z.infer<typeof ReplanResultSchema>, 'uses'> & { 
  */
 export function parseReplanReply(content: string, options: { maxNewSteps?: number } = {}): ReplanResult {
   const reply = parseJsonReply(content, ReplanResultSchema, 'replan decision');
-  if (reply.action === 'give_up') return { action: 'give_up', new_steps: [], new_dependencies: {}, uses: {}, ...(reply.reason ? { reason: reply.reason } : {}) };
+  if (reply.action === 'give_up')
+    return { action: 'give_up', new_steps: [], new_dependencies: {}, uses: {}, ...(reply.reason ? { reason: reply.reason } : {}) };
   if (reply.new_steps.length === 0)
     throw new PlanReplyError('shape', 'a redesign needs at least one new step in "new_steps" (or answer with "action": "give_up")');
   const maxNewSteps = options.maxNewSteps ?? 50;
@@ -65,8 +66,7 @@ export function parseReplanReply(content: string, options: { maxNewSteps?: numbe
   const uses: Record<number, string[]> = {};
   for (const [key, ids] of Object.entries(reply.uses)) {
     const index = /^\d+$/.test(key.trim()) ? Number(key.trim()) : NaN;
-    if (!(index < reply.new_steps.length))
-      throw new PlanReplyError('shape', `"uses" key "${key}" is not a new step index (0–${reply.new_steps.length - 1})`);
+    if (!(index < reply.new_steps.length)) throw new PlanReplyError('shape', `"uses" key "${key}" is not a new step index (0–${reply.new_steps.length - 1})`);
     uses[index] = [...new Set(ids)];
   }
   return { action: 'redesign', new_steps: reply.new_steps, new_dependencies: newDependencies, uses, ...(reply.reason ? { reason: reply.reason } : {}) };

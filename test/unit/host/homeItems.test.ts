@@ -5,7 +5,13 @@ import type { RecentRun } from '../../../src/host/runIndex';
 // The Cortex view's items from plain facts: what it lists, in which order, and what each does.
 
 const NOW = 1_800_000_000_000;
-const run = (runId: string, status: RecentRun['status'], task = runId): RecentRun => ({ runId, task, status, startedAt: NOW - 5 * 60_000, traceFile: `/${runId}.jsonl` });
+const run = (runId: string, status: RecentRun['status'], task = runId): RecentRun => ({
+  runId,
+  task,
+  status,
+  startedAt: NOW - 5 * 60_000,
+  traceFile: `/${runId}.jsonl`,
+});
 
 function facts(overrides: Partial<HomeFacts> = {}): HomeFacts {
   return {
@@ -69,7 +75,10 @@ describe('Cortex view items', () => {
     );
     assert.deepEqual(children[2].command, { id: 'cortex.openRun', args: [{ runId: 'c' }] });
     assert.equal(children[2].description, 'failed · 5 min ago');
-    assert.ok(children.every((n) => n.runId), 'inline actions receive the run id');
+    assert.ok(
+      children.every((n) => n.runId),
+      'inline actions receive the run id',
+    );
   });
 
   it('offers the model in use, then each fallback once', () => {

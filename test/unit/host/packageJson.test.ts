@@ -159,7 +159,8 @@ describe('package.json walkthrough', () => {
         const [kind, target] = event.split(':');
         if (kind === 'onCommand') assert.ok(commandIds.includes(target), `${event} names no contributed command`);
         else if (kind === 'onSettingChanged') assert.ok(CONFIG_KEYS.includes(target as never), `${event} names no setting`);
-        else if (kind === 'onContext') assert.match(activation, new RegExp(`'${target.replace('.', '\\.')}'`), `${event}: the extension never sets that context key`);
+        else if (kind === 'onContext')
+          assert.match(activation, new RegExp(`'${target.replace('.', '\\.')}'`), `${event}: the extension never sets that context key`);
         else assert.fail(`unexpected completion event ${event}`);
       }
     }

@@ -313,10 +313,21 @@ describe('planOperations', () => {
         const { log, ids } = setUp();
         appendAll(
           log,
-          replaceSubgraphEvents(log.state, { failedStepId: 's2', newSteps, newDependencies, uses, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() }),
+          replaceSubgraphEvents(log.state, {
+            failedStepId: 's2',
+            newSteps,
+            newDependencies,
+            uses,
+            attempt: 1,
+            maxAttempts: 2,
+            reason: 'r',
+            newId: () => ids.next(),
+          }),
         );
         return log.state;
       };
+      // The replanner is told what the replaced steps relied on (both the test run's and the CHANGELOG's inputs).
+      assert.deepEqual(subgraphAnchorDeps(setUp().log.state, ['s2', 's3']), ['s1', 's4']);
       // A fix of the tests continues the failed step: it waits for that step's input only.
       let state = redesign(['Fix and rerun the tests'], {});
       assert.deepEqual(state.steps.get('s5')!.dependsOn, ['s1']);
@@ -455,7 +466,13 @@ describe('planOperations', () => {
       const ids = new StepIdAllocator();
       appendAll(
         log,
-        addStepsEvents(log.state, { descriptions: ['Fetch the data', 'Build the bundle', 'Publish the bundle'], dependencies: { 2: [0, 1] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() }),
+        addStepsEvents(log.state, {
+          descriptions: ['Fetch the data', 'Build the bundle', 'Publish the bundle'],
+          dependencies: { 2: [0, 1] },
+          anchorDeps: [],
+          origin: 'planner',
+          newId: () => ids.next(),
+        }),
       );
       runStep(log, 's1', [{ name: 'x', args: {} }]);
       runStep(log, 's2', [{ name: 'y', args: {} }]);
