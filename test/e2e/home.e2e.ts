@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { json, message, route } from '../support/scriptedReplies';
+import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer } from '../support/scriptedServer';
 import { cortexLog, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { startTask } from './support/scenario';
-import { answerInput, clickNotificationButton, waitForNotification } from './support/workbench';
+import { answerInput, clickNotificationButton, editorTab, runCommand, waitForNotification } from './support/workbench';
 
 // Where a person finds Cortex and gets unstuck: an endpoint error's notification offers the fix
 // (Set API key, Open endpoint settings, Retry) and Retry runs the task again with the new key; the
@@ -64,6 +64,37 @@ describe('e2e: endpoint errors and the Cortex view', function () {
     } finally {
       await keyed.close();
     }
+  });
+
+  it('lists a waiting approval with its command; a click shows the run panel, where it is answered', async () => {
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Build', steps: ['Make the dist folder'], dependencies: {} }),
+        executor: (req) => (toolMessages(req).length > 0 ? message('Created dist.') : toolCalls(call('run_command', { command: 'mkdir dist' }))),
+        aggregator: message('Made dist.'),
+      }),
+    );
+    const workspace = newWorkspace(env, 'home-approval');
+    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.policy.tools': { run_command: 'confirm' } }));
+    await openCortexView(page);
+    await viewRow(page, /Run agent task/).click();
+    await answerInput(page, 'Make the dist folder', 'Cortex: Run agent task');
+    const approval = viewRow(page, /mkdir dist/);
+    await approval.waitFor({ state: 'visible', timeout: 60_000 });
+    await viewRow(page, /1 approval waiting/).waitFor({ state: 'visible' });
+    await screenshot(page, 'e2e-cortex-view-approval');
+    // The panel is closed; the approval's row brings it back with the request to answer.
+    await runCommand(page, 'View: Close All Editors');
+    await editorTab(page, /Cortex: Make the dist folder/).waitFor({ state: 'hidden' });
+    await approval.click();
+    const panel = await cortexPanel(page);
+    await panel.frame
+      .getByRole('button', { name: /^Approve/ })
+      .first()
+      .click();
+    await waitForNotification(page, /Cortex finished: Made dist\./, 60_000);
+    await approval.waitFor({ state: 'hidden' });
+    await viewRow(page, /Make the dist folder/).waitFor({ state: 'visible' });
   });
 
   for (const theme of ['Default Dark Modern', 'Default Light Modern'] as const) {
