@@ -3,7 +3,14 @@ import type { PanelState } from '../panel/dagPanel';
 import { ApiKeyStore } from './apiKeyStore';
 import { LazyAgentHost, loadAgentHostModule } from './lazyAgentHost';
 import { createOutputLogger } from './outputLogger';
+import { runIdArgument } from './commandArguments';
+import type { HomeNode } from './homeItems';
+import { pickModel } from './modelPicker';
+import { TaskBox } from './taskBox';
 import { GREETED_KEY, greetOnFirstStart } from './welcome';
+
+/** When VS Code has registered the walkthrough's steps (it waits up to 5 s), with a margin. */
+const WALKTHROUGH_REGISTERED_MS = 6_000;
 
 /** The DAG panel's webview type (DagPanel.viewType, repeated here so activation does not load the panel code). */
 const DAG_VIEW_TYPE = 'cortex.dag';
@@ -19,10 +26,16 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(channel);
   const logger = createOutputLogger(channel);
   const keys = new ApiKeyStore(context.secrets);
+  const taskBox = new TaskBox();
+  const homeChanged = new vscode.EventEmitter<void>();
+  context.subscriptions.push(homeChanged);
   const approvalsItem = vscode.window.createStatusBarItem('cortex.approvals', vscode.StatusBarAlignment.Left, 99);
   approvalsItem.name = 'Cortex approvals';
   approvalsItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-  const host = new LazyAgentHost(() => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem }), logger);
+  const host = new LazyAgentHost(
+    () => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged: () => homeChanged.fire() }),
+    logger,
+  );
   context.subscriptions.push(approvalsItem, host);
 
   const register = (id: string, handler: (...args: unknown[]) => unknown) =>
@@ -37,18 +50,41 @@ export function activate(context: vscode.ExtensionContext): void {
       }),
     );
 
-  register('cortex.runTask', (task?: unknown) => host.get().runTask(typeof task === 'string' ? task : undefined));
+  register('cortex.runTask', async (task?: unknown) => {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    // The box opens before the agent core loads (see TaskBox); without a folder the host says what to do.
+    const typed = typeof task === 'string' ? task : folders.length > 0 ? await taskBox.ask(folders.length === 1 ? folders[0].name : undefined) : undefined;
+    if (folders.length > 0 && !typed) return;
+    await host.get().runTask(typed);
+  });
   // The approvals status bar entry passes the run id of the waiting approval.
   register('cortex.showPanel', (runId?: unknown) => host.get().showPanel(typeof runId === 'string' ? runId : undefined));
-  register('cortex.cancelRun', () => host.get().cancelRun());
+  register('cortex.cancelRun', (arg?: unknown) => host.get().cancelRun(runIdArgument(arg)));
+  // Resolves true when a key was saved (a run waiting for the key then goes on).
   register('cortex.setApiKey', () => setApiKey(keys));
   register('cortex.clearApiKey', async () => {
     await keys.clear();
     void vscode.window.showInformationMessage('Cortex API key removed from secret storage.');
   });
   register('cortex.openTrace', () => host.get().openTrace());
-  register('cortex.resumeRun', () => host.get().resumeRun());
+  register('cortex.resumeRun', (arg?: unknown) => host.get().resumeRun(runIdArgument(arg)));
+  register('cortex.openRun', (arg?: unknown) => {
+    const runId = runIdArgument(arg);
+    if (runId) host.get().openRun(runId);
+  });
+  register('cortex.pickModel', () => pickModel());
+  // From the failure notification, the panel's Retry button ({ runId }), the Cortex view (a run item) or the palette (the last failed run).
+  register('cortex.retryRun', (arg?: unknown) => host.get().retryRun(runIdArgument(arg)));
   register('cortex.mcpServers', () => host.get().showMcpServers());
+
+  // The Cortex view: its items come from the agent host, loaded when the view is first shown.
+  context.subscriptions.push(
+    vscode.window.registerTreeDataProvider<HomeNode>('cortex.home', {
+      onDidChangeTreeData: homeChanged.event,
+      getChildren: (node) => host.get().home.getChildren(node),
+      getTreeItem: (node) => host.get().home.getTreeItem(node),
+    }),
+  );
 
   context.subscriptions.push(
     vscode.window.registerWebviewPanelSerializer(DAG_VIEW_TYPE, {
@@ -63,13 +99,36 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
 
+  // The walkthrough's "Set the endpoint" ticks on this key: an endpoint set before the first start
+  // counts too. It is first set a while after start-up: VS Code registers an extension's walkthrough
+  // steps only after waiting up to 5 s for its experiments service, and a key already true when a
+  // step registers never ticks it (seen in VS Code 1.139).
+  let endpointKeyLive = false;
+  const updateEndpointSet = () => {
+    const inspected = vscode.workspace.getConfiguration('cortex.llm').inspect<string>('baseUrl');
+    const set = [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue].some((value) => typeof value === 'string' && value !== '');
+    void vscode.commands.executeCommand('setContext', 'cortex.endpointSet', set);
+  };
+  const endpointTimer = setTimeout(() => {
+    endpointKeyLive = true;
+    updateEndpointSet();
+  }, WALKTHROUGH_REGISTERED_MS);
+  context.subscriptions.push(
+    { dispose: () => clearTimeout(endpointTimer) },
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (endpointKeyLive && event.affectsConfiguration('cortex.llm.baseUrl')) updateEndpointSet();
+    }),
+  );
+
   context.globalState.setKeysForSync([GREETED_KEY]);
-  void greetOnFirstStart(context.extension.id, {
+  // The task box waits for the walkthrough to be open, so the walkthrough never takes its focus.
+  const greeting = greetOnFirstStart(context.extension.id, {
     state: context.globalState,
     walkthroughsOpenOnInstall: () => vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall', true),
     openWalkthrough: (id) => vscode.commands.executeCommand('workbench.action.openWalkthrough', id, false),
     logger,
   });
+  taskBox.openAfter(greeting);
   logger.info(
     `Cortex activated (VS Code ${vscode.version}, Node ${process.versions.node}, ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'} workspace).`,
   );
@@ -79,7 +138,7 @@ export function deactivate(): void {
   // Everything is in context.subscriptions.
 }
 
-async function setApiKey(keys: ApiKeyStore): Promise<void> {
+async function setApiKey(keys: ApiKeyStore): Promise<boolean> {
   const key = await vscode.window.showInputBox({
     title: 'Cortex: Set API key',
     prompt: 'API key for the OpenAI-compatible endpoint (stored in VS Code secret storage, never in settings)',
@@ -88,7 +147,8 @@ async function setApiKey(keys: ApiKeyStore): Promise<void> {
     validateInput: (value) =>
       value.trim() === '' ? 'Enter a key, or press Escape to cancel.' : /\s/.test(value.trim()) ? 'An API key has no spaces.' : undefined,
   });
-  if (key === undefined) return;
+  if (key === undefined) return false;
   await keys.set(key);
   void vscode.window.showInformationMessage('Cortex API key saved in secret storage.');
+  return true;
 }

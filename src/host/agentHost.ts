@@ -5,7 +5,9 @@ import type { PanelState } from '../panel/dagPanel';
 import type { RunSource } from '../panel/runSource';
 import { ApprovalAttention } from './approvalAttention';
 import type { ApiKeyStore } from './apiKeyStore';
-import { showApprovalNotification, statusBarApprovalView } from './approvalNotifier';
+import { showApprovalNotification, statusBarApprovalView, summarizeCall } from './approvalNotifier';
+import { HomeView } from './homeView';
+import { interruptedRuns } from './resumableRuns';
 import { McpHostServers } from './mcpRunServers';
 import { showMcpServers } from './mcpServersCommand';
 import { openRunTrace } from './openRunTrace';
@@ -14,11 +16,12 @@ import { PanelManager } from './panelManager';
 import { CheckpointActions } from './checkpointActions';
 import { CHECKPOINT_SCHEME, CheckpointContentProvider } from './checkpointContent';
 import type { PanelChangeActions } from '../panel/dagPanel';
-import { openTraceDocument, RunController } from './runController';
+import { openTraceDocument, progressText, RunController } from './runController';
 import { RunIndex } from './runIndex';
 import { RunRegistry } from './runRegistry';
 import { SettingsReader } from './settingsReader';
 import { DEFAULT_PROTECTED_PATHS } from '../core/policy/protectedPaths';
+import type { TaskBox } from './taskBox';
 
 // The agent side of the extension, bundled on its own as dist/agentHost.js: the agent core, the
 // LLM client, zod and the panels. Activation (dist/extension.js) loads it on first use (a run, a
@@ -31,22 +34,32 @@ export interface AgentHostDeps {
   keys: ApiKeyStore;
   /** The approvals entry of the status bar (hidden until an approval waits). */
   approvalsItem: vscode.StatusBarItem;
+  /** The "Run agent task" box, shared with activation (which opens it before the core loads). */
+  taskBox: TaskBox;
+  /** Tells the Cortex view (registered at activation) that what it lists changed. */
+  homeChanged: () => void;
 }
 
 /** The commands and the panel restore that need the agent core. */
 export interface AgentHost extends vscode.Disposable {
   runTask(task?: string): Promise<void>;
   showPanel(runId?: string): void;
-  cancelRun(): Promise<void>;
+  cancelRun(runId?: string): Promise<void>;
   openTrace(): Promise<void>;
   restorePanel(panel: vscode.WebviewPanel, state: PanelState | undefined): Promise<void>;
   /** "Cortex: MCP servers": the configured servers with their state and tools. */
   showMcpServers(): Promise<void>;
   /** "Cortex: Resume run…": an interrupted run of this workspace, continued from its trace. */
-  resumeRun(): Promise<void>;
+  resumeRun(runId?: string): Promise<void>;
+  /** A recent run's panel, live or replayed from its trace (the Cortex view's run items). */
+  openRun(runId: string): void;
+  /** The Cortex view's tree. */
+  readonly home: HomeView;
+  /** `cortex.retryRun`: resumes or restarts a run (default: the newest failed one). */
+  retryRun(runId?: string): Promise<void>;
 }
 
-export function createAgentHost({ context, logger, keys, approvalsItem }: AgentHostDeps): AgentHost {
+export function createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged }: AgentHostDeps): AgentHost {
   const runsDir = vscode.Uri.joinPath(context.globalStorageUri, 'runs').fsPath;
   const index = new RunIndex(context.globalState);
   const registry = new RunRegistry(index, runsDir, logger);
@@ -84,7 +97,30 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
     logger,
   );
   const mcp = new McpHostServers(context, logger);
-  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, mcp, context.globalStorageUri.fsPath);
+  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, taskBox, mcp, context.globalStorageUri.fsPath);
+  controller.onDidChange = homeChanged;
+  const isLive = (runId: string) => registry.running().some((run) => run.runId === runId);
+  const home = new HomeView(() => ({
+    live: registry.running().map((run) => ({ runId: run.runId, task: run.task, progress: progressText(run.log.state) })),
+    approvals: registry
+      .running()
+      .flatMap((run) =>
+        run.broker.pending().map((request) => ({ runId: run.runId, requestId: request.requestId, summary: summarizeCall(request), reason: request.reason })),
+      ),
+    model: modelFacts(),
+    recent: index.list(),
+    resumable: new Set(
+      interruptedRuns(
+        index.list(),
+        (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
+        isLive,
+      ).map((run) => run.runId),
+    ),
+    runTaskKey: process.platform === 'darwin' ? '⌥⌘J' : 'Ctrl+Alt+J',
+  }));
+  const configWatch = vscode.workspace.onDidChangeConfiguration((event) => {
+    if (event.affectsConfiguration('cortex.llm')) homeChanged();
+  });
   const serializer = new DagPanelSerializer(
     context.extensionUri,
     logger,
@@ -97,9 +133,19 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
   return {
     runTask: (task) => controller.runTask(task),
     showPanel: (runId) => controller.showPanel(runId),
-    cancelRun: () => controller.cancelRun(),
+    cancelRun: (runId) => controller.cancelRun(runId),
     openTrace: () => openRunTrace(index, registry, panels, logger),
-    resumeRun: () => resumeRunCommand(index, (runId) => registry.running().some((run) => run.runId === runId), resumer, logger),
+    resumeRun: (runId) => resumeRunCommand(index, isLive, resumer, logger, runId),
+    openRun: (runId) => {
+      const source = registry.source(runId);
+      if (!source) {
+        void vscode.window.showWarningMessage(`The trace of run ${runId} is no longer on disk.`);
+        return;
+      }
+      panels.open(source, { preserveFocus: false });
+    },
+    home,
+    retryRun: (runId) => controller.retry(runId),
     restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
     showMcpServers: async () => {
       const folders = vscode.workspace.workspaceFolders ?? [];
@@ -116,6 +162,18 @@ export function createAgentHost({ context, logger, keys, approvalsItem }: AgentH
       panels.dispose();
       settings.dispose();
       contentProvider.dispose();
+      configWatch.dispose();
     },
+  };
+}
+
+/** The model in use as settings say it (shown as typed; a run validates it when it starts). */
+function modelFacts(): { model: string; baseUrl: string; fallbackModels: string[] } {
+  const llm = vscode.workspace.getConfiguration('cortex.llm');
+  const fallbacks = llm.get<unknown>('fallbackModels');
+  return {
+    model: String(llm.get('model') ?? ''),
+    baseUrl: String(llm.get('baseUrl') ?? ''),
+    fallbackModels: Array.isArray(fallbacks) ? fallbacks.filter((name): name is string => typeof name === 'string') : [],
   };
 }

@@ -14,9 +14,25 @@ function openFolders(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
 }
 
-/** Lists the interrupted runs of this window's folders and resumes the one picked. */
-export async function resumeRunCommand(index: RunIndex, isLiveHere: (runId: string) => boolean, resumer: Resumer, logger: Logger): Promise<void> {
+/** Lists the interrupted runs of this window's folders and resumes the one picked (or `runId`, from the Cortex view). */
+export async function resumeRunCommand(
+  index: RunIndex,
+  isLiveHere: (runId: string) => boolean,
+  resumer: Resumer,
+  logger: Logger,
+  runId?: string,
+): Promise<void> {
   const runs = interruptedRuns(index.list(), openFolders(), isLiveHere);
+  if (runId !== undefined) {
+    const run = runs.find((candidate) => candidate.runId === runId);
+    if (!run) {
+      void vscode.window.showInformationMessage('That Cortex run cannot be resumed here: it is running, finished, or worked in a folder that is not open.');
+      return;
+    }
+    logger.info(`Resuming the run in ${run.traceFile}`);
+    await resumer.resume({ traceFile: run.traceFile, workspace: run.workspace! });
+    return;
+  }
   if (runs.length === 0) {
     void vscode.window.showInformationMessage(
       'No interrupted Cortex run of this workspace to resume. A run can be resumed when it stopped without finishing (the window was reloaded or closed, the process died).',

@@ -18,13 +18,19 @@ import type { McpHostServers } from './mcpRunServers';
 import type { PanelManager } from './panelManager';
 import type { RunIndex } from './runIndex';
 import type { RunRegistry } from './runRegistry';
-import { matchingFolder } from './resumableRuns';
+import { matchingFolder, panelResumability } from './resumableRuns';
+import { endpointFailure, lastRetryableRun, retryPlan } from './runRetry';
 import { isLocalEndpoint } from './settingsMapping';
 import type { SettingsReader } from './settingsReader';
+import type { TaskBox } from './taskBox';
 import { eventTextLevel, formatEvent } from '../core/trace/eventText';
 import { clip } from '../core/text/clip';
 
 const PROGRESS_INTERVAL_MS = 250;
+const SET_KEY = 'Set API key';
+const OPEN_SETTINGS = 'Open endpoint settings';
+const RETRY = 'Retry';
+const REPORT_BUTTONS = ['Show panel', 'Open trace'];
 
 type Outcome = Pick<RunResult, 'status' | 'answer' | 'error'>;
 
@@ -71,6 +77,8 @@ export function progressText(state: PlanState): string {
 export class RunController implements vscode.Disposable {
   private readonly statusBar: vscode.StatusBarItem;
   private readonly drivers = new Map<string, Driver>();
+  /** Called when runs start, progress, wait for approvals or end (the Cortex view refreshes). */
+  onDidChange: () => void = () => {};
 
   constructor(
     private readonly settings: SettingsReader,
@@ -80,6 +88,7 @@ export class RunController implements vscode.Disposable {
     private readonly panels: PanelManager,
     private readonly attention: ApprovalAttention,
     private readonly logger: Logger,
+    private readonly taskBox: TaskBox,
     private readonly mcp?: McpHostServers,
     /** The extension's global storage: workspace memories live under it, outside the repository. */
     private readonly storageDir?: string,
@@ -90,24 +99,19 @@ export class RunController implements vscode.Disposable {
   }
 
   async runTask(presetTask?: string): Promise<void> {
+    // The task is asked first, so nothing said about the folder, settings or key can come before
+    // the box and take the keyboard from it; a missing key is then set without losing the task.
+    if (!(await this.hasFolder())) return;
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const task = presetTask?.trim() || (await this.taskBox.ask(folders.length === 1 ? folders[0].name : undefined));
+    if (!task) return;
     const folder = await this.pickFolder();
     if (!folder) return;
     const config = await this.settings.readOrReport();
     if (!config) return;
     const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
     if (!key) return;
-    const task =
-      presetTask ??
-      (await vscode.window.showInputBox({
-        title: 'Cortex: Run agent task',
-        prompt: `What should the agent do in ${folder.name}?${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: read-only)'}`,
-        placeHolder: 'e.g. Add a unit test for the date parser and make it pass',
-        ignoreFocusOut: true,
-        validateInput: (value) =>
-          value.trim() === '' ? 'Describe the task for the agent.' : value.length > 20_000 ? 'The task is too long (over 20,000 characters).' : undefined,
-      }));
-    if (task === undefined || task.trim() === '') return;
-    await this.start(task.trim(), folder, config, key.key, key.source);
+    await this.start(task, folder, config, key.key, key.source);
   }
 
   /** The API key for `baseUrl`, or undefined after saying what to do (none is needed for a local endpoint). */
@@ -119,19 +123,25 @@ export class RunController implements vscode.Disposable {
       'Set API key',
       'Open Settings',
     );
-    if (choice === 'Set API key') await vscode.commands.executeCommand('cortex.setApiKey');
+    if (choice === 'Set API key' && (await vscode.commands.executeCommand<boolean>('cortex.setApiKey')) === true) {
+      // The run goes on with the task already typed.
+      const set = await this.keys.get();
+      if (set.key) return { key: set.key, source: set.source };
+    }
     if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'cortex.llm');
     return undefined;
   }
 
+  private async hasFolder(): Promise<boolean> {
+    if ((vscode.workspace.workspaceFolders ?? []).length > 0) return true;
+    const choice = await vscode.window.showErrorMessage('Cortex works inside a folder: open a folder first.', 'Open Folder');
+    if (choice === 'Open Folder') await vscode.commands.executeCommand('workbench.action.files.openFolder');
+    return false;
+  }
+
   private async pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
     const folders = vscode.workspace.workspaceFolders ?? [];
-    if (folders.length === 0) {
-      const choice = await vscode.window.showErrorMessage('Cortex works inside a folder: open a folder first.', 'Open Folder');
-      if (choice === 'Open Folder') await vscode.commands.executeCommand('workbench.action.files.openFolder');
-      return undefined;
-    }
-    if (folders.length === 1) return folders[0];
+    if (folders.length <= 1) return folders[0];
     return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder the agent works in' });
   }
 
@@ -160,6 +170,7 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
       return;
     }
+    this.taskBox.started();
     const startLine = `run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
     await this.drive({ runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() });
   }
@@ -288,12 +299,21 @@ export class RunController implements vscode.Disposable {
     if (panel) panel.showSource(liveRunSource(run));
     else this.panels.open(liveRunSource(run));
     const stopWatching = this.attention.watch(runId, brokerApprovals(broker));
+    const stopCounting = broker.onDidChange(() => this.onDidChange());
     this.updateRunning();
+    this.onDidChange();
 
     let result: Outcome;
     try {
+      // A visible panel shows the progress and has Cancel: a notification would only cover it, so
+      // the progress goes to the status bar (whose Cortex entry offers Cancel run in its tooltip).
+      const panelShown = this.panels.isVisible(runId);
       result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Cortex: ${clip(task, 60, { markerWithin: true })}`, cancellable: true },
+        {
+          location: panelShown ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
+          title: `Cortex: ${clip(task, 60, { markerWithin: true })}`,
+          cancellable: !panelShown,
+        },
         async (progress, token) => {
           token.onCancellationRequested(() => agent.cancel('cancelled by the user'));
           let timer: ReturnType<typeof setTimeout> | undefined;
@@ -301,7 +321,8 @@ export class RunController implements vscode.Disposable {
             timer = undefined;
             const text = progressText(log.state);
             progress.report({ message: text });
-            this.statusBar.tooltip = `Cortex: ${task}\n${text}`;
+            this.statusBar.tooltip = runTooltip(task, text);
+            this.onDidChange();
           };
           const unsubscribe = log.subscribe(() => {
             timer ??= setTimeout(report, PROGRESS_INTERVAL_MS);
@@ -320,6 +341,7 @@ export class RunController implements vscode.Disposable {
       result = { status: 'failed', error: `the run crashed: ${(error as Error).message} (details in the Cortex output channel)` };
     } finally {
       stopWatching();
+      stopCounting();
       this.drivers.delete(runId);
       await writer.close();
       lock.release();
@@ -331,22 +353,97 @@ export class RunController implements vscode.Disposable {
     if (driver.interrupted) return;
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
     this.updateRunning();
+    this.onDidChange();
     this.logger.info(`run ${runId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
     // Not awaited: the command resolves when the run ends, not when the notification is dismissed.
     void this.reportResult(run, result);
   }
 
   private async reportResult(run: LiveRun, result: Outcome): Promise<void> {
-    const buttons = ['Show panel', 'Open trace'];
     const short = (text: string) => clip(text, 300, { markerWithin: true });
-    let choice: string | undefined;
-    if (result.status === 'completed')
-      choice = await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...buttons);
-    else if (result.status === 'cancelled')
-      choice = await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...buttons);
-    else choice = await vscode.window.showErrorMessage(`Cortex run failed: ${short(result.error ?? 'see the panel')}`, ...buttons);
+    if (result.status === 'completed') {
+      void vscode.commands.executeCommand('setContext', 'cortex.firstRunCompleted', true);
+      return this.afterReport(
+        run,
+        await vscode.window.showInformationMessage(`Cortex finished: ${short(result.answer ?? 'all steps completed.')}`, ...REPORT_BUTTONS),
+      );
+    }
+    if (result.status === 'cancelled')
+      return this.afterReport(
+        run,
+        await vscode.window.showInformationMessage(`Cortex run cancelled${result.error ? `: ${short(result.error)}` : '.'}`, ...REPORT_BUTTONS),
+      );
+    // A failure the settings, the key or a retry can fix offers those first (docs/design.md, "Retrying a run").
+    const endpoint = endpointFailure(run.log.events);
+    const buttons = endpoint ? [...(endpoint.keyProblem ? [SET_KEY] : []), OPEN_SETTINGS, RETRY, 'Show panel'] : [...REPORT_BUTTONS, RETRY];
+    await this.afterReport(run, await vscode.window.showErrorMessage(`Cortex run failed: ${short(result.error ?? 'see the panel')}`, ...buttons));
+  }
+
+  private async afterReport(run: LiveRun, choice: string | undefined): Promise<void> {
     if (choice === 'Show panel') this.showPanel(run.runId);
     if (choice === 'Open trace') await openTraceDocument(run.traceFile);
+    if (choice === OPEN_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', 'cortex.llm');
+    if (choice === RETRY) await this.retry(run.runId);
+    if (choice === SET_KEY && (await vscode.commands.executeCommand<boolean>('cortex.setApiKey')) === true) {
+      const again = await vscode.window.showInformationMessage(`Retry “${clip(run.task, 80, { markerWithin: true })}” with the new key?`, RETRY);
+      if (again === RETRY) await this.retry(run.runId);
+    }
+  }
+
+  /**
+   * `cortex.retryRun`: the run (default: the newest failed one) runs again. A run stopped without
+   * finishing is resumed; a failed or cancelled one starts its task again as a new run, after asking
+   * when some of its steps had completed (their changes stay on disk).
+   */
+  async retry(runId?: string): Promise<void> {
+    const isLive = (id: string) => this.registry.running().some((run) => run.runId === id);
+    const id = runId ?? lastRetryableRun(this.index.list(), isLive)?.runId;
+    if (!id) {
+      void vscode.window.showInformationMessage('No failed Cortex run to retry.');
+      return;
+    }
+    const source = this.registry.source(id);
+    if (!source) {
+      void vscode.window.showErrorMessage(`Cortex cannot retry run ${id}: its trace is no longer on disk.`);
+      return;
+    }
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const plan = retryPlan({
+      runId: id,
+      live: isLive(id),
+      events: source.events(),
+      traceFile: source.traceFile,
+      resumability: panelResumability(source, folders),
+    });
+    this.logger.info(`Retry of run ${id}: ${plan.action}${plan.action === 'none' ? ` (${plan.reason})` : ''}`);
+    if (plan.action === 'show') return this.showPanel(plan.runId);
+    if (plan.action === 'resume') return this.resume({ traceFile: plan.traceFile, workspace: plan.workspace });
+    if (plan.action === 'none') {
+      void vscode.window.showInformationMessage(`Cortex does not retry this run: ${plan.reason}.`);
+      return;
+    }
+    const folder = matchingFolder(
+      plan.workspace,
+      (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, f })),
+    )?.f;
+    if (!folder) {
+      void vscode.window.showErrorMessage(`Cortex cannot retry this run here: it worked in ${plan.workspace}, which is not a folder of this window.`);
+      return;
+    }
+    if (plan.completedSteps > 0) {
+      const steps = plan.completedSteps === 1 ? '1 step' : `${plan.completedSteps} steps`;
+      const go = await vscode.window.showWarningMessage(
+        `${steps} of that run completed and their changes are still on disk. Run the whole task again as a new run?`,
+        { modal: true },
+        'Run again',
+      );
+      if (go !== 'Run again') return;
+    }
+    const config = await this.settings.readOrReport();
+    if (!config) return;
+    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    if (!key) return;
+    await this.start(plan.task, folder, config, key.key, key.source);
   }
 
   private updateRunning(): void {
@@ -357,7 +454,7 @@ export class RunController implements vscode.Disposable {
       return;
     }
     this.statusBar.text = `$(loading~spin) Cortex${running.length > 1 ? ` (${running.length} runs)` : ''}`;
-    this.statusBar.tooltip ??= `Cortex: ${running[0].task}`;
+    this.statusBar.tooltip ??= runTooltip(running[0].task, progressText(running[0].log.state));
     this.statusBar.show();
   }
 
@@ -373,7 +470,12 @@ export class RunController implements vscode.Disposable {
     this.panels.open(liveRunSource(run), { preserveFocus: false });
   }
 
-  async cancelRun(): Promise<void> {
+  async cancelRun(runId?: string): Promise<void> {
+    const given = runId ? this.registry.running().find((run) => run.runId === runId) : undefined;
+    if (given) {
+      given.agent.cancel('cancelled by the user');
+      return;
+    }
     const running = this.registry.running();
     if (running.length === 0) {
       void vscode.window.showInformationMessage('No Cortex run is in progress.');
@@ -408,6 +510,16 @@ export class RunController implements vscode.Disposable {
     }
     this.statusBar.dispose();
   }
+}
+
+/** The Cortex status bar entry's tooltip: the task, its progress, and the Show panel and Cancel run links. */
+function runTooltip(task: string, progress: string): vscode.MarkdownString {
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendText(`Cortex: ${clip(task, 200, { markerWithin: true })}\n${progress}\n\n`);
+  tooltip.appendMarkdown('[Show panel](command:cortex.showPanel) · [Cancel run](command:cortex.cancelRun)');
+  // Only these two commands may run from the tooltip; the task's own text is escaped above.
+  tooltip.isTrusted = { enabledCommands: ['cortex.showPanel', 'cortex.cancelRun'] };
+  return tooltip;
 }
 
 /** Opens the raw JSONL trace in an editor. */

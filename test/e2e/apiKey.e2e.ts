@@ -22,7 +22,7 @@ describe('e2e: API key in secret storage', function () {
   it('asks for a key for a remote endpoint, stores it as a secret and sends it', async () => {
     const workspace = newWorkspace(env, 'api-key');
     const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.llm.baseUrl': 'https://api.openai.invalid/v1' }));
-    await runCommand(page, 'Cortex: Run agent task');
+    await startTask(page, 'Say hello');
     await waitForNotification(page, /Cortex has no API key for https:\/\/api\.openai\.invalid\/v1/);
     await clickNotificationButton(page, /Cortex has no API key/, 'Set API key');
     const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -30,6 +30,9 @@ describe('e2e: API key in secret storage', function () {
     assert.equal(await input.getAttribute('type'), 'password', 'the key is typed into a password box');
     await answerInput(page, 'sk-e2e-secret', 'Cortex: Set API key');
     await waitForNotification(page, /Cortex API key saved in secret storage/);
+    // The typed task goes on once the key is set (here to an endpoint that does not exist).
+    await waitForNotification(page, /Cortex run failed: .*api\.openai\.invalid/, 60_000);
+    await runCommand(page, 'View: Close All Editors'); // so the next run's panel is the only one
 
     // A loopback server that insists on that key (it would answer 401 otherwise).
     const keyed = await startScriptedServer(
@@ -58,7 +61,7 @@ describe('e2e: API key in secret storage', function () {
       await runCommand(page, 'Cortex: Clear API key');
       await waitForNotification(page, /Cortex API key removed/);
       await startTask(page, 'Say hello');
-      await waitForNotification(page, /Cortex run failed/, 60_000);
+      await waitForNotification(page, /Cortex run failed: The endpoint rejected the API key \(401\)/, 60_000);
       assert.ok(
         keyed.refusals.some((r) => r.status === 401),
         'the request without a key was refused',

@@ -3,10 +3,11 @@ import { json, route } from '../support/scriptedReplies';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask } from './support/scenario';
-import { clickNotificationButton, waitForNotification } from './support/workbench';
+import { notificationTexts, statusBarEntry, waitForNotification } from './support/workbench';
 
-// Cancelling a run whose model request never answers: from the progress notification's Cancel and
-// from the panel's Cancel button. Both must abort the in-flight request and end the run promptly.
+// Cancelling a run whose model request never answers: from the Cortex status bar entry's tooltip
+// and from the panel's Cancel button. Both must abort the in-flight request and end the run
+// promptly. With the panel visible the progress is in the status bar, never a toast over the panel.
 
 describe('e2e: cancel a run', function () {
   let env: E2eEnvironment;
@@ -14,7 +15,7 @@ describe('e2e: cancel a run', function () {
     env = await e2eEnvironment();
   });
 
-  for (const via of ['the progress notification', 'the panel'] as const) {
+  for (const via of ['the status bar', 'the panel'] as const) {
     it(`cancelling from ${via} aborts the hanging model request`, async () => {
       let executorCalls = 0;
       env.server.setHandler(
@@ -36,9 +37,20 @@ describe('e2e: cancel a run', function () {
         () => executorCalls === 1,
         () => `executor called ${executorCalls} times`,
       );
+      assert.deepEqual(
+        (await notificationTexts(page)).filter((text) => /Think for a very long time/.test(text)),
+        [],
+        'no progress toast covers the visible panel',
+      );
       const cancelledAt = Date.now();
       if (via === 'the panel') await panel.frame.getByRole('button', { name: 'Cancel the run' }).click();
-      else await clickNotificationButton(page, /Cortex: Think for a very long time/, 'Cancel');
+      else {
+        // The entry's text is its spinner glyph and "Cortex" (the window progress beside it says "Cortex: <task>").
+        await statusBarEntry(page, /^[^:]*Cortex\s*$/)
+          .first()
+          .hover();
+        await page.locator('.monaco-hover').getByRole('link', { name: 'Cancel run' }).click();
+      }
       await waitForNotification(page, /Cortex run cancelled/, 20_000);
       assert.ok(Date.now() - cancelledAt < 15_000, 'the run ended promptly');
       await eventually(
@@ -47,7 +59,7 @@ describe('e2e: cancel a run', function () {
         () => 'the panel does not say Cancelled',
       );
       assert.equal(executorCalls, 1, 'nothing was retried after the cancel');
-      await screenshot(page, `e2e-cancelled-from-${via === 'the panel' ? 'panel' : 'notification'}`);
+      await screenshot(page, `e2e-cancelled-from-${via === 'the panel' ? 'panel' : 'status-bar'}`);
     });
   }
 });

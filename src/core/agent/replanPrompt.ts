@@ -42,15 +42,22 @@ export const ReplanResultSchema = z.object({
   action: ActionSchema,
   new_steps: z.preprocess((v) => v ?? [], z.array(StepEntrySchema, '"new_steps" must be a list of step descriptions')),
   new_dependencies: RelativeDependenciesSchema,
+  /** Kept (not redesigned) steps whose outputs a new step needs: new step index → step ids. */
+  uses: z.preprocess(
+    (v) => v ?? {},
+    z.record(z.string(), z.array(z.string().trim().min(1), '"uses" values must be lists of step ids'), '"uses" must map new step indexes to step ids'),
+  ),
   reason: z.string().trim().optional(),
 });
 
-/** A checked replan decision: descriptions, and the new steps' postconditions when any declared them. */
+/** A checked replan decision: descriptions, the new steps' postconditions when any declared them, and what each uses. */
 export interface ReplanResult {
   action: 'redesign' | 'give_up';
   new_steps: string[];
   new_expects?: Array<StepCheck[] | undefined>;
   new_dependencies: Record<string, number[]>;
+  /** Kept steps whose outputs a new step needs: new step index → step ids. */
+  uses: Record<number, string[]>;
   reason?: string;
 }
 
@@ -60,7 +67,8 @@ export interface ReplanResult {
  */
 export function parseReplanReply(content: string, options: { maxNewSteps?: number } = {}): ReplanResult {
   const reply = parseJsonReply(content, ReplanResultSchema, 'replan decision');
-  if (reply.action === 'give_up') return { action: 'give_up', new_steps: [], new_dependencies: {}, ...(reply.reason ? { reason: reply.reason } : {}) };
+  if (reply.action === 'give_up')
+    return { action: 'give_up', new_steps: [], new_dependencies: {}, uses: {}, ...(reply.reason ? { reason: reply.reason } : {}) };
   if (reply.new_steps.length === 0)
     throw new PlanReplyError('shape', 'a redesign needs at least one new step in "new_steps" (or answer with "action": "give_up")');
   const maxNewSteps = options.maxNewSteps ?? 50;
@@ -70,12 +78,19 @@ export function parseReplanReply(content: string, options: { maxNewSteps?: numbe
   const deps = checkRelativeDependencies(reply.new_steps.length, reply.new_dependencies, 'new_steps');
   const newDependencies: Record<string, number[]> = {};
   for (const [key, value] of Object.entries(deps)) newDependencies[key] = value;
+  const uses: Record<number, string[]> = {};
+  for (const [key, ids] of Object.entries(reply.uses)) {
+    const index = /^\d+$/.test(key.trim()) ? Number(key.trim()) : NaN;
+    if (!(index < reply.new_steps.length)) throw new PlanReplyError('shape', `"uses" key "${key}" is not a new step index (0–${reply.new_steps.length - 1})`);
+    uses[index] = [...new Set(ids)];
+  }
   const newExpects = expectsOf(reply.new_steps);
   return {
     action: 'redesign',
     new_steps: reply.new_steps.map((step) => step.description),
     ...(newExpects ? { new_expects: newExpects } : {}),
     new_dependencies: newDependencies,
+    uses,
     ...(reply.reason ? { reason: reply.reason } : {}),
   };
 }
@@ -85,13 +100,13 @@ const REPLANNER_SYSTEM = `You are the replanner of a coding agent. The agent run
 You get the full record of the completed steps (every tool call and its real result) and the failed step's checks with their evidence: build on that work, do not repeat it. You may merge, split or completely rewrite the steps to redesign.
 
 Reply with only one JSON object and nothing else:
-{"action": "redesign", "new_steps": [{"description": "<new step 0>", "expects": [<checks>]}, ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}}
+{"action": "redesign", "new_steps": [{"description": "<new step 0>", "expects": [<checks>]}, ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}, "uses": {"<new step index>": ["<id of a step not redesigned whose output it needs>", ...]}}
 
 Rules:
 - Each new step is one concrete, self-contained instruction the executor can finish with the available tools.
 ${EXPECTS_RULES}
 - Indexes are 0-based positions in "new_steps"; a step never depends on itself and dependencies never form a cycle.
-- New steps without dependencies run after the completed steps the failed part of the plan relied on.
+- A new step waits only for the new steps it names and the other steps whose output it needs: name those in "uses" (ids such as "s3"). Do not make a step wait for work it does not use.
 - If the task cannot be finished with the available tools, reply {"action": "give_up", "new_steps": [], "new_dependencies": {}, "reason": "<why>"}.`;
 
 function dependsOnSuffix(step: StepState): string {
@@ -193,7 +208,9 @@ function composeReplanMessages(
     `## Redesign steps ${stepsToReplan.join(', ')}`,
     options.maxAttempts !== undefined ? `- This is rewrite ${attempt} of at most ${options.maxAttempts}.` : undefined,
     '- You may merge, split or completely rewrite them.',
-    anchors.length > 0 ? `- New steps without dependencies will run after: ${anchors.join(', ')}.` : '- New steps without dependencies can start at once.',
+    anchors.length > 0
+      ? `- The steps to redesign relied on: ${anchors.join(', ')}. Name in "uses" those whose output a new step needs.`
+      : '- The steps to redesign relied on no other step.',
     '- Reply with the JSON object only.',
   ].filter((line): line is string => line !== undefined);
   sections.push(ask.join('\n'));

@@ -32,6 +32,7 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
         newSteps: result.new_steps,
         newExpects: result.new_expects,
         newDependencies: result.new_dependencies,
+        uses: result.uses,
         reason: result.reason,
       },
       maxAttempts,

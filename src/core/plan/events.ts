@@ -144,6 +144,8 @@ export const StepSnapshotSchema = z.object({
   lineage: z.string(),
   replanAttempts: z.number(),
   origin: z.enum(['planner', 'replan']),
+  /** A redesigned step: why it waits for each of its kept dependencies, in words. */
+  waitsFor: z.record(z.string(), z.string()).optional(),
   output: z.string().optional(),
   notes: z.array(z.string()),
   files: z.array(z.string()),
@@ -217,6 +219,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     lineage: z.string(),
     replanAttempts: z.number().int().nonnegative(),
     origin: z.enum(['planner', 'replan']),
+    /** A redesigned step: why it waits for each of its kept dependencies (docs/design.md, “The replanner”). */
+    waitsFor: z.record(z.string(), z.string()).optional(),
   }),
   z.object({
     ...Base,

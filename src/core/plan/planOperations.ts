@@ -1,6 +1,7 @@
 import type { NewRunEvent } from './events';
 import { normalizeRelativeDependencies, PlanGraph, PlanInvariantError, type RelativeDependencies } from './planGraph';
 import type { NameResolution, PlanState, StepState, Verdict } from './planTypes';
+import { redesignOutsideDependencies, type OutsideDependencies } from './redesignDependencies';
 import type { StepCheck } from './stepChecks';
 
 // The plan's operations (add steps, record a tool call and its result, end a step, replace a
@@ -45,6 +46,8 @@ export interface AddStepsInput {
   dependencies: RelativeDependencies;
   /** Live steps the new steps without dependencies hang off (kept steps). */
   anchorDeps: readonly string[];
+  /** Instead of `anchorDeps`: each new step's own kept dependencies, with why (a redesign, see redesignDependencies). */
+  outsideDeps?: readonly OutsideDependencies[];
   origin: 'planner' | 'replan';
   /** Lineage of new step `index`; default: its own id (a fresh lineage). */
   lineage?: (index: number, stepId: string) => string;
@@ -113,17 +116,32 @@ function buildStepAdded(state: PlanState, input: AddStepsInput, leaving: Readonl
     if (leaving.has(anchor)) throw new PlanInvariantError(`new steps cannot depend on "${anchor}": that step is being removed`);
     if (!anchors.includes(anchor)) anchors.push(anchor);
   }
+  for (const outside of input.outsideDeps ?? [])
+    for (const dep of outside.deps) {
+      if (!state.steps.has(dep)) throw new PlanInvariantError(`a new step cannot depend on "${dep}": it is not a live step of the plan`);
+      if (leaving.has(dep)) throw new PlanInvariantError(`a new step cannot depend on "${dep}": that step is being removed`);
+    }
   const ids = allocateIds(state, count, input.newId);
-  const events = dependencyFirstOrder(normalized.deps).map((i): NewEvent<'step_added'> => ({
-    type: 'step_added',
-    stepId: ids[i],
-    description: input.descriptions[i].trim(),
-    ...(input.expects?.[i] ? { expects: [...input.expects[i]] } : {}),
-    dependsOn: normalized.deps[i].length > 0 ? normalized.deps[i].map((j) => ids[j]) : [...anchors],
-    lineage: input.lineage?.(i, ids[i]) ?? ids[i],
-    replanAttempts: attempts,
-    origin: input.origin,
-  }));
+  const dependsOn = (i: number): string[] => {
+    const inside = normalized.deps[i].map((j) => ids[j]);
+    const outside = input.outsideDeps?.[i];
+    if (outside) return [...inside, ...outside.deps];
+    return inside.length > 0 ? inside : [...anchors];
+  };
+  const events = dependencyFirstOrder(normalized.deps).map((i): NewEvent<'step_added'> => {
+    const why = input.outsideDeps?.[i]?.why;
+    return {
+      type: 'step_added',
+      stepId: ids[i],
+      description: input.descriptions[i].trim(),
+      ...(input.expects?.[i] ? { expects: [...input.expects[i]] } : {}),
+      dependsOn: dependsOn(i),
+      lineage: input.lineage?.(i, ids[i]) ?? ids[i],
+      replanAttempts: attempts,
+      origin: input.origin,
+      ...(why && Object.keys(why).length > 0 ? { waitsFor: why } : {}),
+    };
+  });
   return { ids, events };
 }
 
@@ -413,8 +431,13 @@ export interface ReplaceSubgraphInput extends ReplanCommon {
   newExpects?: ReadonlyArray<readonly StepCheck[] | undefined>;
   /** Relative indexes into `newSteps`. */
   newDependencies: RelativeDependencies;
-  /** Kept steps the new roots depend on; default `subgraphAnchorDeps`. */
+  /**
+   * Kept steps every new root depends on (the rule before minimal dependencies, kept for callers
+   * that choose the anchors). Without it each new step gets its own (redesignOutsideDependencies).
+   */
   anchorDeps?: readonly string[];
+  /** Kept steps whose outputs the replan says a new step uses: new step index → step ids. */
+  uses?: Readonly<Record<number, readonly string[]>>;
   newId: () => string;
 }
 
@@ -427,14 +450,19 @@ export function replaceSubgraphEvents(state: PlanState, input: ReplaceSubgraphIn
   const failed = checkReplanAttempt(state, input);
   const replacedStepIds = checkReplacedSet(state, input.failedStepId, input.replacedStepIds);
   const leaving = new Set(replacedStepIds);
-  const anchorDeps = input.anchorDeps ?? subgraphAnchorDeps(state, replacedStepIds);
+  const internal = normalizeRelativeDependencies(input.newSteps.length, input.newDependencies);
+  const outsideDeps =
+    input.anchorDeps === undefined && 'deps' in internal
+      ? redesignOutsideDependencies(state, { failedStepId: failed.id, replacedStepIds, newSteps: input.newSteps, internal: internal.deps, uses: input.uses })
+      : undefined;
   const added = buildStepAdded(
     state,
     {
       descriptions: input.newSteps,
       expects: input.newExpects,
       dependencies: input.newDependencies,
-      anchorDeps,
+      anchorDeps: input.anchorDeps ?? [],
+      outsideDeps,
       origin: 'replan',
       lineage: () => failed.lineage,
       replanAttempts: input.attempt,
@@ -483,6 +511,8 @@ export interface ReplanDecision {
   newSteps: readonly string[];
   newExpects?: ReadonlyArray<readonly StepCheck[] | undefined>;
   newDependencies: RelativeDependencies;
+  /** Kept steps whose outputs a new step uses, as the replan named them (new step index → ids). */
+  uses?: Readonly<Record<number, readonly string[]>>;
   reason?: string;
 }
 
@@ -510,6 +540,7 @@ export function replanOutcomeEvents(
     newSteps: input.decision.newSteps,
     newExpects: input.decision.newExpects,
     newDependencies: input.decision.newDependencies,
+    uses: input.decision.uses,
     newId: input.newId,
   });
 }

@@ -58,6 +58,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
         lineage: event.lineage,
         replanAttempts: event.replanAttempts,
         origin: event.origin,
+        ...(event.waitsFor ? { waitsFor: { ...event.waitsFor } } : {}),
         notes: [],
         files: [],
         toolCalls: [],

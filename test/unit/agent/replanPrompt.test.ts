@@ -58,7 +58,7 @@ describe('replanPrompt (docs/design.md, “The replanner”)', () => {
       );
       assert.equal(sections[3], '## Available tools\n- read_file: Read a file.\n- write_file: Write a file.');
       assert.match(sections[4], /rewrite 1 of at most 2/);
-      assert.match(sections[4], /New steps without dependencies will run after: s4, s5\./);
+      assert.match(sections[4], /The steps to redesign relied on: s4, s5\. Name in "uses" those whose output a new step needs\./);
       assert.match(messages0(log), /"action": "redesign", "new_steps"/);
     });
 
@@ -131,7 +131,15 @@ describe('replanPrompt (docs/design.md, “The replanner”)', () => {
         action: 'redesign',
         new_steps: ['API scaffold and routes', 'Endpoint logic', 'Unit tests and run them'],
         new_dependencies: { 1: [0], 2: [1] },
+        uses: {},
       });
+    });
+
+    it('parses "uses" (kept steps whose output a new step needs), and refuses a key that is no new step', () => {
+      const reply = (uses: unknown) => JSON.stringify({ action: 'redesign', new_steps: ['a', 'b'], new_dependencies: {}, uses });
+      assert.deepEqual(parseReplanReply(reply({ 1: ['s3', 's3', 's1'] })).uses, { 1: ['s3', 's1'] });
+      assert.throws(() => parseReplanReply(reply({ 2: ['s3'] })), /"uses" key "2" is not a new step index \(0–1\)/);
+      assert.throws(() => parseReplanReply(reply({ 0: 's3' })), /lists of step ids/);
     });
 
     it('parses give_up (any spelling), dropping steps, keeping the reason', () => {
@@ -139,6 +147,7 @@ describe('replanPrompt (docs/design.md, “The replanner”)', () => {
         action: 'give_up',
         new_steps: [],
         new_dependencies: {},
+        uses: {},
         reason: 'no network tool',
       });
       assert.equal(parseReplanReply('{"action":"giveup"}').action, 'give_up');

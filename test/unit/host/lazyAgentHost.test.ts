@@ -23,6 +23,11 @@ function fakeHost(onDispose: () => void): AgentHost {
     restorePanel: unused,
     showMcpServers: unused,
     resumeRun: unused,
+    retryRun: unused,
+    openRun: unused,
+    get home(): never {
+      return unused();
+    },
     dispose: onDispose,
   };
 }

@@ -84,8 +84,11 @@ describe('package.json commands and activation', () => {
       'cortex.cancelRun',
       'cortex.clearApiKey',
       'cortex.mcpServers',
+      'cortex.openRun',
       'cortex.openTrace',
+      'cortex.pickModel',
       'cortex.resumeRun',
+      'cortex.retryRun',
       'cortex.runTask',
       'cortex.setApiKey',
       'cortex.showPanel',
@@ -136,7 +139,15 @@ describe('package.json walkthrough', () => {
     assert.deepEqual(JSON.parse(decodeURIComponent(String(buttons[0]).split('?')[1])), ['cortex.llm'], 'the settings button filters to cortex.llm');
   });
 
+  it('ticks the endpoint step when an endpoint is set and the first task only when a run completed', () => {
+    const events = Object.fromEntries(walkthroughs[0].steps.map((s) => [s.id, s.completionEvents]));
+    assert.deepEqual(events['cortex.setEndpoint'], ['onContext:cortex.endpointSet']);
+    assert.deepEqual(events['cortex.runFirstTask'], ['onContext:cortex.firstRunCompleted'], 'running the command is not completing a task');
+  });
+
   it('completes steps on what they ask for, and every markdown file exists in media/walkthrough', () => {
+    // Context keys are set by activation or the run controller (setContext).
+    const activation = ['activate.ts', 'runController.ts'].map((file) => readFileSync(join(root, 'src', 'host', file), 'utf8')).join('\n');
     const commandIds = pkg.contributes.commands.map((c: { command: string }) => c.command);
     for (const step of walkthroughs[0].steps) {
       const file = step.media.markdown ?? '';
@@ -148,6 +159,8 @@ describe('package.json walkthrough', () => {
         const [kind, target] = event.split(':');
         if (kind === 'onCommand') assert.ok(commandIds.includes(target), `${event} names no contributed command`);
         else if (kind === 'onSettingChanged') assert.ok(CONFIG_KEYS.includes(target as never), `${event} names no setting`);
+        else if (kind === 'onContext')
+          assert.match(activation, new RegExp(`'${target.replace('.', '\\.')}'`), `${event}: the extension never sets that context key`);
         else assert.fail(`unexpected completion event ${event}`);
       }
     }

@@ -290,37 +290,69 @@ describe('planOperations', () => {
         );
     });
 
-    it('keeps the ordering of kept dependencies of downstream steps too', () => {
-      // 0 → 1 (fails) → 2 ; 3 → 2. Replacing 1 and 2 must still wait on 3.
-      const log = newLog();
-      const ids = new StepIdAllocator();
-      appendAll(
-        log,
-        addStepsEvents(log.state, {
-          descriptions: ['a', 'b', 'c', 'd'],
-          dependencies: { 1: [0], 2: [1, 3] },
-          anchorDeps: [],
-          origin: 'planner',
-          newId: () => ids.next(),
-        }),
-      );
-      runStep(log, 's1', []);
-      runStep(log, 's2', [{ name: 'x', args: {} }]);
-      assert.deepEqual(subgraphAnchorDeps(log.state, ['s2', 's3']), ['s1', 's4']);
-      appendAll(
-        log,
-        replaceSubgraphEvents(log.state, {
-          failedStepId: 's2',
-          newSteps: ['b2'],
-          newDependencies: {},
-          attempt: 1,
-          maxAttempts: 2,
-          reason: 'r',
-          newId: () => ids.next(),
-        }),
-      );
-      assert.deepEqual(log.state.steps.get('s5')!.dependsOn, ['s1', 's4']);
-      assert.deepEqual(readySteps(log.state), ['s4']);
+    it('a redesigned step waits only for what it uses, never for every input of the steps it replaced', () => {
+      // notes (s1) → run tests (s2, fails) → changelog (s3) ; release notes (s4) → changelog (s3).
+      const setUp = () => {
+        const log = newLog();
+        const ids = new StepIdAllocator();
+        appendAll(
+          log,
+          addStepsEvents(log.state, {
+            descriptions: ['Write the parser', 'Run the parser tests', 'Update CHANGELOG.md with the release notes', 'Draft the release notes'],
+            dependencies: { 1: [0], 2: [1, 3] },
+            anchorDeps: [],
+            origin: 'planner',
+            newId: () => ids.next(),
+          }),
+        );
+        runStep(log, 's1', []);
+        runStep(log, 's2', [{ name: 'x', args: {} }]);
+        return { log, ids };
+      };
+      const redesign = (newSteps: string[], newDependencies: Record<number, number[]>, uses?: Record<number, string[]>) => {
+        const { log, ids } = setUp();
+        appendAll(
+          log,
+          replaceSubgraphEvents(log.state, {
+            failedStepId: 's2',
+            newSteps,
+            newDependencies,
+            uses,
+            attempt: 1,
+            maxAttempts: 2,
+            reason: 'r',
+            newId: () => ids.next(),
+          }),
+        );
+        return log.state;
+      };
+      // The replanner is told what the replaced steps relied on (both the test run's and the CHANGELOG's inputs).
+      assert.deepEqual(subgraphAnchorDeps(setUp().log.state, ['s2', 's3']), ['s1', 's4']);
+      // A fix of the tests continues the failed step: it waits for that step's input only.
+      let state = redesign(['Fix and rerun the tests'], {});
+      assert.deepEqual(state.steps.get('s5')!.dependsOn, ['s1']);
+      assert.match(state.steps.get('s5')!.waitsFor!.s1, /continues the replaced s2 “Run the parser tests” \(both about “tests”\)/);
+      // A step that resembles nothing it replaced still gets the failed step's input (finished, so no waiting).
+      state = redesign(['Try a different approach'], {});
+      assert.deepEqual(state.steps.get('s5')!.dependsOn, ['s1']);
+      assert.match(state.steps.get('s5')!.waitsFor!.s1, /redoes the work of the failed s2/);
+      // The new CHANGELOG step continues the old one: it waits for the release notes, not for the test run (s5).
+      state = redesign(['Fix and rerun the tests', 'Update CHANGELOG.md'], {});
+      assert.deepEqual(state.steps.get('s6')!.dependsOn, ['s4']);
+      assert.match(state.steps.get('s6')!.waitsFor!.s4, /continues the replaced s3 .*changelog\.md/);
+      assert.deepEqual(readySteps(state), ['s4', 's5']);
+      // What the replan names is kept; an input already waited for through an earlier new step is not repeated.
+      state = redesign(['Fix and rerun the tests', 'Summarise the results'], { 1: [0] }, { 0: ['s1', 's4'], 1: ['s4'] });
+      assert.deepEqual(state.steps.get('s5')!.dependsOn, ['s1', 's4']);
+      assert.deepEqual(state.steps.get('s6')!.dependsOn, ['s5']);
+      assert.equal(state.steps.get('s6')!.waitsFor, undefined);
+    });
+
+    it('refuses a step the replan names in "uses" that is not a kept live step', () => {
+      const { log, ids } = failExampleStep5();
+      const base = { failedStepId: sid(5), newSteps: ['x'], newDependencies: {}, attempt: 1, maxAttempts: 2, reason: 'r', newId: () => ids.next() };
+      assert.throws(() => replaceSubgraphEvents(log.state, { ...base, uses: { 0: ['ghost'] } }), /"ghost": it is not a live step/);
+      assert.throws(() => replaceSubgraphEvents(log.state, { ...base, uses: { 0: [sid(6)] } }), /"s7": that step is being removed/);
     });
 
     it('refuses a replacement set that is not exactly the failed step and its downstream', () => {
@@ -434,7 +466,13 @@ describe('planOperations', () => {
       const ids = new StepIdAllocator();
       appendAll(
         log,
-        addStepsEvents(log.state, { descriptions: ['a', 'b', 'c'], dependencies: { 2: [0, 1] }, anchorDeps: [], origin: 'planner', newId: () => ids.next() }),
+        addStepsEvents(log.state, {
+          descriptions: ['Fetch the data', 'Build the bundle', 'Publish the bundle'],
+          dependencies: { 2: [0, 1] },
+          anchorDeps: [],
+          origin: 'planner',
+          newId: () => ids.next(),
+        }),
       );
       runStep(log, 's1', [{ name: 'x', args: {} }]);
       runStep(log, 's2', [{ name: 'y', args: {} }]);
@@ -444,7 +482,7 @@ describe('planOperations', () => {
         log,
         replaceSubgraphEvents(log.state, {
           failedStepId: 's2',
-          newSteps: ['b2', 'c2'],
+          newSteps: ['Rebuild the bundle', 'Publish the bundle again'],
           newDependencies: { 1: [0] },
           attempt: 1,
           maxAttempts: 2,
@@ -452,8 +490,8 @@ describe('planOperations', () => {
           newId: () => ids.next(),
         }),
       );
-      // c2 replaces c, which needed s1; s1 is blocked, so the redesign can never finish: both new
-      // steps hang off s1 and are shown as blocked by it.
+      // The new steps continue the publish step, which needed s1; s1 is blocked, so the redesign can
+      // never finish: both new steps wait for s1 (s5 through s4) and are shown as blocked by it.
       assert.deepEqual(log.state.steps.get('s4')!.dependsOn, ['s1']);
       assert.deepEqual(log.state.steps.get('s5')!.dependsOn, ['s4']);
       assertStatuses(log, { s4: 'blocked', s5: 'blocked' });

@@ -1,0 +1,34 @@
+import * as vscode from 'vscode';
+import { homeNodes, type HomeFacts, type HomeNode } from './homeItems';
+
+/**
+ * The Cortex view in the activity bar (`cortex.home`): a tree over homeNodes. Every item works
+ * from the keyboard (Enter runs its command; inline actions are in its context menu too).
+ */
+export class HomeView implements vscode.TreeDataProvider<HomeNode> {
+  constructor(
+    private readonly facts: () => HomeFacts,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  getChildren(node?: HomeNode): HomeNode[] {
+    return node ? (node.children ?? []) : homeNodes(this.facts(), this.now());
+  }
+
+  getTreeItem(node: HomeNode): vscode.TreeItem {
+    const state = node.children
+      ? node.collapsed
+        ? vscode.TreeItemCollapsibleState.Collapsed
+        : vscode.TreeItemCollapsibleState.Expanded
+      : vscode.TreeItemCollapsibleState.None;
+    const item = new vscode.TreeItem(node.label, state);
+    item.id = node.id;
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.contextValue = node.contextValue;
+    if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
+    if (node.command) item.command = { command: node.command.id, title: node.label, arguments: node.command.args };
+    item.accessibilityInformation = { label: [node.label, node.description].filter(Boolean).join(', ') };
+    return item;
+  }
+}
