@@ -404,8 +404,10 @@ export class PanelApp {
 
   private applyViewMode(): void {
     const mode = this.planViewMode();
-    // Before the plan exists the graph area says what the run is doing.
-    this.main.dataset.view = this.store.state.stepOrder.length === 0 ? 'graph' : mode;
+    // Before the plan exists the graph area says what the run is doing, with no controls.
+    const empty = this.store.state.stepOrder.length === 0;
+    this.main.dataset.view = empty ? 'graph' : mode;
+    this.main.classList.toggle('plan-empty', empty);
     this.list.root.hidden = mode !== 'list';
     for (const [name, b] of Object.entries(this.viewButtons)) b.setAttribute('aria-pressed', String(name === mode));
   }

@@ -178,9 +178,11 @@ export class DetailsPane {
     };
     const sentence = stepFailureSentence(state, step);
     if (sentence) s.append(el('p', 'failure-sentence', sentence));
-    const reason = endLabel(step);
+    // The sentence says why; without one, the reason code in words.
+    const reason = sentence ? '' : endLabel(step);
     add('Status', `${view.statusLabel}${reason ? ` — ${reason}` : ''}`);
-    if (step.status === 'blocked') add('Blocked', this.withStepLinks(blockedLabel(state, step), step.blockedBy ? [step.blockedBy] : []));
+    if (step.status === 'blocked' && !(sentence && (!step.blockedBy || step.blockedBy === step.id)))
+      add('Blocked', this.withStepLinks(blockedLabel(state, step), step.blockedBy ? [step.blockedBy] : []));
     if (step.replacedBy) add('Replaced', this.withStepLinks(`${replacedLabel(state, step)} →`, step.replacedBy.newStepIds));
     if (step.origin === 'replan') {
       const record = creatingReplan(state, step.id);
