@@ -412,7 +412,7 @@ export class DetailsPane {
   private replansSection(s: HTMLElement, state: PlanState, step: StepState): void {
     const records = lineageReplans(state, step);
     if (records.length === 0) return;
-    s.append(el('h3', 'details-label', 'Replan history of this lineage'));
+    s.append(el('h3', 'details-label', 'What the replanner did'));
     const ol = el('ol', 'replan-list');
     for (const record of records) ol.append(el('li', '', replanSummary(record)));
     s.append(ol);

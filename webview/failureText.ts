@@ -1,4 +1,4 @@
-import type { PlanState, StepState } from '../src/core/plan/planTypes';
+import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/planTypes';
 import { humanize, oneLine } from './format';
 
 // Failures in sentences: what happened to a step, and to the run, in words and with step
@@ -14,6 +14,7 @@ const REASON_WORDS: Record<string, string> = {
   approval_denied: 'a required approval was denied',
   upstream_blocked: 'a step it depends on did not complete',
   replan_limit_reached: 'the replanner gave up',
+  replan_gave_up: 'the replanner gave up',
   max_steps_exceeded: 'it used all its tool-call rounds without finishing',
   all_tool_calls_failed: 'every tool call it made failed',
   repeated_tool_call: 'the model kept repeating the same tool call',
@@ -42,11 +43,34 @@ function findStep(state: PlanState, id: string): StepState | undefined {
   return state.steps.get(id) ?? state.replacedSteps.get(id);
 }
 
-/** Why the step itself failed: the verifier's reason when it rejected the result, else its end reason. */
+/** End reasons that say what the replanner did, not why the step failed. */
+const REPLANNER_ENDS = new Set(['replan_limit_reached', 'replan_gave_up']);
+
+/** What a cut-off call was writing: its file or command (read from the partial arguments), else its tool. */
+function cutOffTarget(call: ToolCallRecord): string {
+  const found = /"(?:path|command)"\s*:\s*"((?:[^"\\]|\\.){1,120})"/.exec(call.rawArguments || call.arguments);
+  return found ? found[1] : `its ${call.name || call.requestedName} call`;
+}
+
+/**
+ * Why the step itself failed. A reply cut off at the token limit is the cause when it happened (the
+ * verifier only sees the call that never got a result); else the verifier's reason without call
+ * ids; else the end reason in words.
+ */
 function ownCause(step: StepState): string {
-  if (step.verdict && !step.verdict.passed && step.verdict.reason) return lowerFirst(step.verdict.reason.replace(/[\s.]+$/, ''));
-  if (step.endReason && step.endReason !== 'replan_limit_reached') return reasonInWords(step.endReason);
+  const cut = step.toolCalls.filter((c) => c.finishReason === 'length' || !c.isComplete);
+  if (cut.length > 0) {
+    const times = cut.length === 1 ? '' : cut.length === 2 ? ' twice' : ` ${cut.length} times`;
+    return `the model's reply was cut off${times} while writing ${cutOffTarget(cut[cut.length - 1])}`;
+  }
+  if (step.verdict && !step.verdict.passed && step.verdict.reason) return lowerFirst(withoutCallIds(step.verdict.reason).replace(/[\s.]+$/, ''));
+  if (step.endReason && !REPLANNER_ENDS.has(step.endReason)) return reasonInWords(step.endReason);
   return '';
+}
+
+/** "write_file (call_17_0, pending)" → "write_file (pending)": ids mean nothing to a reader. */
+function withoutCallIds(text: string): string {
+  return text.replace(/\((?:call|toolu|fc)[_-][\w-]+,\s*/g, '(').replace(/\s*\((?:call|toolu|fc)[_-][\w-]+\)/g, '');
 }
 
 function lowerFirst(text: string): string {
@@ -68,7 +92,7 @@ export function stepFailureSentence(state: PlanState, step: StepState): string {
   }
   const verb = step.status === 'failed' ? 'failed' : 'was blocked';
   const cause = ownCause(step);
-  const gaveUp = step.endReason === 'replan_limit_reached' || gaveUpOn(state, step);
+  const gaveUp = REPLANNER_ENDS.has(step.endReason ?? '') || gaveUpOn(state, step);
   const parts = [cause, gaveUp ? 'the replanner gave up' : ''].filter(Boolean);
   return parts.length ? `${name} ${verb}: ${parts.join('; ')}.` : `${name} ${verb}.`;
 }

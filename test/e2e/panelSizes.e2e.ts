@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedRequest } from '../support/scriptedServer';
-import { ARTIFACTS, baseSettings, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, type E2eEnvironment } from './support/e2eEnvironment';
+import { ARTIFACTS, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
-import { EXTENSION_ID, runCommand, waitForNotification } from './support/workbench';
+import { EXTENSION_ID, waitForNotification } from './support/workbench';
 
 // The panel at the sizes it really gets: 460 px (beside an open
 // file) and 1280 px, in the dark and the light theme. What a person must see without zooming or
@@ -16,7 +16,12 @@ import { EXTENSION_ID, runCommand, waitForNotification } from './support/workben
 // Each state is saved as a screenshot of the panel in test-artifacts/panel-<state>-<width>-<theme>.png.
 
 const WIDTHS = [460, 1280] as const;
-const THEMES = { dark: 'Default Dark Modern', light: 'Default Light Modern' } as const;
+/** The theme follows the browser's colour scheme (see setTheme). */
+const THEME_SETTINGS = {
+  'window.autoDetectColorScheme': true,
+  'workbench.preferredDarkColorTheme': 'Default Dark Modern',
+  'workbench.preferredLightColorTheme': 'Default Light Modern',
+};
 const answered = (req: ScriptedRequest) => toolMessages(req).length > 0;
 
 const TEN_STEPS = [
@@ -32,12 +37,6 @@ const TEN_STEPS = [
   'Tag the release v1.4.0',
 ];
 
-/** One column of editors, no side bar: the panel gets the whole editor area. */
-async function panelOnly(page: Page): Promise<void> {
-  await runCommand(page, 'View: Single Column Editor Layout');
-  await runCommand(page, 'View: Close Primary Side Bar');
-}
-
 /** Resizes the window until the panel's document is `width` CSS px wide (±2). */
 async function setPanelWidth(page: Page, frame: Frame, width: number): Promise<void> {
   for (let i = 0; i < 4; i++) {
@@ -51,11 +50,14 @@ async function setPanelWidth(page: Page, frame: Frame, width: number): Promise<v
   assert.ok(Math.abs(inner - width) <= 2, `the panel is ${inner} px wide, not ${width}`);
 }
 
-/** Switches the workbench theme by rewriting the user settings, and waits until the panel has it. */
-async function setTheme(env: E2eEnvironment, settings: Record<string, unknown>, frame: Frame, theme: keyof typeof THEMES): Promise<void> {
-  env.codeServer.writeUserSettings({ ...baseSettings(env.server), ...settings, 'workbench.colorTheme': THEMES[theme] });
+/**
+ * Switches the workbench theme through the browser's colour scheme (the scenario's settings turn on
+ * `window.autoDetectColorScheme`), and waits until the panel has it.
+ */
+async function setTheme(page: Page, frame: Frame, theme: 'dark' | 'light'): Promise<void> {
+  await page.emulateMedia({ colorScheme: theme });
   await frame.waitForFunction((t) => document.body.classList.contains(`vscode-${t}`), theme, { timeout: 30_000 });
-  await frame.page().waitForTimeout(300);
+  await page.waitForTimeout(300);
 }
 
 /** A screenshot of the panel alone (its webview element). */
@@ -69,7 +71,11 @@ async function panelShot(page: Page, name: string): Promise<void> {
 /** Visible inside the panel's viewport, with a box a person can read or click (not a sliver). */
 async function assertOnScreen(frame: Frame, locator: ReturnType<Frame['locator']>, what: string): Promise<void> {
   await locator.waitFor({ state: 'visible', timeout: 30_000 });
-  const box = await locator.boundingBox();
+  // The box in the panel's own coordinates (Playwright's boundingBox is the page's).
+  const box = await locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
   const view = await frame.evaluate(() => ({ w: window.innerWidth, h: window.innerHeight }));
   assert.ok(box, `${what}: no box`);
   assert.ok(box.height >= 12 && box.width >= 20, `${what} is too small to read: ${JSON.stringify(box)}`);
@@ -80,17 +86,10 @@ async function assertOnScreen(frame: Frame, locator: ReturnType<Frame['locator']
 }
 
 /** For each width and theme: the checks, then a screenshot. */
-async function atEachSize(
-  env: E2eEnvironment,
-  page: Page,
-  settings: Record<string, unknown>,
-  state: string,
-  check: (frame: Frame, width: number) => Promise<void>,
-): Promise<void> {
-  await panelOnly(page);
+async function atEachSize(page: Page, state: string, check: (frame: Frame, width: number) => Promise<void>): Promise<void> {
   let panel = await cortexPanel(page);
   for (const theme of ['dark', 'light'] as const) {
-    await setTheme(env, settings, panel.frame, theme);
+    await setTheme(page, panel.frame, theme);
     for (const width of WIDTHS) {
       await setPanelWidth(page, panel.frame, width);
       panel = await cortexPanel(page);
@@ -119,10 +118,10 @@ describe('e2e: the panel at 460 and 1280 px, dark and light', function () {
       }),
     );
     const workspace = newWorkspace(env, 'panel-ten');
-    const page = (currentPage.page = await openWorkspace(env, workspace));
+    const page = (currentPage.page = await openWorkspace(env, workspace, THEME_SETTINGS));
     await startTask(page, 'Prepare the 1.4 release');
     await waitForNotification(page, /Cortex finished: The release is prepared\./, 120_000);
-    await atEachSize(env, page, {}, 'ten-steps', async (frame, width) => {
+    await atEachSize(page, 'ten-steps', async (frame, width) => {
       // More than 8 steps: the list is the default view at both widths.
       assert.equal(await frame.locator('.view-tab[aria-pressed="true"]').innerText(), 'List', `the list is the default at ${width} px`);
       for (const text of TEN_STEPS) {
@@ -152,13 +151,13 @@ describe('e2e: the panel at 460 and 1280 px, dark and light', function () {
         aggregator: message('ready.txt written.'),
       }),
     );
-    const settings = { 'cortex.policy.tools': { run_command: 'confirm' } };
+    const settings = { ...THEME_SETTINGS, 'cortex.policy.tools': { run_command: 'confirm' } };
     const workspace = newWorkspace(env, 'panel-one-approval');
     const page = (currentPage.page = await openWorkspace(env, workspace, settings));
     await startTask(page, 'Write the ready marker');
     const first = await cortexPanel(page);
     await first.frame.locator('.approvals-bar .approvals-item').waitFor({ state: 'visible', timeout: 60_000 });
-    await atEachSize(env, page, settings, 'one-approval', async (frame, width) => {
+    await atEachSize(page, 'one-approval', async (frame, width) => {
       const bar = frame.locator('.approvals-bar');
       assert.equal(await bar.locator('.approvals-item').count(), 1);
       await assertOnScreen(frame, bar.locator('.approvals-subject', { hasText: 'echo ready > ready.txt' }), `the command at ${width} px`);
@@ -191,14 +190,14 @@ describe('e2e: the panel at 460 and 1280 px, dark and light', function () {
       }),
     );
     const workspace = newWorkspace(env, 'panel-failed');
-    const page = (currentPage.page = await openWorkspace(env, workspace));
+    const page = (currentPage.page = await openWorkspace(env, workspace, THEME_SETTINGS));
     await startTask(page, 'Write the release file');
     await waitForNotification(page, /Cortex run failed/, 120_000);
-    await atEachSize(env, page, {}, 'failed-step', async (frame, width) => {
+    await atEachSize(page, 'failed-step', async (frame, width) => {
       const sentence = frame.locator('.result .result-error');
       await assertOnScreen(frame, sentence, `the run's failure sentence at ${width} px`);
       const text = await sentence.innerText();
-      assert.match(text, /Write release\.txt (was blocked|failed): .+/, text);
+      assert.match(text, /Write release\.txt was blocked: the model's reply was cut off while writing release\.txt; the replanner gave up\./, text);
       assert.doesNotMatch(text, /\bs1\b|replan_limit_reached|upstream_blocked/, 'no ids or reason codes');
       assert.match(text, /Update the CHANGELOG/);
       await frame.getByRole('button', { name: /^Open the details of the step that failed: Write release\.txt/ }).click();
@@ -211,7 +210,7 @@ describe('e2e: the panel at 460 and 1280 px, dark and light', function () {
   it('an endpoint 401 shows Set API key and Retry in the panel (never "Planning…"); Set API key asks for the key', async () => {
     const keyed = await startScriptedServer(route({ planner: json({ title: 'K', steps: ['Say hello'], dependencies: {} }) }), { apiKey: 'sk-needed' });
     try {
-      const settings = { 'cortex.llm.baseUrl': keyed.baseUrl };
+      const settings = { ...THEME_SETTINGS, 'cortex.llm.baseUrl': keyed.baseUrl };
       const workspace = newWorkspace(env, 'panel-401');
       const page = (currentPage.page = await openWorkspace(env, workspace, settings));
       await startTask(page, 'Say hello');
@@ -220,7 +219,7 @@ describe('e2e: the panel at 460 and 1280 px, dark and light', function () {
         keyed.refusals.some((r) => r.status === 401),
         'the endpoint refused the request with 401',
       );
-      await atEachSize(env, page, settings, 'endpoint-401', async (frame, width) => {
+      await atEachSize(page, 'endpoint-401', async (frame, width) => {
         await assertOnScreen(frame, frame.getByRole('button', { name: 'Set the API key for the model endpoint' }), `Set API key at ${width} px`);
         await assertOnScreen(frame, frame.getByRole('button', { name: 'Run the task again' }), `Retry at ${width} px`);
         assert.match(await frame.locator('.result .result-error').innerText(), /401/);

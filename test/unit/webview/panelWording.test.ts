@@ -46,6 +46,57 @@ describe('panel wording', () => {
     assert.doesNotMatch(summary, /\bs1\b|\bs2\b|replan_limit_reached|upstream_blocked|call_fake15/, 'no ids or codes');
   });
 
+  it('names a reply cut off at the token limit as the cause, with the file it was writing, and drops call ids', () => {
+    const partial = '{"path":"release.txt","content":"1.4 rel';
+    const state = foldEvents(
+      run([
+        { type: 'run_started', runId: 'r1', task: 'Release', workspace: '/w', model: 'm', baseUrl: 'http://x' },
+        { type: 'step_added', stepId: 's1', description: 'Write release.txt', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' },
+        { type: 'step_added', stepId: 's2', description: 'Tag it', dependsOn: [], lineage: 's2', replanAttempts: 0, origin: 'planner' },
+        { type: 'step_status_changed', stepId: 's1', status: 'in_progress' },
+        {
+          type: 'tool_call_requested',
+          stepId: 's1',
+          call: {
+            id: 'call_17_0',
+            index: 0,
+            turn: 1,
+            name: 'write_file',
+            requestedName: 'write_file',
+            nameResolution: 'exact',
+            arguments: partial,
+            rawArguments: partial,
+            isComplete: false,
+            finishReason: 'length',
+          },
+        },
+        {
+          type: 'step_verified',
+          stepId: 's1',
+          passed: false,
+          reason: '1 of 1 tool call never got a result: write_file (call_17_0, pending)',
+          failedCallIds: ['call_17_0'],
+        },
+        { type: 'step_status_changed', stepId: 's1', status: 'failed', reason: 'verification_failed' },
+        { type: 'step_status_changed', stepId: 's1', status: 'blocked', reason: 'replan_gave_up' },
+        { type: 'step_status_changed', stepId: 's2', status: 'in_progress' },
+        {
+          type: 'step_verified',
+          stepId: 's2',
+          passed: false,
+          reason: '1 of 2 tool calls never got a result: run_command (call_9, pending)',
+          failedCallIds: ['call_9'],
+        },
+        { type: 'step_status_changed', stepId: 's2', status: 'failed', reason: 'verification_failed' },
+      ] as NewRunEvent[]),
+    );
+    assert.equal(
+      stepFailureSentence(state, state.steps.get('s1')!),
+      "Write release.txt was blocked: the model's reply was cut off while writing release.txt; the replanner gave up.",
+    );
+    assert.equal(stepFailureSentence(state, state.steps.get('s2')!), 'Tag it failed: 1 of 2 tool calls never got a result: run_command (pending).');
+  });
+
   it('puts reason codes into words and keeps an unknown one readable', () => {
     assert.equal(reasonInWords('approval_denied'), 'a required approval was denied');
     assert.equal(reasonInWords('llm_error: The endpoint failed with 502.'), 'the model endpoint failed: The endpoint failed with 502.');
