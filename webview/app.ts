@@ -67,6 +67,8 @@ export class PanelApp {
   /** The view the person chose; undefined: the default (see planViewMode). */
   private chosenView: 'graph' | 'list' | undefined;
   private readonly narrowQuery: MediaQueryList | undefined;
+  /** The list rows no longer match the plan (rebuilt when the list shows). */
+  private listStale = true;
   private readonly graph: GraphView;
   private readonly viewport: ViewportControl;
   private readonly details: DetailsPane;
@@ -112,6 +114,7 @@ export class PanelApp {
       select: (id) => this.select(id, false),
       approve: (a, b) => this.answer(a, 'approve', undefined, b),
       deny: (a, b) => this.answer(a, 'deny', undefined, b),
+      retry: (id, b) => this.send(retryStep(this.store, id), b),
     });
     this.chosenView = this.saved.planView;
     const app = el('div', 'app');
@@ -213,11 +216,30 @@ export class PanelApp {
     this.selectionChanged = true;
   }
 
+  private viewContext(): StepViewContext {
+    return { approvals: this.store.visibleApprovals(), answered: this.store.answered, retryPending: (id) => this.store.retryPending(id) };
+  }
+
+  private rebuildList(): void {
+    const state = this.store.state;
+    const ctx = this.viewContext();
+    const rows = [];
+    for (const id of state.stepOrder) {
+      const step = state.steps.get(id);
+      if (!step) continue;
+      const view = stepView(state, step, false, ctx);
+      rows.push({ row: planRow(state, step, view), view });
+    }
+    this.list.setRows(rows);
+    this.list.setSelected(this.selected);
+    this.listStale = false;
+  }
+
   private render(): void {
     const t0 = performance.now();
     const changes = this.store.takeChanges();
     const state = this.store.state;
-    const ctx: StepViewContext = { approvals: this.store.visibleApprovals(), answered: this.store.answered, retryPending: (id) => this.store.retryPending(id) };
+    const ctx = this.viewContext();
     let layoutMs: number | undefined;
     let operators: string | undefined;
     let domMs: number | undefined;
@@ -229,15 +251,11 @@ export class PanelApp {
       operators = layout.operators;
       const views: StepView[] = [];
       for (const step of state.replacedSteps.values()) views.push(stepView(state, step, true, ctx));
-      const rows = [];
       for (const id of state.stepOrder) {
         const step = state.steps.get(id);
-        if (!step) continue;
-        const view = stepView(state, step, false, ctx);
-        views.push(view);
-        rows.push({ row: planRow(state, step, view), view });
+        if (step) views.push(stepView(state, step, false, ctx));
       }
-      this.list.setRows(rows);
+      this.listStale = true;
       // Fit first: the zoom decides whether new nodes get their detail parts (see nodeView.ts).
       const f0 = performance.now();
       // Room under the last layer for a node's approval bar, which hangs below the node.
@@ -253,9 +271,11 @@ export class PanelApp {
         if (!found) continue;
         const view = stepView(state, found.step, found.replaced, ctx);
         this.graph.updateNode(view);
-        if (!found.replaced) this.list.updateRow(planRow(state, found.step, view), view);
+        if (!found.replaced && !this.listStale) this.list.updateRow(planRow(state, found.step, view), view);
       }
     }
+    // The list is built only while it shows (a 200-step plan in the graph pays nothing for it).
+    if (this.listStale && !this.list.root.hidden) this.rebuildList();
     if (changes.reset || changes.run || changes.structure) this.updateEmptyText();
     if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
     if (changes.reset || changes.run || changes.approvals || changes.structure) this.approvalBar.update(this.store);
@@ -408,7 +428,8 @@ export class PanelApp {
     const empty = this.store.state.stepOrder.length === 0;
     this.main.dataset.view = empty ? 'graph' : mode;
     this.main.classList.toggle('plan-empty', empty);
-    this.list.root.hidden = mode !== 'list';
+    this.list.root.hidden = empty || mode !== 'list';
+    if (!this.list.root.hidden && this.listStale) this.rebuildList();
     for (const [name, b] of Object.entries(this.viewButtons)) b.setAttribute('aria-pressed', String(name === mode));
   }
 

@@ -5,13 +5,15 @@ import type { PlanRow } from './planList';
 import type { StepView } from './stepView';
 
 // The plan as a list: one row per live step, in plan order, with its status, its full text, what it
-// does now or how it ended, its warnings, and Approve/Deny for a waiting call. Readable at any panel
+// does now or how it ended, its warnings, Approve/Deny for a waiting call and Retry after a denial. Readable at any panel
 // width and any plan size, where the graph needs zoom. Rows are updated in place (keyed by step id).
 
 export interface ListHandlers {
   select(stepId: string): void;
   approve(approval: ApprovalRequestMessage, source: HTMLButtonElement): void;
   deny(approval: ApprovalRequestMessage, source: HTMLButtonElement): void;
+  /** Run again a step that ended on a denied required approval. */
+  retry(stepId: string, source: HTMLButtonElement): void;
 }
 
 interface RowParts {
@@ -93,7 +95,7 @@ export class ListView {
 
   private fill(parts: RowParts, row: PlanRow, view: StepView): void {
     const actionSig = view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|');
-    const sig = JSON.stringify([view.status, row.description, row.activity, row.tone, row.warnings, actionSig, view.ariaLabel]);
+    const sig = JSON.stringify([view.status, row.description, row.activity, row.tone, row.warnings, actionSig, view.retry, view.ariaLabel]);
     if (sig === parts.sig) return;
     parts.sig = sig;
     parts.li.className = `plan-row status-${view.status} tone-${row.tone}${view.isNew ? ' is-new' : ''}${this.selectedId === row.id ? ' selected' : ''}`;
@@ -124,6 +126,13 @@ export class ListView {
       );
       approve.disabled = deny.disabled = sent !== undefined;
       items.push(approve, deny);
+    }
+    if (view.retry !== 'none') {
+      const retry = button(view.retry === 'sent' ? 'Retrying…' : 'Retry step', 'btn btn-secondary btn-small', `Retry step ${view.id}`, (_ev, self) =>
+        this.handlers.retry(view.id, self),
+      );
+      retry.disabled = view.retry === 'sent';
+      items.push(retry);
     }
     parts.actions.replaceChildren(...items);
     parts.actions.hidden = items.length === 0;

@@ -13,9 +13,12 @@ import { EXTENSION_ID, waitForNotification } from './support/workbench';
 // file) and 1280 px, in the dark and the light theme. What a person must see without zooming or
 // scrolling sideways: every step's text after a 10-step run, the command of a single waiting
 // approval with Approve and Deny, a failed step in a sentence, and the fixes for an endpoint error.
-// Each state is saved as a screenshot of the panel in test-artifacts/panel-<state>-<width>-<theme>.png.
+// Each state is saved as a screenshot of the panel in test-artifacts/panel-<state>-<width>-<theme>.png
+// (dark, light and high contrast).
 
 const WIDTHS = [460, 1280] as const;
+type Theme = 'dark' | 'light' | 'high-contrast';
+const THEMES: Theme[] = ['dark', 'light', 'high-contrast'];
 /** The theme follows the browser's colour scheme (see setTheme). */
 const THEME_SETTINGS = {
   'window.autoDetectColorScheme': true,
@@ -54,18 +57,22 @@ async function setPanelWidth(page: Page, frame: Frame, width: number): Promise<v
  * Switches the workbench theme through the browser's colour scheme (the scenario's settings turn on
  * `window.autoDetectColorScheme`), and waits until the panel has it.
  */
-async function setTheme(page: Page, frame: Frame, theme: 'dark' | 'light'): Promise<void> {
-  await page.emulateMedia({ colorScheme: theme });
+async function setTheme(page: Page, frame: Frame, theme: Theme): Promise<void> {
+  // High contrast: the OS setting (forced colours), which VS Code follows (window.autoDetectHighContrast).
+  await page.emulateMedia(theme === 'high-contrast' ? { colorScheme: 'dark', forcedColors: 'active' } : { colorScheme: theme, forcedColors: 'none' });
   await frame.waitForFunction((t) => document.body.classList.contains(`vscode-${t}`), theme, { timeout: 30_000 });
   await page.waitForTimeout(300);
 }
 
-/** A screenshot of the panel alone (its webview element). */
+/** A screenshot of the panel alone (its webview element), without the workbench's toasts over it. */
 async function panelShot(page: Page, name: string): Promise<void> {
+  await page.mouse.move(1, 1);
+  const hideToasts = await page.addStyleTag({ content: '.notifications-toasts { display: none !important; }' });
   await page
     .locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`)
     .first()
     .screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+  await hideToasts.evaluate((style) => (style as Element).remove());
 }
 
 /** Visible inside the panel's viewport, with a box a person can read or click (not a sliver). */
@@ -88,7 +95,7 @@ async function assertOnScreen(frame: Frame, locator: ReturnType<Frame['locator']
 /** For each width and theme: the checks, then a screenshot. */
 async function atEachSize(page: Page, state: string, check: (frame: Frame, width: number) => Promise<void>): Promise<void> {
   let panel = await cortexPanel(page);
-  for (const theme of ['dark', 'light'] as const) {
+  for (const theme of THEMES) {
     await setTheme(page, panel.frame, theme);
     for (const width of WIDTHS) {
       await setPanelWidth(page, panel.frame, width);
@@ -99,7 +106,7 @@ async function atEachSize(page: Page, state: string, check: (frame: Frame, width
   }
 }
 
-describe('e2e: the panel at 460 and 1280 px, dark and light', function () {
+describe('e2e: the panel at 460 and 1280 px, dark, light and high contrast', function () {
   let env: E2eEnvironment;
   before(async () => {
     env = await e2eEnvironment();
@@ -243,5 +250,5 @@ describe('e2e: the panel at 460 and 1280 px, dark and light', function () {
 });
 
 async function theme(frame: Frame): Promise<string> {
-  return frame.evaluate(() => (document.body.classList.contains('vscode-light') ? 'light' : 'dark'));
+  return frame.evaluate(() => ['high-contrast', 'light', 'dark'].find((t) => document.body.classList.contains(`vscode-${t}`)) ?? 'unknown');
 }
