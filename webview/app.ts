@@ -320,7 +320,7 @@ export class PanelApp {
     for (; this.runNoticesShown < notices.length; this.runNoticesShown++) {
       const notice = notices[this.runNoticesShown];
       // A warning about one step lives on that step (its row and its details), not at the top.
-      if (notice.stepId && this.store.state.steps.has(notice.stepId)) continue;
+      if (notice.stepId && findStep(this.store.state, notice.stepId)) continue;
       this.notices.show(notice.level === 'warn' ? 'warning' : 'error', notice.message);
     }
   }
