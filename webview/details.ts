@@ -3,7 +3,7 @@ import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalDiff, changesSignature, renderStepChanges, type ChangesHandlers } from './changesView';
 import { stepContextView } from './contextView';
 import { approvalReasonText, approvalSubject } from './approvalText';
-import { stepFailureSentence } from './failureText';
+import { stepFailureSentence, withoutCallIds } from './failureText';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
@@ -263,11 +263,12 @@ export class DetailsPane {
     const p = el('p', `verdict ${v.passed ? 'verdict-pass' : 'verdict-fail'}`);
     const verdict = el('span', 'verdict-glyph');
     verdict.append(icon(v.passed ? 'pass' : 'error'), document.createTextNode(v.passed ? ' passed' : ' failed'));
-    p.append(verdict, document.createTextNode(v.reason ? ` — ${v.reason}` : ''));
+    p.append(verdict, document.createTextNode(v.reason ? ` — ${withoutCallIds(v.reason)}` : ''));
     s.append(p);
-    if (v.failedCallIds.length) {
+    if (v.failedCallIds.length || withoutCallIds(v.reason) !== v.reason) {
       const fold = technical();
-      fold.append(el('p', 'muted', `Calls that failed verification: ${v.failedCallIds.join(', ')}`));
+      fold.append(el('p', 'muted', `The verifier's words: ${v.reason}`));
+      if (v.failedCallIds.length) fold.append(el('p', 'muted', `Calls that failed verification: ${v.failedCallIds.join(', ')}`));
       s.append(fold);
     }
   }
@@ -414,7 +415,7 @@ export class DetailsPane {
     if (records.length === 0) return;
     s.append(el('h3', 'details-label', 'What the replanner did'));
     const ol = el('ol', 'replan-list');
-    for (const record of records) ol.append(el('li', '', replanSummary(record)));
+    for (const record of records) ol.append(el('li', '', withoutCallIds(replanSummary(record))));
     s.append(ol);
   }
 

@@ -68,8 +68,8 @@ function ownCause(step: StepState): string {
   return '';
 }
 
-/** "write_file (call_17_0, pending)" → "write_file (pending)": ids mean nothing to a reader. */
-function withoutCallIds(text: string): string {
+/** "write_file (call_17_0, pending)" → "write_file (pending)": ids mean nothing to a reader (they stay under "Technical details"). */
+export function withoutCallIds(text: string): string {
   return text.replace(/\((?:call|toolu|fc)[_-][\w-]+,\s*/g, '(').replace(/\s*\((?:call|toolu|fc)[_-][\w-]+\)/g, '');
 }
 
