@@ -205,6 +205,11 @@ async function main(): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
   // tsx (esbuild keepNames) wraps named functions inside page.evaluate callbacks in __name(); give the page a no-op.
   await context.addInitScript('globalThis.__name = (fn) => fn;');
+  // This bench measures the graph: a fresh panel starts in the graph view (a plan over 8 steps
+  // would otherwise open as the list, and the graph would be laid out only when shown).
+  await context.addInitScript(() => {
+    if (!sessionStorage.getItem('cortex-harness-state')) sessionStorage.setItem('cortex-harness-state', JSON.stringify({ planView: 'graph' }));
+  });
 
   async function openPanel(page: Page): Promise<void> {
     await page.goto(BASE);

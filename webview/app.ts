@@ -69,6 +69,8 @@ export class PanelApp {
   private readonly narrowQuery: MediaQueryList | undefined;
   /** The list rows no longer match the plan (rebuilt when the list shows). */
   private listStale = true;
+  /** The graph no longer matches the plan's structure (laid out again when the graph shows). */
+  private graphStale = true;
   private readonly graph: GraphView;
   private readonly viewport: ViewportControl;
   private readonly details: DetailsPane;
@@ -173,7 +175,10 @@ export class PanelApp {
     doc.body.replaceChildren(app);
     // Narrow panels stack graph and details (CSS) and default to the list (planViewMode).
     this.narrowQuery = typeof matchMedia === 'function' ? matchMedia(`(max-width: ${NARROW_WIDTH}px)`) : undefined;
-    this.narrowQuery?.addEventListener('change', () => this.applyViewMode());
+    this.narrowQuery?.addEventListener('change', () => {
+      this.applyViewMode();
+      this.scheduler.request();
+    });
     this.applyViewMode();
   }
 
@@ -244,7 +249,15 @@ export class PanelApp {
     let operators: string | undefined;
     let domMs: number | undefined;
     let fitMs: number | undefined;
-    if (changes.reset || changes.structure) {
+    const structural = changes.reset || changes.structure;
+    if (structural) {
+      this.listStale = this.graphStale = true;
+      // The step count may change the default view.
+      this.applyViewMode();
+    }
+    // Each view is built only while it shows: a 200-step plan in the list pays nothing for the graph.
+    if (this.graphStale && this.main.dataset.view !== 'list') {
+      this.graphStale = false;
       const l0 = performance.now();
       const layout = layoutPlan(planLayoutInput(state));
       layoutMs = performance.now() - l0;
@@ -255,7 +268,6 @@ export class PanelApp {
         const step = state.steps.get(id);
         if (step) views.push(stepView(state, step, false, ctx));
       }
-      this.listStale = true;
       // Fit first: the zoom decides whether new nodes get their detail parts (see nodeView.ts).
       const f0 = performance.now();
       // Room under the last layer for a node's approval bar, which hangs below the node.
@@ -264,19 +276,18 @@ export class PanelApp {
       const d0 = performance.now();
       this.graph.setLayout(layout, views);
       domMs = performance.now() - d0;
-      this.applyViewMode();
-    } else {
+      this.updateEmptyText();
+    } else if (!structural) {
       for (const id of changes.steps) {
         const found = findStep(state, id);
         if (!found) continue;
         const view = stepView(state, found.step, found.replaced, ctx);
-        this.graph.updateNode(view);
+        if (!this.graphStale) this.graph.updateNode(view);
         if (!found.replaced && !this.listStale) this.list.updateRow(planRow(state, found.step, view), view);
       }
     }
-    // The list is built only while it shows (a 200-step plan in the graph pays nothing for it).
     if (this.listStale && !this.list.root.hidden) this.rebuildList();
-    if (changes.reset || changes.run || changes.structure) this.updateEmptyText();
+    if (changes.reset || changes.run) this.updateEmptyText();
     if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
     if (changes.reset || changes.run || changes.approvals || changes.structure) this.approvalBar.update(this.store);
     if (changes.reset || changes.run) this.result.update(state);
@@ -419,6 +430,7 @@ export class PanelApp {
     this.chosenView = mode;
     this.stateDirty = true;
     this.applyViewMode();
+    // The graph, if it was not built while the list showed, is laid out in this frame.
     this.scheduler.request();
   }
 
