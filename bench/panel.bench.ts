@@ -205,6 +205,11 @@ async function main(): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
   // tsx (esbuild keepNames) wraps named functions inside page.evaluate callbacks in __name(); give the page a no-op.
   await context.addInitScript('globalThis.__name = (fn) => fn;');
+  // This bench measures the graph: a fresh panel starts in the graph view (a plan over 8 steps
+  // would otherwise open as the list, and the graph would be laid out only when shown).
+  await context.addInitScript(() => {
+    if (!sessionStorage.getItem('cortex-harness-state')) sessionStorage.setItem('cortex-harness-state', JSON.stringify({ planView: 'graph' }));
+  });
 
   async function openPanel(page: Page): Promise<void> {
     await page.goto(BASE);
@@ -602,12 +607,13 @@ async function main(): Promise<void> {
       JSON.stringify(answers),
     );
     const afterApprove = await page.evaluate(() => ({
-      hidden: (document.querySelector('.approvals-bar') as HTMLElement).hidden,
+      items: document.querySelectorAll('.approvals-bar .approvals-item').length,
+      bulkHidden: (document.querySelector('.approvals-buttons') as HTMLElement).hidden,
       node: [...document.querySelectorAll('.node[data-step-id="s7"] .node-actions button')].map((b) => `${b.textContent}:${(b as HTMLButtonElement).disabled}`),
     }));
     check(
-      'after answering, its buttons stay disabled and "Approve all" goes (1 left)',
-      afterApprove.hidden && afterApprove.node.every((b) => b.endsWith(':true')),
+      'after answering, its buttons stay disabled, the approval bar keeps the other one and "Approve all" goes (1 left)',
+      afterApprove.items === 1 && afterApprove.bulkHidden && afterApprove.node.every((b) => b.endsWith(':true')),
       afterApprove.node.join(','),
     );
 
@@ -721,12 +727,17 @@ async function main(): Promise<void> {
     await send(page, { type: 'host/events', runId: DEMO_RUN_ID, fromSeq: failEvents[0].seq, events: failEvents });
     await frames(page, 3);
     const failure = await page.evaluate(() => ({
-      result: document.querySelector('.result')?.textContent ?? '',
+      result: document.querySelector('.result .result-error')?.textContent ?? '',
+      technical: document.querySelector('.result .technical pre')?.textContent ?? '',
       hidden: (document.querySelector('.result') as HTMLElement).hidden,
       details: document.querySelector('.details-body .details-title')?.textContent ?? '',
       cancel: (document.querySelector('.run-actions button') as HTMLElement).hidden,
     }));
-    check('a failed run shows its error in the result area', !failure.hidden && failure.result === `Run failed${error}`, failure.result);
+    check(
+      'a failed run says in words which step failed, with the raw error under Technical details',
+      !failure.hidden && failure.result.includes('Run npm test and fix the failures the new validation causes failed: ') && failure.technical === error,
+      failure.result,
+    );
     check('the failed step opens in the details pane when the run fails', failure.details === 'Step s7', failure.details);
     check('Cancel goes away when the run is over', failure.cancel);
     await page.screenshot({ path: join(ARTIFACTS, 'panel-harness-failed.png') });

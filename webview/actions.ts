@@ -1,4 +1,5 @@
 import type { ApprovalRequestMessage, WebviewToHost } from '../src/protocol/messages';
+import type { EndpointFix } from './endpointFixes';
 import type { PlanStore } from './store';
 
 // Builds the webview → host messages for user actions. Each returns undefined when the action was
@@ -51,4 +52,11 @@ export function resumeRun(store: PlanStore): WebviewToHost | undefined {
 export function retryStep(store: PlanStore, stepId: string): WebviewToHost | undefined {
   if (!store.runId || !store.markRetried(stepId)) return undefined;
   return { type: 'step/retry', runId: store.runId, stepId };
+}
+
+/** The message behind an endpoint-error button: the host runs Set API key, opens the settings, or retries the run. */
+export function endpointFixMessage(store: PlanStore, fix: EndpointFix): WebviewToHost | undefined {
+  if (fix === 'setApiKey') return { type: 'endpoint/setApiKey' };
+  if (fix === 'openSettings') return { type: 'endpoint/openSettings' };
+  return store.runId ? { type: 'run/retry', runId: store.runId } : undefined;
 }

@@ -1,18 +1,21 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
-import { answerAll, approvalAnswer, cancelRun, resumeRun, retryStep, type AnswerMessage } from './actions';
+import { answerAll, approvalAnswer, cancelRun, endpointFixMessage, resumeRun, retryStep, type AnswerMessage } from './actions';
+import { ApprovalBar } from './approvalBar';
 import { openChangeMessage, reviewChangesMessage, revertChangesMessage } from './changesView';
 import { DetailsPane } from './details';
-import { button, el, iconButton } from './dom';
+import { button, el, iconButton, setText } from './dom';
 import { createFrameScheduler, type FrameScheduler } from './frameScheduler';
 import { GraphView } from './graphView';
 import { RunHeader } from './header';
 import { layoutPlan, planLayoutInput, warmUpLayout } from './layout';
+import { ListView } from './listView';
 import { handleHostMessage } from './messageHandler';
 import { Notices } from './notices';
-import { ResultArea } from './resultArea';
+import { LIST_DEFAULT_STEPS, NARROW_WIDTH, planRow } from './planList';
+import { ResultArea, firstFailedStep } from './resultArea';
 import { readSavedState, readyMessage, type PanelSavedState } from './savedState';
-import { stepView, type StepViewContext } from './stepView';
+import { STATUS_LABEL, stepView, type StepView, type StepViewContext } from './stepView';
 import { PlanStore } from './store';
 import { ViewportControl } from './viewportControl';
 
@@ -56,7 +59,18 @@ export class PanelApp {
   private readonly notices = new Notices();
   /** How many of the run's warnings and errors (plan state) are already shown as notices. */
   private runNoticesShown = 0;
-  private readonly result = new ResultArea();
+  private readonly result: ResultArea;
+  private readonly approvalBar: ApprovalBar;
+  private readonly list: ListView;
+  private readonly main: HTMLElement;
+  private readonly viewButtons: { graph: HTMLButtonElement; list: HTMLButtonElement };
+  /** The view the person chose; undefined: the default (see planViewMode). */
+  private chosenView: 'graph' | 'list' | undefined;
+  private readonly narrowQuery: MediaQueryList | undefined;
+  /** The list rows no longer match the plan (rebuilt when the list shows). */
+  private listStale = true;
+  /** The graph no longer matches the plan's structure (laid out again when the graph shows). */
+  private graphStale = true;
   private readonly graph: GraphView;
   private readonly viewport: ViewportControl;
   private readonly details: DetailsPane;
@@ -82,14 +96,33 @@ export class PanelApp {
     this.header = new RunHeader({
       cancel: (b) => this.send(cancelRun(this.store), b),
       resume: (b) => this.send(resumeRun(this.store), b),
-      approveAll: (b) => this.sendAll(answerAll(this.store, 'approve'), b),
-      denyAll: (b) => this.sendAll(answerAll(this.store, 'deny'), b),
       openTrace: () => this.send({ type: 'run/openTrace' }),
       reviewChanges: () => this.send(reviewChangesMessage(this.store)),
       revertRun: () => this.send(revertChangesMessage(this.store)),
     });
+    this.approvalBar = new ApprovalBar({
+      approve: (a, b) => this.answer(a, 'approve', undefined, b),
+      deny: (a, feedback, b) => this.answer(a, 'deny', feedback, b),
+      approveAll: (b) => this.sendAll(answerAll(this.store, 'approve'), b),
+      denyAll: (b) => this.sendAll(answerAll(this.store, 'deny'), b),
+      select: (id) => this.select(id, true),
+    });
+    this.result = new ResultArea({
+      openDetails: (id) => this.select(id, true),
+      // Set API key and the settings may be needed twice (an input closed by mistake); Retry runs once.
+      fix: (fix, b) => this.send(endpointFixMessage(this.store, fix), fix === 'retry' ? b : undefined),
+    });
+    this.list = new ListView({
+      select: (id) => this.select(id, false),
+      approve: (a, b) => this.answer(a, 'approve', undefined, b),
+      deny: (a, b) => this.answer(a, 'deny', undefined, b),
+      retry: (id, b) => this.send(retryStep(this.store, id), b),
+    });
+    this.chosenView = this.saved.planView;
     const app = el('div', 'app');
-    const main = el('div', 'main');
+    const main = el('div', 'main no-selection');
+    this.main = main;
+    const planPane = el('div', 'plan-pane');
     const graphPane = el('section', 'graph-pane');
     graphPane.setAttribute('aria-label', 'Plan graph');
     const viewportEl = el('div', 'viewport');
@@ -112,7 +145,16 @@ export class PanelApp {
     );
     if (this.saved.view && this.saved.autoFit === false) this.viewport.autoFit = false;
     this.emptyGraph = el('div', 'graph-empty', 'Waiting for the run…');
-    graphPane.append(viewportEl, this.toolbar(), this.emptyGraph);
+    graphPane.append(viewportEl, this.toolbar(), legend(), this.emptyGraph);
+    this.viewButtons = {
+      graph: button('Graph', 'view-tab', 'Show the plan as a graph', () => this.chooseView('graph')),
+      list: button('List', 'view-tab', 'Show the plan as a list', () => this.chooseView('list')),
+    };
+    const switcher = el('div', 'view-switch');
+    switcher.setAttribute('role', 'group');
+    switcher.setAttribute('aria-label', 'Plan view');
+    switcher.append(this.viewButtons.graph, this.viewButtons.list);
+    planPane.append(switcher, graphPane, this.list.root);
     this.details = new DetailsPane({
       approve: (a, b) => this.answer(a, 'approve', undefined, b),
       deny: (a, feedback, b) => this.answer(a, 'deny', feedback, b),
@@ -128,9 +170,16 @@ export class PanelApp {
     this.details.root.addEventListener('keydown', (ev) => {
       if (ev.key === 'Escape' && !(ev.target as HTMLElement).closest('vscode-textarea, textarea')) this.select(undefined, true);
     });
-    main.append(graphPane, this.details.root);
-    app.append(this.header.root, this.notices.root, this.result.root, main);
+    main.append(planPane, this.details.root);
+    app.append(this.header.root, this.approvalBar.root, this.result.root, this.notices.root, main);
     doc.body.replaceChildren(app);
+    // Narrow panels stack graph and details (CSS) and default to the list (planViewMode).
+    this.narrowQuery = typeof matchMedia === 'function' ? matchMedia(`(max-width: ${NARROW_WIDTH}px)`) : undefined;
+    this.narrowQuery?.addEventListener('change', () => {
+      this.applyViewMode();
+      this.scheduler.request();
+    });
+    this.applyViewMode();
   }
 
   /** Listens for host messages and says hello (with the run and seq a reloaded panel already had). */
@@ -172,21 +221,48 @@ export class PanelApp {
     this.selectionChanged = true;
   }
 
+  private viewContext(): StepViewContext {
+    return { approvals: this.store.visibleApprovals(), answered: this.store.answered, retryPending: (id) => this.store.retryPending(id) };
+  }
+
+  private rebuildList(): void {
+    const state = this.store.state;
+    const ctx = this.viewContext();
+    const rows = [];
+    for (const id of state.stepOrder) {
+      const step = state.steps.get(id);
+      if (!step) continue;
+      const view = stepView(state, step, false, ctx);
+      rows.push({ row: planRow(state, step, view), view });
+    }
+    this.list.setRows(rows);
+    this.list.setSelected(this.selected);
+    this.listStale = false;
+  }
+
   private render(): void {
     const t0 = performance.now();
     const changes = this.store.takeChanges();
     const state = this.store.state;
-    const ctx: StepViewContext = { approvals: this.store.visibleApprovals(), answered: this.store.answered, retryPending: (id) => this.store.retryPending(id) };
+    const ctx = this.viewContext();
     let layoutMs: number | undefined;
     let operators: string | undefined;
     let domMs: number | undefined;
     let fitMs: number | undefined;
-    if (changes.reset || changes.structure) {
+    const structural = changes.reset || changes.structure;
+    if (structural) {
+      this.listStale = this.graphStale = true;
+      // The step count may change the default view.
+      this.applyViewMode();
+    }
+    // Each view is built only while it shows: a 200-step plan in the list pays nothing for the graph.
+    if (this.graphStale && this.main.dataset.view !== 'list') {
+      this.graphStale = false;
       const l0 = performance.now();
       const layout = layoutPlan(planLayoutInput(state));
       layoutMs = performance.now() - l0;
       operators = layout.operators;
-      const views = [];
+      const views: StepView[] = [];
       for (const step of state.replacedSteps.values()) views.push(stepView(state, step, true, ctx));
       for (const id of state.stepOrder) {
         const step = state.steps.get(id);
@@ -200,19 +276,29 @@ export class PanelApp {
       const d0 = performance.now();
       this.graph.setLayout(layout, views);
       domMs = performance.now() - d0;
-      this.emptyGraph.hidden = this.graph.nodeCount > 0;
-      this.emptyGraph.textContent = this.store.runId ? 'Planning…' : 'Waiting for the run…';
-    } else {
+      this.updateEmptyText();
+    } else if (!structural) {
       for (const id of changes.steps) {
         const found = findStep(state, id);
-        if (found) this.graph.updateNode(stepView(state, found.step, found.replaced, ctx));
+        if (!found) continue;
+        const view = stepView(state, found.step, found.replaced, ctx);
+        if (!this.graphStale) this.graph.updateNode(view);
+        if (!found.replaced && !this.listStale) this.list.updateRow(planRow(state, found.step, view), view);
       }
     }
+    if (this.listStale && !this.list.root.hidden) this.rebuildList();
+    if (changes.reset || changes.run) this.updateEmptyText();
     if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
+    if (changes.reset || changes.run || changes.approvals || changes.structure) this.approvalBar.update(this.store);
     if (changes.reset || changes.run) this.result.update(state);
     this.showRunNotices(changes.reset);
     if (changes.reset || changes.run) this.autoOpenFailure(state);
-    if (this.selectionChanged) this.graph.setSelected(this.selected);
+    if (this.selectionChanged) {
+      this.graph.setSelected(this.selected);
+      this.list.setSelected(this.selected);
+      // Stacked (narrow) layout: the details row exists only while a step is selected.
+      this.main.classList.toggle('no-selection', this.selected === undefined);
+    }
     const detailsStale =
       changes.reset ||
       changes.structure ||
@@ -244,6 +330,8 @@ export class PanelApp {
     if (reset) this.runNoticesShown = 0;
     for (; this.runNoticesShown < notices.length; this.runNoticesShown++) {
       const notice = notices[this.runNoticesShown];
+      // A warning about one step lives on that step (its row and its details), not at the top.
+      if (notice.stepId && findStep(this.store.state, notice.stepId)) continue;
       this.notices.show(notice.level === 'warn' ? 'warning' : 'error', notice.message);
     }
   }
@@ -252,8 +340,7 @@ export class PanelApp {
   private autoOpenFailure(state: PlanState): void {
     if (state.status !== 'failed' || this.autoOpenedFor === this.store.runId) return;
     this.autoOpenedFor = this.store.runId;
-    const steps = state.stepOrder.map((id) => state.steps.get(id)!).filter(Boolean);
-    const target = steps.find((s) => s.status === 'failed') ?? steps.find((s) => s.status === 'blocked');
+    const target = firstFailedStep(state);
     if (target) {
       this.selected = target.id;
       this.selectionChanged = true;
@@ -319,6 +406,7 @@ export class PanelApp {
       selectedStepId: this.selected,
       view: { k: t.k, x: t.x, y: t.y },
       autoFit: this.viewport.autoFit,
+      ...(this.chosenView ? { planView: this.chosenView } : {}),
     };
     this.vscode.setState(this.saved);
   }
@@ -330,6 +418,49 @@ export class PanelApp {
       clearInterval(this.timer);
       this.timer = undefined;
     }
+  }
+
+  /** The view shown: the person's choice, else the list when the panel is narrow or the plan is big. */
+  private planViewMode(): 'graph' | 'list' {
+    if (this.chosenView) return this.chosenView;
+    return this.narrowQuery?.matches || this.store.state.stepOrder.length > LIST_DEFAULT_STEPS ? 'list' : 'graph';
+  }
+
+  private chooseView(mode: 'graph' | 'list'): void {
+    this.chosenView = mode;
+    this.stateDirty = true;
+    this.applyViewMode();
+    // The graph, if it was not built while the list showed, is laid out in this frame.
+    this.scheduler.request();
+  }
+
+  private applyViewMode(): void {
+    const mode = this.planViewMode();
+    // Before the plan exists the graph area says what the run is doing, with no controls.
+    const empty = this.store.state.stepOrder.length === 0;
+    this.main.dataset.view = empty ? 'graph' : mode;
+    this.main.classList.toggle('plan-empty', empty);
+    this.list.root.hidden = empty || mode !== 'list';
+    if (!this.list.root.hidden && this.listStale) this.rebuildList();
+    for (const [name, b] of Object.entries(this.viewButtons)) b.setAttribute('aria-pressed', String(name === mode));
+  }
+
+  /** What the graph area says before it has nodes: it follows the run (never "Planning…" after a failure). */
+  private updateEmptyText(): void {
+    const state = this.store.state;
+    this.emptyGraph.hidden = this.graph.nodeCount > 0;
+    const text = !this.store.runId
+      ? 'Waiting for the run…'
+      : state.status === 'running'
+        ? this.store.live
+          ? 'Planning…'
+          : 'The run stopped before it had a plan.'
+        : state.status === 'failed'
+          ? 'The run failed before it had a plan.'
+          : state.status === 'cancelled'
+            ? 'The run was cancelled before it had a plan.'
+            : 'The run has no steps.';
+    setText(this.emptyGraph, text);
   }
 
   private toolbar(): HTMLElement {
@@ -350,4 +481,19 @@ function findStep(state: PlanState, id: string): { step: StepState; replaced: bo
   if (live) return { step: live, replaced: false };
   const old = state.replacedSteps.get(id);
   return old ? { step: old, replaced: true } : undefined;
+}
+
+/** The status colours of the graph, in words. */
+function legend(): HTMLElement {
+  const box = el('ul', 'legend');
+  box.setAttribute('aria-label', 'Step statuses');
+  for (const status of ['not_started', 'in_progress', 'completed', 'failed', 'blocked'] as const) {
+    const item = el('li', `legend-item status-${status}`);
+    item.append(el('span', 'legend-swatch'), el('span', '', STATUS_LABEL[status]));
+    box.append(item);
+  }
+  const waiting = el('li', 'legend-item legend-awaiting');
+  waiting.append(el('span', 'legend-swatch'), el('span', '', 'Needs approval'));
+  box.append(waiting);
+  return box;
 }

@@ -2,6 +2,8 @@ import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/plan
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalDiff, changesSignature, renderStepChanges, type ChangesHandlers } from './changesView';
 import { stepContextView } from './contextView';
+import { approvalReasonText, approvalSubject } from './approvalText';
+import { stepFailureSentence, withoutCallIds } from './failureText';
 import { renderProofChecks } from './proofChecks';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
@@ -27,20 +29,24 @@ export interface DetailsHandlers {
 /** Characters of a result, argument or output shown before "Show all". */
 export const DETAIL_TEXT_LIMIT = 4000;
 
-type SectionName = 'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'calls' | 'changes' | 'context' | 'audits' | 'replans' | 'output' | 'notes';
+type SectionName =
+  'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'replans' | 'warnings' | 'calls' | 'changes' | 'context' | 'audits' | 'output' | 'notes';
+// What happened first (the failure in words, the approval, the verdict and what the replanner did),
+// then the history; the machine's records (audits, call ids) fold under "Technical details".
 const SECTION_ORDER: SectionName[] = [
   'head',
   'description',
   'state',
   'approvals',
   'verdict',
+  'replans',
+  'warnings',
   'calls',
   'changes',
   'output',
   'context',
-  'audits',
-  'replans',
   'notes',
+  'audits',
 ];
 /** Audits the context section shows (one per request: too many for the generic list). */
 const CONTEXT_AUDITS = new Set(['context_cost', 'memory_injected']);
@@ -125,6 +131,14 @@ export class DetailsPane {
     this.update('context', `${step.audits.length}|${JSON.stringify(step.usage ?? null)}`, (s) => this.contextSection(s, step));
     this.update('audits', String(step.audits.length), (s) => this.auditsSection(s, step));
     this.update('replans', String(state.replans.length), (s) => this.replansSection(s, state, step));
+    const warnings = (state.notices ?? []).filter((n) => n.stepId === step.id);
+    this.update('warnings', String(warnings.length), (s) => {
+      if (warnings.length === 0) return;
+      s.append(el('h3', 'details-label', warnings.length === 1 ? 'Warning' : `Warnings (${warnings.length})`));
+      const ul = el('ul', 'note-list step-warnings');
+      for (const w of warnings) ul.append(el('li', `notice-${w.level === 'warn' ? 'warning' : 'error'}-text`, w.message));
+      s.append(ul);
+    });
     this.update('notes', `${step.notes.length}|${step.files.length}`, (s) => this.notesSection(s, step));
   }
 
@@ -163,9 +177,13 @@ export class DetailsPane {
       else dd.append(value);
       dl.append(dd);
     };
-    const reason = endLabel(step);
+    const sentence = stepFailureSentence(state, step);
+    if (sentence) s.append(el('p', 'failure-sentence', sentence));
+    // The sentence says why; without one, the reason code in words.
+    const reason = sentence ? '' : endLabel(step);
     add('Status', `${view.statusLabel}${reason ? ` — ${reason}` : ''}`);
-    if (step.status === 'blocked') add('Blocked', this.withStepLinks(blockedLabel(state, step), step.blockedBy ? [step.blockedBy] : []));
+    if (step.status === 'blocked' && !(sentence && (!step.blockedBy || step.blockedBy === step.id)))
+      add('Blocked', this.withStepLinks(blockedLabel(state, step), step.blockedBy ? [step.blockedBy] : []));
     if (step.replacedBy) add('Replaced', this.withStepLinks(`${replacedLabel(state, step)} →`, step.replacedBy.newStepIds));
     if (step.origin === 'replan') {
       const record = creatingReplan(state, step.id);
@@ -211,14 +229,9 @@ export class DetailsPane {
         el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required gate' : 'optional gate'),
       );
       card.append(head);
-      if (a.reason) card.append(el('p', 'details-text', a.reason));
-      card.append(
-        el(
-          'p',
-          'muted',
-          `If denied: ${a.denyEffect === 'block' ? 'the step is blocked' : 'the model is told and continues'}. Arguments hash ${a.argsHash.slice(0, 12)}…`,
-        ),
-      );
+      const subject = approvalSubject(a);
+      if (subject.kind !== 'call') card.append(el('code', `approvals-subject approvals-${subject.kind}`, subject.text));
+      card.append(el('p', 'details-text', approvalReasonText(a)));
       card.append(el('h4', 'details-sublabel', 'Exact arguments'), this.longText(prettyJson(a.argumentsJson), 'pre code'), ...approvalDiff(a.diff));
       const field = custom('vscode-textarea', 'feedback') as HTMLElement & { value: string; placeholder: string; label: string };
       field.placeholder = 'Optional feedback for the model (sent with Deny)';
@@ -251,9 +264,14 @@ export class DetailsPane {
     const p = el('p', `verdict ${v.passed ? 'verdict-pass' : 'verdict-fail'}`);
     const verdict = el('span', 'verdict-glyph');
     verdict.append(icon(v.passed ? 'pass' : 'error'), document.createTextNode(v.passed ? ' passed' : ' failed'));
-    p.append(verdict, document.createTextNode(v.reason ? ` — ${v.reason}` : ''));
+    p.append(verdict, document.createTextNode(v.reason ? ` — ${withoutCallIds(v.reason)}` : ''));
     s.append(p);
-    if (v.failedCallIds.length) s.append(el('p', 'muted', `Calls that failed verification: ${v.failedCallIds.join(', ')}`));
+    if (v.failedCallIds.length || withoutCallIds(v.reason) !== v.reason) {
+      const fold = technical();
+      fold.append(el('p', 'muted', `The verifier's words: ${v.reason}`));
+      if (v.failedCallIds.length) fold.append(el('p', 'muted', `Calls that failed verification: ${v.failedCallIds.join(', ')}`));
+      s.append(fold);
+    }
     renderProofChecks(s, step, { showCall: (callId) => this.revealCall(callId), openDiff: (path) => this.handlers.changes.open(step.id, path) });
   }
 
@@ -393,24 +411,23 @@ export class DetailsPane {
   private auditsSection(s: HTMLElement, step: StepState): void {
     const audits = step.audits.filter((a) => !CONTEXT_AUDITS.has(String(a.kind)));
     if (audits.length === 0) return;
-    const head = el('h3', 'details-label', 'Repair and failover audits ');
-    head.append(badge(String(audits.length)));
-    s.append(head);
+    const fold = technical(`Technical details: ${audits.length} repair and failover audit${audits.length === 1 ? '' : 's'}`);
+    s.append(fold);
     for (const audit of audits) {
       const kind = typeof audit.kind === 'string' ? humanize(audit.kind) : 'audit';
       const c = custom('vscode-collapsible', 'audit') as HTMLElement & { heading: string };
       c.heading = kind;
       c.append(this.longText(prettyValue(audit), 'pre code'));
-      s.append(c);
+      fold.append(c);
     }
   }
 
   private replansSection(s: HTMLElement, state: PlanState, step: StepState): void {
     const records = lineageReplans(state, step);
     if (records.length === 0) return;
-    s.append(el('h3', 'details-label', 'Replan history of this lineage'));
+    s.append(el('h3', 'details-label', 'What the replanner did'));
     const ol = el('ol', 'replan-list');
-    for (const record of records) ol.append(el('li', '', replanSummary(record)));
+    for (const record of records) ol.append(el('li', '', withoutCallIds(replanSummary(record))));
     s.append(ol);
   }
 
@@ -443,6 +460,13 @@ export class DetailsPane {
     wrap.append(block, more);
     return wrap;
   }
+}
+
+/** A closed "Technical details" disclosure: call ids, hashes and audits, for whoever needs them. */
+function technical(summary = 'Technical details'): HTMLDetailsElement {
+  const fold = el('details', 'technical');
+  fold.append(el('summary', '', summary));
+  return fold;
 }
 
 /** Changes whenever anything shown for the call changes. */

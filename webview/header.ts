@@ -7,15 +7,13 @@ import { runHasChanges } from './changesView';
 import type { PlanStore } from './store';
 
 // The run header: title, run status, elapsed time, tokens (when the provider reported usage),
-// Cancel while running, and, when two or more approvals are pending, "Approve all (N)" / "Deny all"
-// with the list of every call they would answer.
+// Cancel while running, Resume, the run's changes and its trace. The approval bar under it is
+// approvalBar.ts.
 
 export interface HeaderHandlers {
   cancel(source: HTMLButtonElement): void;
   /** Resume an interrupted run (docs/design.md, “Resuming a run”). */
   resume(source: HTMLButtonElement): void;
-  approveAll(source: HTMLButtonElement): void;
-  denyAll(source: HTMLButtonElement): void;
   openTrace(): void;
   /** The run's changes in a multi-file diff, and the revert of the whole run (docs/design.md, “Checkpoints and revert”). */
   reviewChanges(): void;
@@ -44,12 +42,6 @@ export class RunHeader {
   private readonly resume: HTMLButtonElement;
   private readonly reviewChanges: HTMLButtonElement;
   private readonly revertRun: HTMLButtonElement;
-  private readonly bulk = el('section', 'approvals-bar');
-  private readonly bulkTitle = el('h2', 'approvals-title');
-  private readonly bulkList = el('ul', 'approvals-list');
-  private readonly approveAll: HTMLButtonElement;
-  private readonly denyAll: HTMLButtonElement;
-  private bulkSig = '';
   private lastStatus = '';
 
   constructor(private readonly handlers: HeaderHandlers) {
@@ -77,16 +69,7 @@ export class RunHeader {
     const actions = el('div', 'run-actions');
     actions.append(this.cancel, this.resume, this.reviewChanges, this.revertRun, trace);
     row.append(titleBox, actions);
-    this.approveAll = button('Approve all', 'btn btn-primary', 'Approve all pending tool calls', (_ev, self) => this.handlers.approveAll(self));
-    this.denyAll = button('Deny all', 'btn btn-secondary', 'Deny all pending tool calls', (_ev, self) => this.handlers.denyAll(self));
-    const bulkHead = el('div', 'approvals-head');
-    const bulkButtons = el('div', 'approvals-buttons');
-    bulkButtons.append(this.approveAll, this.denyAll);
-    bulkHead.append(this.bulkTitle, bulkButtons);
-    this.bulk.setAttribute('aria-label', 'Pending approvals');
-    this.bulk.append(bulkHead, this.bulkList);
-    this.bulk.hidden = true;
-    this.root.append(row, this.bulk, this.announcer);
+    this.root.append(row, this.announcer);
   }
 
   update(store: PlanStore, now: number): void {
@@ -125,7 +108,6 @@ export class RunHeader {
     this.reviewChanges.hidden = !changed.any;
     this.revertRun.hidden = !changed.active || running || interrupted;
     this.tick(store, now);
-    this.updateBulk(store);
   }
 
   /** Elapsed time only (called every second while running). */
@@ -137,32 +119,5 @@ export class RunHeader {
     // A live run ticks with the clock; a finished one, or a trace that stopped mid-run, stops at its last event.
     const end = s.status === 'running' && store.live ? Math.max(now, s.startedAt) : (s.finishedAt ?? store.lastEventTime ?? s.startedAt);
     setText(this.elapsedText, formatElapsed(end - s.startedAt));
-  }
-
-  private updateBulk(store: PlanStore): void {
-    const open = store.openApprovals();
-    const sig = open.map((a) => a.requestId).join('|');
-    if (sig === this.bulkSig) return;
-    this.bulkSig = sig;
-    this.bulk.hidden = open.length < 2;
-    if (open.length < 2) return;
-    setText(this.bulkTitle, `${open.length} tool calls await approval`);
-    setText(this.approveAll, `Approve all (${open.length})`);
-    this.approveAll.setAttribute('aria-label', `Approve all ${open.length} pending tool calls`);
-    this.approveAll.disabled = this.denyAll.disabled = false;
-    this.bulkList.replaceChildren(
-      ...open.map((a) => {
-        const li = el('li', 'approvals-item');
-        const args = el('code', 'approvals-args', oneLine(a.argumentsJson, 140));
-        args.title = a.argumentsJson;
-        li.append(
-          el('span', 'approvals-step', a.stepId),
-          el('span', 'approvals-tool', a.toolName),
-          args,
-          el('span', `approvals-gate ${a.required ? 'required' : 'optional'}`, a.required ? 'required' : 'optional'),
-        );
-        return li;
-      }),
-    );
   }
 }

@@ -1,6 +1,7 @@
 import type { StepStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { button, el, setAttr, setText } from './dom';
+import { approvalLabel, approvalSubject } from './approvalText';
 import { icon, setIcon } from './icons';
 import { setProofBadge } from './proofChecks';
 import type { StepView } from './stepView';
@@ -40,7 +41,8 @@ function newSkeleton(): HTMLDivElement {
   const head = el('div', 'node-head');
   const glyph = el('span', 'node-glyph');
   glyph.setAttribute('aria-hidden', 'true');
-  head.append(glyph, el('span', 'node-id'));
+  // The description for zoomed-out tiles (CSS shows it only there; the detail parts have their own).
+  head.append(glyph, el('span', 'node-id'), el('span', 'node-label'));
   root.append(head);
   slot.append(root);
   return slot;
@@ -51,6 +53,7 @@ export class NodeView {
   readonly root: HTMLDivElement;
   private readonly head: HTMLDivElement;
   private readonly glyph: HTMLSpanElement;
+  private readonly label: HTMLSpanElement;
   private detail: DetailParts | undefined;
   private actions: HTMLDivElement | undefined;
   private view: StepView | undefined;
@@ -70,6 +73,7 @@ export class NodeView {
     this.head = this.root.firstElementChild as HTMLDivElement;
     this.glyph = this.head.firstElementChild as HTMLSpanElement;
     (this.glyph.nextElementSibling as HTMLSpanElement).textContent = id;
+    this.label = this.head.lastElementChild as HTMLSpanElement;
     if (withDetail) this.addDetail();
   }
 
@@ -105,6 +109,7 @@ export class NodeView {
     setAttr(this.glyph, 'title', view.statusLabel);
     // Full text on hover, also when zoomed out (only the head is visible then).
     setAttr(this.head, 'title', view.description);
+    setText(this.label, view.description);
     this.status = view.status;
     if (this.detail) this.updateDetail(view);
     const actionSig = `${view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|')}#${view.retry}`;
@@ -173,8 +178,9 @@ export class NodeView {
         this.handlers.deny(a, self),
       );
       approve.disabled = deny.disabled = first.sent !== undefined;
-      const label = el('span', 'action-label', a.toolName);
-      label.title = a.reason || a.toolName;
+      // The command line or the file, not only the tool's name.
+      const label = el('span', 'action-label', approvalLabel(a));
+      label.title = `${a.toolName}: ${approvalSubject(a).text}`;
       items.push(label, approve, deny);
       if (view.approvals.length > 1) items.push(el('span', 'action-more', `+${view.approvals.length - 1} more`));
     }

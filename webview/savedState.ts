@@ -10,6 +10,8 @@ export const PanelSavedStateSchema = z.object({
   view: z.object({ k: z.number().finite(), x: z.number().finite(), y: z.number().finite() }).optional(),
   /** True while the view follows the graph (fit on every layout); false once the user zoomed or panned. */
   autoFit: z.boolean().optional(),
+  /** The plan view the person chose (graph or list); absent: the default for the panel's size. */
+  planView: z.enum(['graph', 'list']).optional(),
 });
 export type PanelSavedState = z.infer<typeof PanelSavedStateSchema>;
 

@@ -1,5 +1,6 @@
 import type { PlanState, ReplanRecord, StepState, StepStatus, ToolCallRecord, ToolCallStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
+import { approvalLabel, callLabel } from './approvalText';
 import { stepTokensTag } from './contextView';
 import { humanize, mcpLabel, mcpOrigin, oneLine } from './format';
 import type { ProofVerdict } from '../src/core/plan/events';
@@ -172,11 +173,11 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
     const targets = step.replacedBy?.newStepIds ?? [];
     meta = `${replacedLabel(state, step)}${targets.length ? ` → ${targets.slice(0, 3).join(', ')}${targets.length > 3 ? '…' : ''}` : ''}`;
   } else if (step.status === 'blocked') meta = blockedLabel(state, step);
-  else if (mine.length > 0) meta = `awaiting approval: ${mine.map((a) => a.toolName).join(', ')}`;
+  else if (mine.length > 0) meta = `awaiting approval: ${mine.map((a) => approvalLabel(a)).join(', ')}`;
   else if (step.status === 'failed') meta = endLabel(step);
   else if (step.status === 'in_progress' && step.toolCalls.length > 0) {
     const last = step.toolCalls[step.toolCalls.length - 1];
-    meta = `${last.status === 'pending' ? 'running' : 'last'}: ${last.name}`;
+    meta = `${last.status === 'pending' ? 'running' : 'last'}: ${callLabel(last)}`;
   }
   const { chips, more } = pickChips(step.toolCalls);
   const statusLabel = STATUS_LABEL[step.status];

@@ -5,8 +5,11 @@ import { ensureVisible, fitTransform, IDENTITY, panBy, transformCss, zoomAt, typ
 // zooms or pans) every new layout is fitted to the view. Below LOD_ZOOM the nodes' small text is
 // hidden (unreadable anyway), which also keeps style and layout of big plans cheap.
 
-/** Below this zoom, nodes show only their status and id. */
-export const LOD_ZOOM = 0.45;
+/**
+ * Below this zoom, nodes show their status, id and step text in large type instead of their detail
+ * parts: at 0.6 the detail text is about 8 px on screen, the large text still about 14 px.
+ */
+export const LOD_ZOOM = 0.6;
 
 export class ViewportControl {
   private t: ViewTransform = IDENTITY;
@@ -20,7 +23,7 @@ export class ViewportControl {
     private readonly viewport: HTMLElement,
     private readonly world: HTMLElement,
     private readonly changed: () => void,
-    /** Called when the zoom crosses LOD_ZOOM (`low`: nodes show only their status and id). */
+    /** Called when the zoom crosses LOD_ZOOM (`low`: nodes show their status, id and text in large type). */
     private readonly lodChanged: (low: boolean) => void = () => undefined,
   ) {
     viewport.addEventListener('wheel', (ev) => this.onWheel(ev), { passive: false });

@@ -257,12 +257,29 @@ export class DagPanel implements vscode.Disposable {
       case 'run/openTrace':
         void this.actions.openTrace(this.source).catch((error: unknown) => this.notice('error', `Could not open the trace: ${(error as Error).message}`));
         return;
+      case 'endpoint/setApiKey':
+        this.runCommand('cortex.setApiKey');
+        return;
+      case 'endpoint/openSettings':
+        this.runCommand('workbench.action.openSettings', 'cortex.llm');
+        return;
+      case 'run/retry':
+        // cortex.retryRun starts the run's task again (registered by the extension's activation).
+        this.runCommand('cortex.retryRun', { runId: message.runId });
+        return;
       case 'changes/open':
       case 'changes/review':
       case 'changes/revert':
         this.onChangeAction(message);
         return;
     }
+  }
+
+  /** Runs a VS Code command for a panel button; a failure becomes a notice in the panel. */
+  private runCommand(command: string, ...args: unknown[]): void {
+    void Promise.resolve(vscode.commands.executeCommand(command, ...args)).catch((error: unknown) =>
+      this.notice('error', `Cortex could not do that (${command}): ${(error as Error).message}`),
+    );
   }
 
   /** A change button (docs/design.md, “Checkpoints and revert”): the host opens the diff, the review, or asks before reverting. */

@@ -62,6 +62,10 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run/resume'), runId: Id }).strict(),
   z.object({ type: z.literal('step/retry'), runId: Id, stepId: Id }).strict(),
   z.object({ type: z.literal('run/openTrace') }).strict(),
+  // The fixes for a run that ended on an endpoint error: store a key, open the cortex.llm settings, run the task again.
+  z.object({ type: z.literal('endpoint/setApiKey') }).strict(),
+  z.object({ type: z.literal('endpoint/openSettings') }).strict(),
+  z.object({ type: z.literal('run/retry'), runId: Id }).strict(),
   // Reviewing and reverting changes (docs/design.md, “Checkpoints and revert”); without stepId: the whole run.
   z.object({ type: z.literal('changes/open'), runId: Id, stepId: Id.optional(), path: ChangedPath }).strict(),
   z.object({ type: z.literal('changes/review'), runId: Id, stepId: Id.optional() }).strict(),

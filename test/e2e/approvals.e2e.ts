@@ -153,7 +153,7 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     await screenshot(page, 'e2e-replanned-blocked');
 
     // Clicking the blocked step shows its pending call with the arguments the model sent.
-    await panel.node('Write the build report (attempt 2)').locator('.node-desc').click();
+    await panel.node('Write the build report (attempt 2)').click();
     const details = panel.frame.locator('aside.details');
     await details.getByText('Write the build report (attempt 2)').first().waitFor({ state: 'visible' });
     const pendingCall = details.locator('.call-pending').first();
@@ -190,7 +190,7 @@ describe('e2e: approvals, replanning and blocked steps', function () {
     await panel.waitForStatus('Clean the build output', 'completed');
     assert.equal(toldDenied, true, 'the model got a tool message saying the call was denied');
     assert.equal(readFileSync(join(workspace, 'build', 'keep.txt'), 'utf8'), 'keep me\n', 'the denied command did not run');
-    await panel.node('Clean the build output').locator('.node-desc').click();
+    await panel.node('Clean the build output').click();
     await panel.frame.locator('aside.details .call-rejected').first().waitFor({ state: 'attached' });
     await screenshot(page, 'e2e-denied');
   });

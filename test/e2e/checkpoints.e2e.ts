@@ -44,7 +44,7 @@ describe('e2e: checkpoints — review and revert a step', function () {
     assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'line one\nline two, revised\n');
 
     // The step's details list what it changed, with line counts.
-    await panel.node(STEP).locator('.node-desc').click();
+    await panel.node(STEP).click();
     const details = panel.frame.locator('aside.details');
     const changes = details.locator('.details-changes');
     await changes.locator('.change-list').waitFor({ state: 'visible' });

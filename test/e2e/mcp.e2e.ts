@@ -88,7 +88,7 @@ describe('e2e: MCP servers', function () {
     // The chip names server and tool; the details show the server, the annotations and the raw result.
     const chip = panel.node(STEP).locator('.chip-label', { hasText: 'everything › get-sum' });
     await chip.waitFor({ state: 'visible' });
-    await panel.node(STEP).locator('.node-desc').click();
+    await panel.node(STEP).click();
     const details = panel.frame.locator('aside.details');
     const callEntry = details.locator('.call-success').nth(1);
     await callEntry.waitFor({ state: 'attached' });

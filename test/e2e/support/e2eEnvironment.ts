@@ -140,7 +140,8 @@ export interface PanelHandle {
 
 export async function cortexPanel(page: Page): Promise<PanelHandle> {
   const frame = await findPanelFrame(page, 60_000);
-  const node = (text: string | RegExp) => frame.locator('.node', { has: frame.locator('.node-desc', { hasText: text }) }).first();
+  // .node-label holds the step's text at every zoom (large when zoomed out, hidden beside the detail parts).
+  const node = (text: string | RegExp) => frame.locator('.node', { has: frame.locator('.node-label', { hasText: text }) }).first();
   return {
     frame,
     node,

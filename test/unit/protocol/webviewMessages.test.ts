@@ -15,6 +15,9 @@ describe('webview → host messages are validated before anything acts on them',
       { type: 'run/cancel', runId: 'r1' },
       { type: 'step/retry', runId: 'r1', stepId: 's2' },
       { type: 'run/openTrace' },
+      { type: 'endpoint/setApiKey' },
+      { type: 'endpoint/openSettings' },
+      { type: 'run/retry', runId: 'r1' },
     ]) {
       const parsed = parseWebviewMessage(message);
       assert.ok(parsed.ok, JSON.stringify(parsed));
@@ -31,6 +34,8 @@ describe('webview → host messages are validated before anything acts on them',
     ['a decision other than approve/deny', { ...answer, decision: 'maybe' }, /decision/],
     ['an answer without the replyTo its reply will quote', { ...answer, replyTo: undefined }, /replyTo/],
     ['an empty replyTo', { ...answer, replyTo: '' }, /replyTo/],
+    ['a retry without its run', { type: 'run/retry' }, /runId/],
+    ['a settings button that names a setting of its own', { type: 'endpoint/openSettings', query: 'security' }, /query|Unrecognized/i],
     ['a negative seq', { type: 'webview/resync', runId: 'r1', fromSeq: -5 }, /fromSeq/],
     ['feedback over 4,000 characters', { ...answer, decision: 'deny', feedback: 'x'.repeat(4001) }, /feedback/],
     ['not an object', 'approve', /expected object|Invalid input/i],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { parseWebviewMessage } from '../../../src/protocol/messages';
 import { DEMO_RUN_ID, demoPlan } from '../../support/plans/demoPlan';
 import { EventStamper, syntheticPlanEvents } from '../../support/plans/syntheticPlan';
-import { answerAll, approvalAnswer, cancelRun, MAX_FEEDBACK_CHARS, retryStep } from '../../../webview/actions';
+import { answerAll, approvalAnswer, cancelRun, endpointFixMessage, MAX_FEEDBACK_CHARS, retryStep } from '../../../webview/actions';
 import { handleHostMessage } from '../../../webview/messageHandler';
 import { readSavedState, readyMessage } from '../../../webview/savedState';
 import { PlanStore } from '../../../webview/store';
@@ -15,6 +15,19 @@ function demoStore(): PlanStore {
 }
 
 describe('webview message handling', () => {
+  it('turns the endpoint-error buttons into valid messages; Retry names the run', () => {
+    const store = demoStore();
+    const sent = (['setApiKey', 'openSettings', 'retry'] as const).map((fix) => endpointFixMessage(store, fix));
+    assert.deepEqual(sent, [{ type: 'endpoint/setApiKey' }, { type: 'endpoint/openSettings' }, { type: 'run/retry', runId: DEMO_RUN_ID }]);
+    for (const message of sent) assert.ok(parseWebviewMessage(message).ok, JSON.stringify(message));
+    assert.equal(endpointFixMessage(new PlanStore(), 'retry'), undefined, 'no run, nothing to retry');
+  });
+
+  it('keeps the plan view the person chose across a reload, and ignores a view it does not know', () => {
+    assert.equal(readSavedState({ runId: 'r', planView: 'list' }).planView, 'list');
+    assert.deepEqual(readSavedState({ runId: 'r', planView: 'table' }), {}, 'a malformed saved state is dropped whole');
+  });
+
   it('drops invalid host messages with a reason and changes nothing', () => {
     const store = new PlanStore();
     for (const raw of [

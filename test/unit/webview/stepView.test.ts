@@ -70,7 +70,7 @@ describe('webview step view', () => {
     assert.equal(view.approvals.length, 1);
     assert.equal(view.approvals[0].approval.callId, 'call_e2');
     assert.equal(view.approvals[0].sent, 'approve');
-    assert.equal(view.meta, 'awaiting approval: run_command');
+    assert.equal(view.meta, 'awaiting approval: npm test -- --grep "cli flags"');
     assert.match(view.ariaLabel, /1 approval pending$/);
   });
 
