@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanNpmEnvironment, node24Path } from '../../scripts/ensureCodeServer.mjs';
 
@@ -23,5 +24,17 @@ describe('toolchain', () => {
     assert.equal(env.HOME, '/home/u');
     assert.ok(env.PATH!.startsWith(`${join(node24Path(), '..')}:`), `Node 24 first on PATH: ${env.PATH}`);
     assert.ok(env.npm_config_nodedir, 'native addons are built against Node 24 headers');
+  });
+});
+
+describe('npm scripts and stop signals', () => {
+  // npm runs a script as `sh -c LINE` and, when it is stopped (Ctrl-C, SIGTERM from CI), signals
+  // only that shell: a shell that waits on its program dies and leaves the program running. With
+  // `exec` the shell becomes the program (scripts/node24.sh execs Node in turn), so the signal
+  // reaches it, and test.mjs and bench.mjs pass it on to their stage's process group.
+  it('every npm script runs its program with exec', () => {
+    const scripts = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const without = Object.entries(scripts).filter(([, line]) => !line.startsWith('exec '));
+    assert.deepEqual(without, []);
   });
 });
