@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { main } from '../../src/cli/main';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { error, json, message, route, sequence } from '../support/scriptedReplies';
 import type { Reply } from '../support/scriptedServer';
+import { runCliInProcess } from '../support/inProcessCli';
 import { useScriptedServer } from '../support/useScriptedServer';
 
 // Rate limits and quota through `cortex run` against the scripted endpoint (docs/design.md, “LLM requests:
@@ -13,19 +12,7 @@ import { useScriptedServer } from '../support/useScriptedServer';
 // own "retry in N s" words) within cortex.llm.maxRetries and says so while it waits; an account
 // out of quota is not retried and ends the run with exit 3.
 
-async function cli(argv: string[]) {
-  const collect = () => {
-    const stream = new PassThrough();
-    let text = '';
-    stream.on('data', (d) => (text += String(d)));
-    return { stream, text: () => text };
-  };
-  const stdout = collect();
-  const stderr = collect();
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream as never, stderr: stderr.stream as never, stdin: stdin as never, cwd: process.cwd(), env: {} });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
-}
+const cli = (argv: string[]) => runCliInProcess(argv);
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 

@@ -1,30 +1,17 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { main } from '../../src/cli/main';
 import { REASONING_KEEP_CHARS } from '../../src/core/llm/reasoningText';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence } from '../support/scriptedReplies';
+import { runCliInProcess } from '../support/inProcessCli';
 import { useScriptedServer } from '../support/useScriptedServer';
 
 // Reasoning text (`reasoning_content` of DeepSeek/Qwen/xAI, `reasoning` of OpenRouter/vLLM/Ollama)
 // through `cortex run`: kept per model turn in the trace's llm_request (capped), never sent back.
 
-async function cli(argv: string[]) {
-  const collect = () => {
-    const stream = new PassThrough();
-    let text = '';
-    stream.on('data', (d) => (text += String(d)));
-    return { stream, text: () => text };
-  };
-  const stdout = collect();
-  const stderr = collect();
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream as never, stderr: stderr.stream as never, stdin: stdin as never, cwd: process.cwd(), env: {} });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
-}
+const cli = (argv: string[]) => runCliInProcess(argv);
 
 describe('cortex CLI: reasoning text', function () {
   this.timeout(30_000);

@@ -1,31 +1,18 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { main } from '../../src/cli/main';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { json, lastAssistant, message, route, toolMessages } from '../support/scriptedReplies';
 import type { ScriptedRequest } from '../support/scriptedServer';
+import { runCliInProcess } from '../support/inProcessCli';
 import { useScriptedServer } from '../support/useScriptedServer';
 
 // Tool calls a local model writes into its text (cortex.llm.textToolCalls) through `cortex run`
 // against the scripted endpoint, streamed in small fragments: read and run through the normal
 // pipeline when complete and naming offered tools, marked source "text"; otherwise the text is the answer.
 
-async function cli(argv: string[]) {
-  const collect = () => {
-    const stream = new PassThrough();
-    let text = '';
-    stream.on('data', (d) => (text += String(d)));
-    return { stream, text: () => text };
-  };
-  const stdout = collect();
-  const stderr = collect();
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream as never, stderr: stderr.stream as never, stdin: stdin as never, cwd: process.cwd(), env: {} });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
-}
+const cli = (argv: string[]) => runCliInProcess(argv);
 
 describe('cortex CLI: tool calls written as text', function () {
   this.timeout(30_000);

@@ -3,29 +3,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { main } from '../../src/cli/main';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
+import { runCliInProcess } from '../support/inProcessCli';
 import { useScriptedServer } from '../support/useScriptedServer';
 
 // A gateway that drops the request's tools (as some provider transforms do), played by a real
 // local HTTP proxy in front of the scripted endpoint: the model, seeing no tools, says it cannot
 // read files; the run says once that the endpoint may not support tool calling.
 
-async function cli(argv: string[]) {
-  const collect = () => {
-    const stream = new PassThrough();
-    let text = '';
-    stream.on('data', (d) => (text += String(d)));
-    return { stream, text: () => text };
-  };
-  const stdout = collect();
-  const stderr = collect();
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream as never, stderr: stderr.stream as never, stdin: stdin as never, cwd: process.cwd(), env: {} });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
-}
+const cli = (argv: string[]) => runCliInProcess(argv);
 
 /** A proxy to `target` that removes `tools` and `tool_choice` from every JSON body it forwards. */
 async function toolDroppingProxy(target: string): Promise<{ baseUrl: string; close: () => Promise<void> }> {
