@@ -3,7 +3,7 @@ import type { NewRunEvent, RunEvent } from '../../../src/core/plan/events';
 import { foldEvents } from '../../../src/core/plan/reducer';
 import { approvalLabel, approvalReasonText, approvalSubject, callLabel } from '../../../webview/approvalText';
 import { endpointFixes } from '../../../webview/endpointFixes';
-import { reasonInWords, runFailureSummary, stepFailureSentence } from '../../../webview/failureText';
+import { reasonInWords, runFailureSummary, stepFailureSentence } from '../../../src/core/plan/failureText';
 import { LIST_DEFAULT_STEPS, planRow } from '../../../webview/planList';
 import { stepView } from '../../../webview/stepView';
 import { demoPlan } from '../../support/plans/demoPlan';
