@@ -109,7 +109,8 @@ describe('cortex CLI', function () {
     const trace = join(ws, '..', `${Date.now()}-words.jsonl`);
     const denied = await cli(['run', '--workspace', ws, '--config', config, '--trace', trace, '--approve', 'none', 'say hi']);
     assert.equal(denied.code, 1);
-    const sentence = '2 of 2 steps did not complete. Run echo was blocked: a required approval was denied; the step is blocked until it is retried. One step after it did not run: Summarise.';
+    const sentence =
+      '2 of 2 steps did not complete. Run echo was blocked: a required approval was denied; the step is blocked until it is retried. One step after it did not run: Summarise.';
     const summary = denied.stderr.split('\n').find((line) => line.startsWith('run failed'));
     assert.equal(summary, `run failed: ${sentence}`, denied.stderr);
     const finished = readTrace(trace).events.find((e) => e.type === 'run_finished');

@@ -94,7 +94,7 @@ describe('the run cannot write its own trace, lock or checkpoints', function () 
         executor: (req) => {
           const messages: Array<{ role: string }> = Array.isArray(req.body?.messages) ? req.body.messages : [];
           const done = messages.filter((m) => m.role === 'tool').length;
-          return done < attempts.length ? toolCalls(call('run_command', { command: attempts[done]! })) : message('tried');
+          return done < attempts.length ? toolCalls(call('run_command', { command: attempts[done] })) : message('tried');
         },
         aggregator: message('done'),
       }),
@@ -108,7 +108,7 @@ describe('the run cannot write its own trace, lock or checkpoints', function () 
     const outputs = events.flatMap((e) => (e.type === 'tool_call_completed' ? [`${e.status} ${JSON.stringify(e)}`] : []));
     assert.equal(outputs.length, attempts.length);
     for (const output of outputs.slice(0, 4)) assert.match(output, /^error .*Read-only file system/, output);
-    assert.match(outputs[4]!, /^success /, 'an ordinary command still writes the workspace');
+    assert.match(outputs[4], /^success /, 'an ordinary command still writes the workspace');
     assert.equal(readFileSync(join(ws, 'made.txt'), 'utf8'), 'made\n');
     assert.ok(!existsSync(join(ws, 'run.jsonl.checkpoints/forged')));
     assert.ok(readdirSync(join(ws, 'run.jsonl.checkpoints')).length > 0, 'the checkpoints were kept');

@@ -228,7 +228,12 @@ describe('sandbox layout and choice', () => {
   });
 
   it("binds the run's own files read-only after the workspace, and only those that exist inside it", () => {
-    const args = bubblewrapArgs({ workspace: '/tmp/ws', cwd: '/tmp/ws', readOnly: ['/tmp/ws/logs/run.jsonl', '/tmp/ws/run.jsonl.checkpoints'], network: false });
+    const args = bubblewrapArgs({
+      workspace: '/tmp/ws',
+      cwd: '/tmp/ws',
+      readOnly: ['/tmp/ws/logs/run.jsonl', '/tmp/ws/run.jsonl.checkpoints'],
+      network: false,
+    });
     assert.deepEqual(args.slice(args.indexOf('--tmpfs'), args.indexOf('--unshare-all')), [
       '--tmpfs',
       '/tmp',

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import type { NewRunEvent } from '../../../src/core/plan/events';
+import { createPlanState } from '../../../src/core/plan/reducer';
+import { toSnapshot } from '../../../src/core/plan/snapshot';
 import { noteRateLimitEvent, rateLimitCountdown, type RateLimitWait } from '../../../webview/rateLimitWait';
 import { PlanStore } from '../../../webview/store';
 import { EventStamper, syntheticPlanEvents } from '../../support/plans/syntheticPlan';
@@ -58,7 +60,10 @@ describe('rate-limit countdown', () => {
     const before = waits;
     assert.equal(noteRateLimitEvent(waits, stamper.stamp(request('s1', 'planner'))), before, 'another purpose leaves it');
     assert.equal(noteRateLimitEvent(waits, stamper.stamp({ type: 'step_note', stepId: 's1', note: 'x' })), before);
-    assert.deepEqual(noteRateLimitEvent(waits, stamper.stamp({ type: 'run_finished', status: 'failed', error: 'x' })), []);
+    assert.deepEqual(
+      noteRateLimitEvent(waits, stamper.stamp({ type: 'run_finished', status: 'failed', error: 'x', plan: toSnapshot(createPlanState('run-1')) })),
+      [],
+    );
   });
 
   it('a later wait of the same request replaces the earlier one; malformed data adds nothing', () => {
@@ -67,8 +72,8 @@ describe('rate-limit countdown', () => {
     const again = stamper.stamp(retryLog(8_000, { retry: 2 }));
     waits = noteRateLimitEvent(waits, again);
     assert.equal(waits.length, 1);
-    assert.equal(waits[0]!.until, again.time + 8_000);
-    assert.equal(waits[0]!.retry, 2);
+    assert.equal(waits[0].until, again.time + 8_000);
+    assert.equal(waits[0].retry, 2);
     for (const bad of ['20', -1, Number.NaN, undefined]) assert.equal(noteRateLimitEvent(waits, stamper.stamp(retryLog(bad))), waits, String(bad));
     const plainWarning = stamper.stamp({ type: 'log', level: 'warn', message: 'something else', data: { delayMs: 1000 } });
     assert.equal(noteRateLimitEvent(waits, plainWarning), waits);
