@@ -65,7 +65,7 @@ function ownCause(step: StepState): string {
     const times = cut.length === 1 ? '' : cut.length === 2 ? ' twice' : ` ${cut.length} times`;
     return `the model's reply was cut off${times} while writing ${cutOffTarget(cut[cut.length - 1])}`;
   }
-  if (step.verdict && !step.verdict.passed && step.verdict.reason) return lowerFirst(withoutCallIds(step.verdict.reason).replace(/[\s.]+$/, ''));
+  if (step.verdict && !step.verdict.passed && step.verdict.reason) return lowerFirst(codesInWords(withoutCallIds(step.verdict.reason)).replace(/[\s.]+$/, ''));
   if (step.endReason && !REPLANNER_ENDS.has(step.endReason)) return reasonInWords(step.endReason);
   return '';
 }
@@ -73,6 +73,13 @@ function ownCause(step: StepState): string {
 /** "write_file (call_17_0, pending)" → "write_file (pending)": ids mean nothing to a reader (they stay under "Technical details"). */
 export function withoutCallIds(text: string): string {
   return text.replace(/\((?:call|toolu|fc)[_-][\w-]+,\s*/g, '(').replace(/\s*\((?:call|toolu|fc)[_-][\w-]+\)/g, '');
+}
+
+/** "…ended because llm_error" → "…ended because the model endpoint returned an error"; "(all_tool_calls_failed)" dropped. */
+function codesInWords(text: string): string {
+  return text
+    .replace(/\bbecause ([a-z]+(?:_[a-z]+)+)(?=$|[;.,])/g, (_all, code: string) => `because ${reasonInWords(code)}`)
+    .replace(/ \([a-z]+(?:_[a-z]+)+\)/g, '');
 }
 
 function lowerFirst(text: string): string {
