@@ -1,7 +1,7 @@
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalReasonText, approvalSubject } from './approvalText';
 import { button, el } from './dom';
-import { stepName } from './failureText';
+import { stepName } from '../src/core/plan/failureText';
 import type { PlanStore } from './store';
 
 // The sticky approval bar under the run header: shown whenever one or more tool calls wait, at any

@@ -3,7 +3,7 @@ import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalDiff, changesSignature, renderStepChanges, type ChangesHandlers } from './changesView';
 import { stepContextView } from './contextView';
 import { approvalReasonText, approvalSubject } from './approvalText';
-import { stepFailureSentence, withoutCallIds } from './failureText';
+import { stepFailureSentence, withoutCallIds } from '../src/core/plan/failureText';
 import { renderProofChecks } from './proofChecks';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';

@@ -4,11 +4,12 @@ import { formatCost, usageText } from '../src/core/usage/formatUsage';
 import { formatElapsed, formatTokens, oneLine } from './format';
 import { icon, RUN_STATUS_ICON, setIcon } from './icons';
 import { runHasChanges } from './changesView';
+import { rateLimitCountdown } from './rateLimitWait';
 import type { PlanStore } from './store';
 
 // The run header: title, run status, elapsed time, tokens (when the provider reported usage),
-// Cancel while running, Resume, the run's changes and its trace. The approval bar under it is
-// approvalBar.ts.
+// Cancel while running, Resume, the run's changes and its trace; while a rate-limited request
+// waits for its retry, a countdown under them. The approval bar under it is approvalBar.ts.
 
 export interface HeaderHandlers {
   cancel(source: HTMLButtonElement): void;
@@ -43,6 +44,9 @@ export class RunHeader {
   private readonly reviewChanges: HTMLButtonElement;
   private readonly revertRun: HTMLButtonElement;
   private lastStatus = '';
+  /** The rate-limit countdown; a timer role, so screen readers are not told every second. */
+  private readonly rateLimit = el('div', 'rate-limit-wait');
+  private readonly rateLimitText = el('span', 'rate-limit-wait-text');
 
   constructor(private readonly handlers: HeaderHandlers) {
     this.root = el('header', 'run-header');
@@ -69,7 +73,10 @@ export class RunHeader {
     const actions = el('div', 'run-actions');
     actions.append(this.cancel, this.resume, this.reviewChanges, this.revertRun, trace);
     row.append(titleBox, actions);
-    this.root.append(row, this.announcer);
+    this.rateLimit.setAttribute('role', 'timer');
+    this.rateLimit.append(icon('watch', 'rate-limit-wait-icon'), this.rateLimitText);
+    this.rateLimit.hidden = true;
+    this.root.append(row, this.rateLimit, this.announcer);
   }
 
   update(store: PlanStore, now: number): void {
@@ -110,9 +117,12 @@ export class RunHeader {
     this.tick(store, now);
   }
 
-  /** Elapsed time only (called every second while running). */
+  /** Elapsed time and the rate-limit countdown only (called every second while running). */
   tick(store: PlanStore, now: number): void {
     const s = store.state;
+    const wait = rateLimitCountdown(store.rateLimitWaits, now, s.status === 'running' && store.live);
+    if (this.rateLimit.hidden !== !wait) this.rateLimit.hidden = !wait;
+    if (wait) setText(this.rateLimitText, wait.text);
     const hide = s.startedAt === undefined;
     if (this.elapsed.hidden !== hide) this.elapsed.hidden = hide;
     if (s.startedAt === undefined) return;

@@ -1,6 +1,6 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { approvalLabel, callLabel } from './approvalText';
-import { stepFailureSentence } from './failureText';
+import { stepFailureSentence } from '../src/core/plan/failureText';
 import { oneLine } from './format';
 import { CALL_STATUS_LABEL, type StepView } from './stepView';
 

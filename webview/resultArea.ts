@@ -1,7 +1,7 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { button, el } from './dom';
 import { endpointFixes, type EndpointFix } from './endpointFixes';
-import { runFailureSummary } from './failureText';
+import { runFailureSummary } from '../src/core/plan/failureText';
 
 // The run's outcome above the plan: the final answer, or what went wrong in words (the steps that
 // did not complete, by their descriptions), with the buttons that fix it: Open details for the

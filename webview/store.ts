@@ -2,6 +2,7 @@ import { pendingApprovals } from '../src/core/plan/approvalState';
 import type { RunEvent } from '../src/core/plan/events';
 import type { PlanState } from '../src/core/plan/planTypes';
 import { applyEvent, createPlanState } from '../src/core/plan/reducer';
+import { noteRateLimitEvent, type RateLimitWait } from './rateLimitWait';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 
 // The webview's model: the same events folded by the same reducer as the host (approvals included),
@@ -64,6 +65,8 @@ export class PlanStore {
   resumeRequested = false;
   /** Time of the newest event folded (the end of the elapsed clock for a run that is not live). */
   lastEventTime: number | undefined;
+  /** Rate-limited requests waiting for their retry (counted down in the header). */
+  rateLimitWaits: readonly RateLimitWait[] = [];
   private changes: ChangeSet = { ...emptyChanges(), reset: true };
   private requestedResyncFrom: number | undefined;
 
@@ -75,7 +78,11 @@ export class PlanStore {
   reset(runId: string, live: boolean, events: readonly RunEvent[], resumable = false): void {
     const sameRun = runId === this.runId;
     this.state = createPlanState(runId);
-    for (const event of events) applyEvent(this.state, event);
+    this.rateLimitWaits = [];
+    for (const event of events) {
+      applyEvent(this.state, event);
+      this.rateLimitWaits = noteRateLimitEvent(this.rateLimitWaits, event);
+    }
     this.lastEventTime = events.length ? events[events.length - 1].time : undefined;
     this.state.runId ||= runId;
     this.runId = runId;
@@ -235,6 +242,9 @@ export class PlanStore {
     this.lastEventTime = event.time;
     const c = this.changes;
     c.events++;
+    const waits = this.rateLimitWaits;
+    this.rateLimitWaits = noteRateLimitEvent(waits, event);
+    if (this.rateLimitWaits !== waits) c.run = true;
     if (this.state.structureVersion !== version) c.structure = true;
     if ('stepId' in event && typeof event.stepId === 'string') c.steps.add(event.stepId);
     // A revert changes the steps it names and the run's buttons (docs/design.md, “Checkpoints and revert”).

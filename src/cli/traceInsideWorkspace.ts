@@ -11,6 +11,6 @@ export function warnIfTraceInsideWorkspace(stderr: NodeJS.WritableStream, worksp
   if (inside.length === 0) return;
   printLine(
     stderr,
-    `cortex: warning: ${inside.join(' and ')} ${inside.length > 1 ? 'are' : 'is'} inside the workspace; the run's tools may not write ${inside.length > 1 ? 'them' : 'it'} (protected for the run), but an approved command or another program can, and revert and resume trust what is there: keep traces outside the workspace`,
+    `cortex: warning: ${inside.join(' and ')} ${inside.length > 1 ? 'are' : 'is'} inside the workspace; the run's tools may not write ${inside.length > 1 ? 'them' : 'it'} (protected for the run; a command sees ${inside.length > 1 ? 'them' : 'it'} read-only in the sandbox, but an approved command run without the sandbox can write ${inside.length > 1 ? 'them' : 'it'}), another program can, and revert and resume trust what is there: keep traces outside the workspace`,
   );
 }

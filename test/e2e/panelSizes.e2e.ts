@@ -4,19 +4,20 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedRequest } from '../support/scriptedServer';
-import { ARTIFACTS, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, type E2eEnvironment } from './support/e2eEnvironment';
+import { ARTIFACTS, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
-import { EXTENSION_ID, waitForNotification } from './support/workbench';
+import { answerInput, EXTENSION_ID, waitForNotification } from './support/workbench';
 
-// The panel at the sizes it really gets: 460 px (beside an open
-// file) and 1280 px, in the dark and the light theme. What a person must see without zooming or
+// The panel at the sizes it really gets: 460 and 626 px (beside an open file or the walkthrough),
+// 900 and 1280 px, in the dark, the light and the high-contrast theme. What a person must see without zooming or
 // scrolling sideways: every step's text after a 10-step run, the command of a single waiting
-// approval with Approve and Deny, a failed step in a sentence, and the fixes for an endpoint error.
+// approval with Approve and Deny, a failed step in a sentence, and the fixes for an endpoint error
+// (whose Retry, once the key is set, runs the task to the end).
 // Each state is saved as a screenshot of the panel in test-artifacts/panel-<state>-<width>-<theme>.png
 // (dark, light and high contrast).
 
-const WIDTHS = [460, 1280] as const;
+const WIDTHS = [460, 626, 900, 1280] as const;
 type Theme = 'dark' | 'light' | 'high-contrast';
 const THEMES: Theme[] = ['dark', 'light', 'high-contrast'];
 /** The theme follows the browser's colour scheme (see setTheme). */
@@ -106,7 +107,7 @@ async function atEachSize(page: Page, state: string, check: (frame: Frame, width
   }
 }
 
-describe('e2e: the panel at 460 and 1280 px, dark, light and high contrast', function () {
+describe('e2e: the panel at 460, 626, 900 and 1280 px, dark, light and high contrast', function () {
   let env: E2eEnvironment;
   before(async () => {
     env = await e2eEnvironment();
@@ -214,8 +215,11 @@ describe('e2e: the panel at 460 and 1280 px, dark, light and high contrast', fun
     });
   });
 
-  it('an endpoint 401 shows Set API key and Retry in the panel (never "Planning…"); Set API key asks for the key', async () => {
-    const keyed = await startScriptedServer(route({ planner: json({ title: 'K', steps: ['Say hello'], dependencies: {} }) }), { apiKey: 'sk-needed' });
+  it('an endpoint 401 shows Set API key and Retry in the panel (never "Planning…"); Set API key asks for the key, and Retry then runs the task to the end', async () => {
+    const keyed = await startScriptedServer(
+      route({ planner: json({ title: 'K', steps: ['Say hello'], dependencies: {} }), executor: message('hello'), aggregator: message('Said hello.') }),
+      { apiKey: 'sk-needed' },
+    );
     try {
       const settings = { ...THEME_SETTINGS, 'cortex.llm.baseUrl': keyed.baseUrl };
       const workspace = newWorkspace(env, 'panel-401');
@@ -236,13 +240,33 @@ describe('e2e: the panel at 460 and 1280 px, dark, light and high contrast', fun
       });
       const panel = await cortexPanel(page);
       await panel.frame.getByRole('button', { name: 'Set the API key for the model endpoint' }).click();
-      await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Cortex: Set API key' }).waitFor({ state: 'visible', timeout: 30_000 });
-      await page.keyboard.press('Escape');
+      await answerInput(page, 'sk-needed', 'Cortex: Set API key');
       await eventually(
         page,
         async () => !(await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Cortex: Set API key' }).isVisible()),
         () => 'the key input did not close',
       );
+      // The panel's own Retry (not the notification's offer to retry with the new key).
+      await panel.frame.getByRole('button', { name: 'Run the task again' }).click();
+      await waitForNotification(page, /Cortex finished: Said hello\./, 60_000);
+      assert.ok(
+        keyed.chatRequests().some((r) => r.headers.authorization === 'Bearer sk-needed'),
+        'the retried run sent the key',
+      );
+      // The retried run is a new run in a panel of its own, which shows it completed.
+      const panelTexts = async () =>
+        Promise.all(
+          page
+            .frames()
+            .filter((frame) => frame.parentFrame()?.url().includes(`extensionId=${EXTENSION_ID}`))
+            .map((frame) => frame.evaluate(() => document.body?.innerText ?? '').catch(() => '')),
+        );
+      await eventually(
+        page,
+        async () => (await panelTexts()).some((text) => /Completed/.test(text) && text.includes('Said hello.')),
+        async () => `no panel shows the retried run completed: ${JSON.stringify(await panelTexts())}`,
+      );
+      await screenshot(page, 'panel-endpoint-401-retried');
     } finally {
       await keyed.close();
     }

@@ -98,6 +98,25 @@ describe('cortex CLI', function () {
     assert.equal(existsSync(join(ws, 'hi.txt')), false);
   });
 
+  it('the run summary of a failed run says what happened in words, with step descriptions, the same sentence the trace (and the notification) keep', async () => {
+    server().setHandler(commandScript());
+    const ws = tempWorkspace();
+    const config = join(ws, '..', `${Date.now()}-words.json`);
+    writeFileSync(
+      config,
+      JSON.stringify({ 'cortex.llm.baseUrl': server().baseUrl, 'cortex.llm.model': 'm', 'cortex.policy.tools': { run_command: 'confirm-required' } }),
+    );
+    const trace = join(ws, '..', `${Date.now()}-words.jsonl`);
+    const denied = await cli(['run', '--workspace', ws, '--config', config, '--trace', trace, '--approve', 'none', 'say hi']);
+    assert.equal(denied.code, 1);
+    const sentence =
+      '2 of 2 steps did not complete. Run echo was blocked: a required approval was denied; the step is blocked until it is retried. One step after it did not run: Summarise.';
+    const summary = denied.stderr.split('\n').find((line) => line.startsWith('run failed'));
+    assert.equal(summary, `run failed: ${sentence}`, denied.stderr);
+    const finished = readTrace(trace).events.find((e) => e.type === 'run_finished');
+    assert.ok(finished?.type === 'run_finished' && finished.error === sentence, JSON.stringify(finished));
+  });
+
   describe('exit 2: one line in plain words for usage and configuration mistakes', () => {
     it('a bad config value, a missing or non-directory workspace, bad JSON, a missing config file', async () => {
       const ws = tempWorkspace();

@@ -8,6 +8,7 @@ import { createOpenAiClient } from '../llm/openAiClient';
 import { LlmError, type LlmClient } from '../llm/llmTypes';
 import { MemoryStore } from '../memory/memoryStore';
 import { createMemoryTools } from '../memory/memoryTools';
+import { runFailureSummary } from '../plan/failureText';
 import type { PlanSnapshot } from '../plan/events';
 import type { McpSession } from '../mcp/mcpSession';
 import type { McpServerDefinition } from '../mcp/mcpTypes';
@@ -414,7 +415,10 @@ function createRecorder(options: AgentRunOptions): CheckpointRecorder | undefine
   });
 }
 
+/** The run's failure in the words the panel uses (step descriptions, no reason codes); ids and codes as a last resort. */
 function describeIncomplete(state: EventLog['state']): string {
+  const summary = runFailureSummary(state);
+  if (summary) return summary;
   const bad = state.stepOrder.map((id) => state.steps.get(id)!).filter((s) => s.status !== 'completed');
   return `${bad.length} step(s) did not complete: ${bad.map((s) => `${s.id} ${s.status}${s.endReason ? ` (${s.endReason})` : ''}`).join(', ')}`;
 }

@@ -152,6 +152,8 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     commandExecution: executionSettingsFromConfig(config),
     protectedPaths: batch.protection.matcher,
     approvedByPerson: entry.disposition === 'confirm',
+    // Even an approved command cannot write the run's own files inside the sandbox (mounted read-only).
+    runFiles: context.runFiles,
     // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md, “MCP tools”).
     reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
   };

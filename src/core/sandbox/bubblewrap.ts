@@ -22,6 +22,8 @@ export interface SandboxLayout {
   cwd: string;
   /** Real paths to cover (existingHiddenPaths): an empty folder over a folder, /dev/null over a file. */
   hidden?: readonly HiddenPath[];
+  /** Real paths of existing files or folders inside the workspace bound read-only over its writable bind (the run's own trace, lock, checkpoints). */
+  readOnly?: readonly string[];
   network: boolean;
 }
 
@@ -38,6 +40,22 @@ function realOrUndefined(folder: string | undefined): string | undefined {
   }
 }
 
+/**
+ * The real paths of those of `files` that exist and lie inside `realRoot` (not the root itself):
+ * what `readOnly` takes. A file that does not exist cannot be bound; one outside the workspace is
+ * read-only in the sandbox already.
+ */
+export function existingInside(realRoot: string, files: readonly string[]): string[] {
+  const inside: string[] = [];
+  for (const file of files) {
+    const real = realOrUndefined(path.resolve(file));
+    if (!real) continue;
+    const relative = path.relative(realRoot, real);
+    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) && !inside.includes(real)) inside.push(real);
+  }
+  return inside;
+}
+
 /** bwrap arguments up to and including `--`; the program and its arguments follow. */
 export function bubblewrapArgs(layout: SandboxLayout): string[] {
   const mounts: Array<{ folder: string; args: string[] }> = [];
@@ -49,8 +67,13 @@ export function bubblewrapArgs(layout: SandboxLayout): string[] {
     mounts.push({ folder: place.path, args: place.folder ? ['--tmpfs', place.path] : ['--dev-bind', '/dev/null', place.path] });
   }
   mounts.push({ folder: layout.workspace, args: ['--bind', layout.workspace, layout.workspace] });
+  for (const place of layout.readOnly ?? []) {
+    if (place === layout.workspace || hidden.has(place)) continue;
+    hidden.add(place);
+    mounts.push({ folder: place, args: ['--ro-bind', place, place] });
+  }
   // Parents first: a workspace inside a covered folder is bound after the folder is emptied; a
-  // secret inside the workspace is covered after the workspace is bound.
+  // secret or a read-only run file inside the workspace is mounted after the workspace is bound.
   mounts.sort((a, b) => depth(a.folder) - depth(b.folder));
   return [
     '--ro-bind',

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { bubblewrapArgs } from '../../../src/core/sandbox/bubblewrap';
+import { bubblewrapArgs, existingInside } from '../../../src/core/sandbox/bubblewrap';
 import { chooseSandbox, sandboxNotice } from '../../../src/core/sandbox/sandboxChoice';
 import { processesMatching, requireBubblewrap, runIn, SANDBOXED, tempWorkspace, UNSANDBOXED, waitUntil } from './sandboxSupport';
 
@@ -225,6 +225,36 @@ describe('sandbox layout and choice', () => {
     assert.equal(args.includes('--share-net'), false);
     assert.deepEqual(args.slice(-3), ['--chdir', '/tmp/ws/sub', '--']);
     assert.ok(bubblewrapArgs({ workspace: '/tmp/ws', cwd: '/tmp/ws', network: true }).includes('--share-net'));
+  });
+
+  it("binds the run's own files read-only after the workspace, and only those that exist inside it", () => {
+    const args = bubblewrapArgs({
+      workspace: '/tmp/ws',
+      cwd: '/tmp/ws',
+      readOnly: ['/tmp/ws/logs/run.jsonl', '/tmp/ws/run.jsonl.checkpoints'],
+      network: false,
+    });
+    assert.deepEqual(args.slice(args.indexOf('--tmpfs'), args.indexOf('--unshare-all')), [
+      '--tmpfs',
+      '/tmp',
+      '--bind',
+      '/tmp/ws',
+      '/tmp/ws',
+      '--ro-bind',
+      '/tmp/ws/run.jsonl.checkpoints',
+      '/tmp/ws/run.jsonl.checkpoints',
+      '--ro-bind',
+      '/tmp/ws/logs/run.jsonl',
+      '/tmp/ws/logs/run.jsonl',
+    ]);
+    const ws = mkdtempSync(path.join(os.tmpdir(), 'cortex-sbx-ro-'));
+    try {
+      writeFileSync(path.join(ws, 'run.jsonl'), '');
+      const outside = path.join(path.dirname(ws), 'elsewhere.jsonl');
+      assert.deepEqual(existingInside(ws, [path.join(ws, 'run.jsonl'), path.join(ws, 'run.jsonl.lock'), outside, ws]), [path.join(ws, 'run.jsonl')]);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 
   const missing = () => Promise.resolve({ available: false as const, reason: 'bubblewrap is not installed' });

@@ -3,7 +3,7 @@ import type { NewRunEvent, RunEvent } from '../../../src/core/plan/events';
 import { foldEvents } from '../../../src/core/plan/reducer';
 import { approvalLabel, approvalReasonText, approvalSubject, callLabel } from '../../../webview/approvalText';
 import { endpointFixes } from '../../../webview/endpointFixes';
-import { reasonInWords, runFailureSummary, stepFailureSentence } from '../../../webview/failureText';
+import { reasonInWords, runFailureSummary, stepFailureSentence } from '../../../src/core/plan/failureText';
 import { LIST_DEFAULT_STEPS, planRow } from '../../../webview/planList';
 import { stepView } from '../../../webview/stepView';
 import { demoPlan } from '../../support/plans/demoPlan';
@@ -44,6 +44,29 @@ describe('panel wording', () => {
     assert.match(summary, /^2 of 2 steps did not complete\. Write release\.txt was blocked: /);
     assert.match(summary, /One step after it did not run: Update the CHANGELOG\.$/);
     assert.doesNotMatch(summary, /\bs1\b|\bs2\b|replan_limit_reached|upstream_blocked|call_fake15/, 'no ids or codes');
+  });
+
+  it("puts the reason codes inside the verifier's reason into words", () => {
+    const verdictRun = (reason: string, end: string) =>
+      foldEvents(
+        run([
+          { type: 'run_started', runId: 'r1', task: 'Hi', workspace: '/w', model: 'm', baseUrl: 'http://x' },
+          { type: 'step_added', stepId: 's1', description: 'Say hello', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' },
+          { type: 'step_status_changed', stepId: 's1', status: 'in_progress' },
+          { type: 'step_verified', stepId: 's1', passed: false, reason, failedCallIds: [] },
+          { type: 'step_status_changed', stepId: 's1', status: 'failed', reason: end },
+        ] as NewRunEvent[]),
+      );
+    let state = verdictRun('no tool calls to verify; the step ended because llm_error', 'llm_error');
+    assert.equal(
+      stepFailureSentence(state, state.steps.get('s1')!),
+      'Say hello failed: no tool calls to verify; the step ended because the model endpoint returned an error.',
+    );
+    state = verdictRun('1 of 1 tool call failed; the step ended because every tool call failed (all_tool_calls_failed).', 'all_tool_calls_failed');
+    assert.equal(
+      stepFailureSentence(state, state.steps.get('s1')!),
+      'Say hello failed: 1 of 1 tool call failed; the step ended because every tool call failed.',
+    );
   });
 
   it('names a reply cut off at the token limit as the cause, with the file it was writing, and drops call ids', () => {

@@ -4,7 +4,7 @@ import { judgeDefaultSafe } from '../../policy/defaultCommandRules';
 import { formatWords, parseLiteralCommand } from '../../policy/literalCommand';
 import { diskProblem } from '../../policy/diskChecks';
 import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type ProtectedPathMatcher } from '../../policy/protectedPaths';
-import { bubblewrapArgs } from '../../sandbox/bubblewrap';
+import { bubblewrapArgs, existingInside } from '../../sandbox/bubblewrap';
 import { commandEnvironment } from '../../sandbox/commandEnvironment';
 import { existingHiddenPaths, homeFolders } from '../../sandbox/hiddenPaths';
 import { DEFAULT_EXECUTION_SETTINGS, type CommandExecutionSettings } from '../../sandbox/executionSettings';
@@ -106,6 +106,8 @@ export interface CommandToolContext extends ToolContext {
    * protected files) are skipped. Unset: treated as auto-approved, the stricter reading.
    */
   approvedByPerson?: boolean;
+  /** The run's own trace, lock and checkpoint folder: read-only inside the sandbox when they lie in the workspace. */
+  runFiles?: readonly string[];
 }
 
 let defaultProtectedPaths: ProtectedPathMatcher | undefined;
@@ -123,13 +125,15 @@ interface Place {
   cwd: string;
   sandbox: SandboxChoice;
   settings: CommandExecutionSettings;
+  runFiles: readonly string[];
 }
 
 /** Wraps `launch` in the sandbox, if there is one. */
 function sandboxed(launch: Launch, place: Place): Launch {
   if (place.sandbox.kind !== 'bubblewrap') return launch;
   const hidden = existingHiddenPaths(homeFolders(), place.settings.hiddenPaths);
-  const layout = { workspace: place.realRoot, cwd: place.cwd, hidden, network: place.settings.network };
+  const readOnly = existingInside(place.realRoot, place.runFiles);
+  const layout = { workspace: place.realRoot, cwd: place.cwd, hidden, readOnly, network: place.settings.network };
   return { file: place.sandbox.bwrap, args: [...bubblewrapArgs(layout), launch.file, ...launch.args], env: launch.env };
 }
 
@@ -197,6 +201,7 @@ export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
       cwd,
       sandbox,
       settings,
+      runFiles: context.runFiles ?? [],
     };
     const env = commandEnvironment(process.env, { passthrough: settings.envPassthrough, sandboxed: sandbox.kind === 'bubblewrap' });
     const timeoutMs = Math.min(context.timeoutMs, (args.timeout_seconds ?? Number.POSITIVE_INFINITY) * 1000);

@@ -1,8 +1,10 @@
-import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/planTypes';
-import { humanize, oneLine } from './format';
+import { oneLine } from '../text/clip';
+import type { PlanState, StepState, ToolCallRecord } from './planTypes';
 
 // Failures in sentences: what happened to a step, and to the run, in words and with step
-// descriptions instead of ids and reason codes. The codes stay available under "Technical details".
+// descriptions instead of ids and reason codes. The codes stay available under the panel's
+// "Technical details" and in the trace. Pure text, shared by the panel, the host's notification
+// and the CLI, so all three say the same thing.
 
 /** How long a step's description may be inside a sentence. */
 const DESCRIPTION_CHARS = 90;
@@ -31,7 +33,7 @@ export function reasonInWords(reason: string): string {
   if (REASON_WORDS[reason]) return REASON_WORDS[reason];
   const llm = /^llm_error:\s*(.+)$/s.exec(reason);
   if (llm) return `the model endpoint failed: ${oneLine(llm[1], 200)}`;
-  return humanize(reason);
+  return reason.replace(/[_-]+/g, ' ').trim();
 }
 
 /** The step's description, short enough for a sentence. */
@@ -63,7 +65,7 @@ function ownCause(step: StepState): string {
     const times = cut.length === 1 ? '' : cut.length === 2 ? ' twice' : ` ${cut.length} times`;
     return `the model's reply was cut off${times} while writing ${cutOffTarget(cut[cut.length - 1])}`;
   }
-  if (step.verdict && !step.verdict.passed && step.verdict.reason) return lowerFirst(withoutCallIds(step.verdict.reason).replace(/[\s.]+$/, ''));
+  if (step.verdict && !step.verdict.passed && step.verdict.reason) return lowerFirst(codesInWords(withoutCallIds(step.verdict.reason)).replace(/[\s.]+$/, ''));
   if (step.endReason && !REPLANNER_ENDS.has(step.endReason)) return reasonInWords(step.endReason);
   return '';
 }
@@ -73,8 +75,16 @@ export function withoutCallIds(text: string): string {
   return text.replace(/\((?:call|toolu|fc)[_-][\w-]+,\s*/g, '(').replace(/\s*\((?:call|toolu|fc)[_-][\w-]+\)/g, '');
 }
 
+/** "…ended because llm_error" → "…ended because the model endpoint returned an error"; "(all_tool_calls_failed)" dropped. */
+function codesInWords(text: string): string {
+  return text
+    .replace(/\bbecause ([a-z]+(?:_[a-z]+)+)(?=$|[;.,])/g, (_all, code: string) => `because ${reasonInWords(code)}`)
+    .replace(/ \([a-z]+(?:_[a-z]+)+\)/g, '');
+}
+
 function lowerFirst(text: string): string {
-  return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
+  // "A required…" and "Write…" start a clause; "API key…" stays as written.
+  return /^[A-Z](?![A-Z0-9])/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
 }
 
 /**
