@@ -7,7 +7,7 @@ import { ContentStore } from '../core/checkpoints/contentStore';
 import { appendToTrace, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
 import { sameFolder } from '../core/files/recordedWorkspace';
 import type { NewRunEvent } from '../core/plan/events';
-import type { ProtectedPathRules } from '../core/policy/protectedPaths';
+import type { ProtectedPathRules } from '../core/files/protectedPaths';
 import { foldEvents } from '../core/plan/reducer';
 import type { Logger } from '../core/ports';
 import type { PanelChangeActions } from '../panel/dagPanel';

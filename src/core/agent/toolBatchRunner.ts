@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { updateToolResultEvent } from '../plan/planOperations';
 import type { ApprovalOutcome } from '../policy/approvalBroker';
-import { callProtection, type CallProtection } from '../policy/callProtection';
+import { callProtection, type CallProtection } from '../tools/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
 import { approvalPreviews } from '../checkpoints/approvalPreview';

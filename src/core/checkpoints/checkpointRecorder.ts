@@ -6,7 +6,7 @@ import { CommandRecording, NO_GIT_NOTE } from './commandRecording';
 import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from './contentStore';
 import { FileToolRecording, type BeforeWriteOptions, type CollectedAfter } from './fileToolRecording';
 import { ShadowGit } from './shadowGit';
-import { displayPath, isInside, realLocation } from '../tools/workspaceJail';
+import { displayPath, isInside, realLocation } from '../files/workspaceJail';
 import { scanWorkspace } from './workspaceScan';
 
 // Records every file change of a run (docs/design.md, “Checkpoints and revert”): one recorder per run, with the run's

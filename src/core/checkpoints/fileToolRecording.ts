@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { displayPath, isInside } from '../tools/workspaceJail';
+import { displayPath, isInside } from '../files/workspaceJail';
 import type { ChangeLedger } from './changeLedger';
 import { describeChange } from './changeDescription';
 import type { FileChange } from './changeSchema';

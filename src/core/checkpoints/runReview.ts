@@ -7,7 +7,7 @@ import { checkRecordedWorkspace } from '../files/recordedWorkspace';
 import { readTrace } from '../trace/traceReader';
 import type { RevertReason } from './changeSchema';
 import { ContentStore } from './contentStore';
-import { DEFAULT_PROTECTED_PATHS, type ProtectedPathRules } from '../policy/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS, type ProtectedPathRules } from '../files/protectedPaths';
 import { createRestoreGuard } from './restoreGuard';
 import { applyRevert, type RevertOutcome } from './revertApply';
 import { allStepIds, planRevert, planUndo, stepsToRevert, undoableReverts } from './revertPlan';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { McpServersSettingSchema } from '../mcp/serverEntry';
-import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../files/protectedPaths';
 import { hiddenPathProblem } from '../sandbox/hiddenPaths';
 import { headerNameProblem, headerValueProblem } from '../llm/requestExtras';
 

@@ -1,3 +1,4 @@
+import { ToolError } from '../files/toolError';
 import type { z } from 'zod';
 import type { McpToolOrigin } from '../mcp/mcpTypes';
 import type { ValidationResult } from './argumentValidator';
@@ -38,13 +39,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   run(args: z.infer<S>, context: ToolContext): Promise<string>;
 }
 
-/** A tool failure meant for the model (clear message, no stack). */
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ToolError';
-  }
-}
+// ToolError lives in the file kernel, which throws it and sits below the tools (docs/design.md, “The core's inner layers”).
+export { ToolError };
 
 /**
  * A command that ran to its end and exited non-zero (or was stopped by a signal). Its exit code and

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseConfig, type PolicyDecision } from '../../../src/core/config/configSchema';
 import { describeProtectedAccess, findProtectedAccess, type ProtectedAccess } from '../../../src/core/policy/fileProtection';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import { decideToolPolicy } from '../../../src/core/policy/toolPolicy';
 import { builtinTools } from '../../../src/core/tools/builtinTools';
 

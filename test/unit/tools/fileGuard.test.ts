@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { link, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProtectedAccess } from '../../../src/core/policy/fileProtection';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import { builtinTools } from '../../../src/core/tools/builtinTools';
 import { executeTool, type ToolRunResult } from '../../../src/core/tools/toolExecutor';
 import { createFileGuard, type FileGuard, type GuardedToolContext } from '../../../src/core/tools/workspace/fileGuard';

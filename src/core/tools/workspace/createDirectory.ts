@@ -2,10 +2,10 @@ import { mkdir, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from './fileGuard';
-import { withFsErrors } from './fsErrors';
+import { withFsErrors } from '../../files/fsErrors';
 
 export const CreateDirectoryArgsSchema = z.strictObject({
   path: z.string().min(1).describe('Folder path, relative to the workspace root; missing parents are created'),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from './fileGuard';
-import { withFsErrors } from './fsErrors';
-import { openRegularFile, replaceContent } from './regularFile';
-import { readOpenTextFile } from './textFile';
+import { withFsErrors } from '../../files/fsErrors';
+import { openRegularFile, replaceContent } from '../../files/regularFile';
+import { readOpenTextFile } from '../../files/textFile';
 
 export const EditFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),

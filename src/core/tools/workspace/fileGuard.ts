@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { realpathSync } from 'node:fs';
 import { assessAccess, describeProtectedAccess, protectedAccessKey, type ProtectedAccess } from '../../policy/fileProtection';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type FileAccessKind, type ProtectedPathMatcher } from '../../policy/protectedPaths';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type FileAccessKind, type ProtectedPathMatcher } from '../../files/protectedPaths';
 import type { ToolContext } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 

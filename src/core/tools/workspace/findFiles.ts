@@ -2,10 +2,10 @@ import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { displayPath, resolveInWorkspace } from '../workspaceJail';
+import { displayPath, resolveInWorkspace } from '../../files/workspaceJail';
 import { IGNORED_DIRECTORIES, walkFiles } from './fileWalker';
-import { withFsErrors } from './fsErrors';
-import { globMatcher } from './globPattern';
+import { withFsErrors } from '../../files/fsErrors';
+import { globMatcher } from '../../files/globPattern';
 
 export const FindFilesArgsSchema = z.strictObject({
   pattern: z.string().min(1).describe("Glob pattern, e.g. '**/*.ts' or 'src/**/test_*.py'. A pattern without '/' matches file names at any depth ('*.md')."),

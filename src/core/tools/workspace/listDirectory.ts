@@ -2,8 +2,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import { withFsErrors } from './fsErrors';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import { withFsErrors } from '../../files/fsErrors';
 
 const MAX_ENTRIES = 1000;
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from './fileGuard';
-import { readTextFile } from './textFile';
+import { readTextFile } from '../../files/textFile';
 
 export const ReadFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),

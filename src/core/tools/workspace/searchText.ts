@@ -2,14 +2,14 @@ import { lstat, realpath } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { displayPath, resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
+import { displayPath, resolveInWorkspace } from '../../files/workspaceJail';
+import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from './fileGuard';
 import { walkFiles, type WalkEntry } from './fileWalker';
-import { withFsErrors } from './fsErrors';
-import { globMatcher } from './globPattern';
+import { withFsErrors } from '../../files/fsErrors';
+import { globMatcher } from '../../files/globPattern';
 import { LineMatcher, scanOpenFile } from './lineScan';
-import { describeFileType, openRegularFile } from './regularFile';
+import { describeFileType, openRegularFile } from '../../files/regularFile';
 
 /** Search stops after this long (or 80% of the tool timeout, if less) and reports partial results. */
 export const SEARCH_TIME_CAP_MS = 10_000;

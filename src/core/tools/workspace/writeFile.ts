@@ -2,11 +2,11 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from './fileGuard';
-import { withFsErrors } from './fsErrors';
-import { lstatRegularFile, openRegularFile, replaceContent } from './regularFile';
+import { withFsErrors } from '../../files/fsErrors';
+import { lstatRegularFile, openRegularFile, replaceContent } from '../../files/regularFile';
 
 export const WriteFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),

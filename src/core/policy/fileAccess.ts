@@ -1,4 +1,4 @@
-import type { FileAccessKind } from '../../policy/protectedPaths';
+import type { FileAccessKind } from '../files/protectedPaths';
 
 // A file tool says which paths a call will read or write, so the policy can check them (protected
 // paths, hard links, executables) before the call runs, whichever tool it is.
