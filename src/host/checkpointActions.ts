@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RevertConflict, RevertedFile } from '../core/checkpoints/changeSchema';
+import type { RevertConflict, RevertedFile } from '../core/plan/changeSchema';
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
 import { ContentStore } from '../core/checkpoints/contentStore';
 import { appendToTrace, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';

@@ -6,7 +6,7 @@ import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages
 import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
 import { approvalPreviews } from '../checkpoints/approvalPreview';
 import { recordToolCall } from '../checkpoints/callRecording';
-import type { GuardedToolContext } from '../tools/workspace/fileGuard';
+import type { GuardedToolContext } from '../tools/fileGuard';
 import { executionSettingsFromConfig } from '../sandbox/executionSettings';
 import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../tools/toolTypes';
 import { applyEdit, editFileTool, type EditFileArgs } from '../tools/workspace/editFile';
-import type { FileGuard } from '../tools/workspace/fileGuard';
+import type { FileGuard } from '../tools/fileGuard';
 import { openRegularFile } from '../files/regularFile';
 import { readOpenTextFile } from '../files/textFile';
 import { writeFileTool, type WriteFileArgs } from '../tools/workspace/writeFile';

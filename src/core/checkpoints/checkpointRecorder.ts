@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ChangeLedger } from './changeLedger';
-import type { FileChange } from './changeSchema';
+import type { FileChange } from '../plan/changeSchema';
 import { CommandRecording, NO_GIT_NOTE } from './commandRecording';
 import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from './contentStore';
 import { FileToolRecording, type BeforeWriteOptions, type CollectedAfter } from './fileToolRecording';

@@ -5,7 +5,7 @@ import type { PlanState } from '../plan/planTypes';
 import { foldEvents } from '../plan/reducer';
 import { checkRecordedWorkspace } from '../files/recordedWorkspace';
 import { readTrace } from '../trace/traceReader';
-import type { RevertReason } from './changeSchema';
+import type { RevertReason } from '../plan/changeSchema';
 import { ContentStore } from './contentStore';
 import { DEFAULT_PROTECTED_PATHS, type ProtectedPathRules } from '../files/protectedPaths';
 import { createRestoreGuard } from './restoreGuard';

@@ -1,6 +1,8 @@
-import type { RunContext } from '../agent/runContext';
+import type { FlatConfig } from '../config/configSchema';
 import { countMessageTokens } from '../context/tokenCounter';
 import type { ChatMessage } from '../llm/llmTypes';
+import type { EventLog } from '../plan/eventLog';
+import type { MemoryStore } from './memoryStore';
 import { relevantContextMessage } from './relevantContext';
 
 // Before a step's first turn, the workspace memories that best match the step's description
@@ -10,7 +12,11 @@ import { relevantContextMessage } from './relevantContext';
 
 const SHOWN_TEXT_CHARS = 200;
 
-export async function injectRelevantMemory(context: Pick<RunContext, 'memory' | 'config' | 'log'>, stepId: string, messages: ChatMessage[]): Promise<void> {
+export async function injectRelevantMemory(
+  context: { memory?: MemoryStore; config: FlatConfig; log: EventLog },
+  stepId: string,
+  messages: ChatMessage[],
+): Promise<void> {
   const limit = context.config['cortex.memory.searchLimit'];
   const step = context.log.state.steps.get(stepId);
   if (!context.memory || limit === 0 || !step) return;

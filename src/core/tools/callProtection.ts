@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { createFileGuard, type FileGuard } from './workspace/fileGuard';
+import { createFileGuard, type FileGuard } from './fileGuard';
 import { findProtectedAccess, type ProtectedAccess } from '../policy/fileProtection';
 import { compileProtectedPaths, type ProtectedPathMatcher, type ProtectedPathRules } from '../files/protectedPaths';
 import { runFilesInside, withRunFiles } from '../policy/runFileProtection';

@@ -1,6 +1,7 @@
 import { ToolError } from '../files/toolError';
+import type { ToolKind } from '../policy/toolPolicy';
 import type { z } from 'zod';
-import type { McpToolOrigin } from '../mcp/mcpTypes';
+import type { McpToolOrigin } from '../config/mcpTypes';
 import type { ValidationResult } from './argumentValidator';
 
 /** What every tool run gets: the jail root, cancellation, and output/size limits. */
@@ -18,7 +19,7 @@ export interface ToolContext {
   beforeWrite?(realPath: string, options?: { directory?: boolean }): Promise<void>;
 }
 
-export type ToolKind = 'read' | 'write' | 'command' | 'other';
+export type { ToolKind };
 
 /**
  * A tool defined once: its zod schema is both the validator and (via z.toJSONSchema) the JSON

@@ -6,7 +6,7 @@ import { parseConfig, type PolicyDecision } from '../../../src/core/config/confi
 import { describeProtectedAccess, findProtectedAccess, type ProtectedAccess } from '../../../src/core/policy/fileProtection';
 import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import { decideToolPolicy } from '../../../src/core/policy/toolPolicy';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 
 const tool = (name: string) => builtinTools.find((t) => t.name === name)!;
 const matcher = compileProtectedPaths(DEFAULT_PROTECTED_PATHS);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 import { executeTool } from '../../../src/core/tools/toolExecutor';
 import { isInside, resolveInWorkspace } from '../../../src/core/files/workspaceJail';
 import { createJailFixture, type JailFixture, SECRET, toolContext } from './workspaceFixture';

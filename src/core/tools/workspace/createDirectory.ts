@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../../files/workspaceJail';
 import type { FileAccessDeclaration } from '../../policy/fileAccess';
-import { fileGuardOf } from './fileGuard';
+import { fileGuardOf } from '../fileGuard';
 import { withFsErrors } from '../../files/fsErrors';
 
 export const CreateDirectoryArgsSchema = z.strictObject({

@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../../files/workspaceJail';
 import type { FileAccessDeclaration } from '../../policy/fileAccess';
-import { fileGuardOf } from './fileGuard';
+import { fileGuardOf } from '../fileGuard';
 import { readTextFile } from '../../files/textFile';
 
 export const ReadFileArgsSchema = z.strictObject({

@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { displayPath, resolveInWorkspace } from '../../files/workspaceJail';
 import type { FileAccessDeclaration } from '../../policy/fileAccess';
-import { fileGuardOf } from './fileGuard';
+import { fileGuardOf } from '../fileGuard';
 import { walkFiles, type WalkEntry } from './fileWalker';
 import { withFsErrors } from '../../files/fsErrors';
 import { globMatcher } from '../../files/globPattern';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { resolveInWorkspace } from '../../files/workspaceJail';
 import type { FileAccessDeclaration } from '../../policy/fileAccess';
-import { fileGuardOf } from './fileGuard';
+import { fileGuardOf } from '../fileGuard';
 import { withFsErrors } from '../../files/fsErrors';
 import { lstatRegularFile, openRegularFile, replaceContent } from '../../files/regularFile';
 
