@@ -9,7 +9,7 @@ describe('step audits: one union for the core and the panel', () => {
       stepAuditEvent('s1', { kind: 'context_cost', data: { purpose: 'executor', budget: 10, tokensBefore: 5, tokensAfter: 5, actions: [], model: 'm' } }),
     );
     const [audit] = log.state.steps.get('s1')!.audits;
-    const read = readStepAudit(audit!);
+    const read = readStepAudit(audit);
     assert.equal(read?.kind, 'context_cost');
     assert.equal(read.kind === 'context_cost' && read.budget, 10);
     assert.equal(read.model, 'm', 'fields the schema does not name are kept');
