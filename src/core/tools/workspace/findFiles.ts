@@ -12,7 +12,6 @@ export const FindFilesArgsSchema = z.strictObject({
   path: z.string().min(1).optional().describe("Folder to search in, relative to the workspace root (default '.')"),
   max_results: z.number().int().min(1).max(1000).optional().describe('Maximum number of paths to return (default 200)'),
 });
-export type FindFilesArgs = z.infer<typeof FindFilesArgsSchema>;
 
 /** find_files: workspace files matching a glob, as workspace-relative paths (symlinks not followed). */
 export const findFilesTool: ToolDefinition<typeof FindFilesArgsSchema> = {

@@ -10,7 +10,6 @@ const MAX_ENTRIES = 1000;
 export const ListDirectoryArgsSchema = z.strictObject({
   path: z.string().min(1).optional().describe("Folder path, relative to the workspace root (default '.')"),
 });
-export type ListDirectoryArgs = z.infer<typeof ListDirectoryArgsSchema>;
 
 /** list_directory: the entries of one workspace folder; folders end in '/', symlinks in '@' (not followed). */
 export const listDirectoryTool: ToolDefinition<typeof ListDirectoryArgsSchema> = {

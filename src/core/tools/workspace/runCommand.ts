@@ -92,7 +92,6 @@ export const RunCommandArgsSchema = z.strictObject({
   cwd: z.string().min(1).optional().describe("Working folder, relative to the workspace root (default '.'); use this instead of cd"),
   timeout_seconds: z.number().int().min(1).max(3600).optional().describe('Stop the command after this many seconds (capped by the configured tool timeout)'),
 });
-export type RunCommandArgs = z.infer<typeof RunCommandArgsSchema>;
 
 export type { CommandResult } from '../../sandbox/processRunner';
 
