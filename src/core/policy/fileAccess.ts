@@ -8,17 +8,17 @@ export interface DeclaredFileAccess {
   access: FileAccessKind;
 }
 
-export interface FileAccessDeclaration<A> {
+/** A tool's declared capability (ToolDefinition has it): which files a call touches. */
+export interface FileAccessDeclaration<A = unknown> {
   /** The paths the call with these (validated) arguments reads or writes. */
-  fileAccesses(args: A): DeclaredFileAccess[];
+  fileAccesses?(args: A): DeclaredFileAccess[];
 }
 
 /** The accesses `tool` declares for `args`; none for tools that declare nothing or for odd arguments. */
-export function declaredFileAccesses(tool: unknown, args: unknown): DeclaredFileAccess[] {
-  const declare = (tool as Partial<FileAccessDeclaration<unknown>> | undefined)?.fileAccesses;
-  if (typeof declare !== 'function' || !args || typeof args !== 'object') return [];
+export function declaredFileAccesses(tool: FileAccessDeclaration | undefined, args: unknown): DeclaredFileAccess[] {
+  if (!tool?.fileAccesses || !args || typeof args !== 'object') return [];
   try {
-    return declare(args).filter((item) => typeof item.path === 'string' && item.path !== '');
+    return tool.fileAccesses(args).filter((item) => typeof item.path === 'string' && item.path !== '');
   } catch {
     return [];
   }

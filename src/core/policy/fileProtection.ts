@@ -1,5 +1,5 @@
 import { lstatSync, type Stats } from 'node:fs';
-import { declaredFileAccesses } from './fileAccess';
+import { declaredFileAccesses, type FileAccessDeclaration } from './fileAccess';
 import { displayPath, resolveInWorkspace } from '../files/workspaceJail';
 import type { FileAccessKind, ProtectedPathMatcher } from '../files/protectedPaths';
 
@@ -59,7 +59,7 @@ export function assessAccess(matcher: ProtectedPathMatcher, realRoot: string, re
  * check right before the access still applies.
  */
 export async function findProtectedAccess(
-  tool: unknown,
+  tool: FileAccessDeclaration | undefined,
   args: unknown,
   workspaceRoot: string,
   realRoot: string,

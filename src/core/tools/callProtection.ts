@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { createFileGuard, type FileGuard } from './fileGuard';
+import type { FileAccessDeclaration } from '../policy/fileAccess';
 import { findProtectedAccess, type ProtectedAccess } from '../policy/fileProtection';
 import { compileProtectedPaths, type ProtectedPathMatcher, type ProtectedPathRules } from '../files/protectedPaths';
 import { runFilesInside, withRunFiles } from '../policy/runFileProtection';
@@ -11,7 +12,7 @@ import { runFilesInside, withRunFiles } from '../policy/runFileProtection';
 export interface CallProtection {
   /** The compiled cortex.policy.protectedPaths, for tools that check paths themselves (commands). */
   readonly matcher: ProtectedPathMatcher;
-  find(tool: unknown, args: unknown): Promise<ProtectedAccess[]>;
+  find(tool: FileAccessDeclaration | undefined, args: unknown): Promise<ProtectedAccess[]>;
   guard(approved: readonly ProtectedAccess[] | undefined): FileGuard;
 }
 

@@ -1,4 +1,5 @@
 import { ToolError } from '../files/toolError';
+import type { FileAccessDeclaration } from '../policy/fileAccess';
 import type { ToolKind } from '../policy/toolPolicy';
 import type { z } from 'zod';
 import type { McpToolOrigin } from '../config/mcpTypes';
@@ -25,7 +26,7 @@ export type { ToolKind };
  * A tool defined once: its zod schema is both the validator and (via z.toJSONSchema) the JSON
  * Schema sent to the model. `readOnly` tools may run concurrently; others stay ordered.
  */
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends FileAccessDeclaration<z.infer<S>> {
   name: string;
   description: string;
   schema: S;

@@ -85,9 +85,8 @@ describe('findProtectedAccess (before a call runs, on the real disk)', () => {
     assert.deepEqual(await find('list_directory', { path: '.git' }), []);
     assert.deepEqual(await find('find_files', { pattern: '.env' }), []);
     assert.deepEqual(await findProtectedAccess(undefined, { path: '.git/config' }, ws, ws, matcher), []);
-    assert.deepEqual(await findProtectedAccess({ name: 'custom', fileAccesses: () => [{ path: '.git/config', access: 'write' }] }, {}, ws, ws, matcher), [
-      GIT_CONFIG,
-    ]);
+    const custom = { name: 'custom', fileAccesses: () => [{ path: '.git/config', access: 'write' as const }] };
+    assert.deepEqual(await findProtectedAccess(custom, {}, ws, ws, matcher), [GIT_CONFIG]);
   });
 });
 

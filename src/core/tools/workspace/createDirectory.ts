@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../../files/workspaceJail';
-import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from '../fileGuard';
 import { withFsErrors } from '../../files/fsErrors';
 
@@ -13,7 +12,7 @@ export const CreateDirectoryArgsSchema = z.strictObject({
 export type CreateDirectoryArgs = z.infer<typeof CreateDirectoryArgsSchema>;
 
 /** create_directory: creates a workspace folder and its missing parents (an existing folder is fine). */
-export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> & FileAccessDeclaration<CreateDirectoryArgs> = {
+export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> = {
   name: 'create_directory',
   description: 'Create a folder in the workspace, including missing parent folders. Succeeds if it already exists.',
   schema: CreateDirectoryArgsSchema,

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { resolveInWorkspace } from '../../files/workspaceJail';
-import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from '../fileGuard';
 import { withFsErrors } from '../../files/fsErrors';
 import { openRegularFile, replaceContent } from '../../files/regularFile';
@@ -71,7 +70,7 @@ export function applyEdit(text: string, oldText: string, newText: string, replac
  * can leak through "not found" hints: the read is checked like read_file's) and writes it through
  * one handle, so the file written is the file that was read and checked.
  */
-export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> & FileAccessDeclaration<EditFileArgs> = {
+export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> = {
   name: 'edit_file',
   description:
     'Replace exact text in a workspace file. old_text must match the file exactly (whitespace included) and occur once, unless replace_all is true. Read the file first to copy the text.',

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
 import { displayPath, resolveInWorkspace } from '../../files/workspaceJail';
-import type { FileAccessDeclaration } from '../../policy/fileAccess';
 import { fileGuardOf } from '../fileGuard';
 import { walkFiles, type WalkEntry } from './fileWalker';
 import { withFsErrors } from '../../files/fsErrors';
@@ -55,7 +54,7 @@ class Skipped {
 }
 
 /** search_text: regex search through workspace text files, capped in time, size and results. */
-export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> & FileAccessDeclaration<SearchTextArgs> = {
+export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> = {
   name: 'search_text',
   description:
     "Search workspace text files for a regular expression, line by line. Returns 'path:line: text' for each match. Optional glob filter ('*.ts'). Skips binary files, files over the size limit, protected files, .git and node_modules; capped in time and number of results.",
