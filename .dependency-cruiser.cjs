@@ -1,4 +1,22 @@
 // The layer rules of the code base (README, "Code layout"), checked by `npm run lint`.
+
+/** The inner layers of src/core, lowest first (docs/design.md, "The core's inner layers"). */
+const LEAVES = ['text', 'files', 'config'];
+const FEATURES = ['checkpoints', 'context', 'memory', 'mcp', 'resume', 'trace', 'usage', 'verify'];
+const CORE_FOLDERS = [...LEAVES, 'llm', 'plan', 'policy', 'sandbox', 'tools', ...FEATURES, 'agent'];
+
+/** A rule: the files of `layer` folders import from src/core only their own layer, `below`, and ports.ts. */
+function coreLayer(name, layer, below) {
+  const own = `^src/core/(${layer.join('|')})/`;
+  const allowed = [...layer, ...below];
+  return {
+    name,
+    comment: `src/core/{${layer.join(',')}} may import only ${allowed.join(', ')} and ports.ts inside src/core.`,
+    severity: 'error',
+    from: { path: own },
+    to: { path: '^src/core/', pathNot: `^src/core/(${allowed.join('|')})/|^src/core/ports\\.ts$` },
+  };
+}
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -46,17 +64,31 @@ module.exports = {
       from: { path: '^src/cli/' },
       to: { path: ['^src/(host|panel)/', '^src/extension\\.ts$', '^vscode$', '^webview/'] },
     },
+    // The core's inner layers (docs/design.md, "The core's inner layers"), lowest first: each folder
+    // imports only from its own layer and the layers below it. Written as "may import only", so a
+    // new folder is refused until it is given its place here and in the design document.
+    //   leaves: text, files (the file kernel), config (the settings schema and its pieces), ports.ts
+    //   -> llm -> plan -> policy, sandbox -> tools -> features -> agent
     {
-      name: 'plan-does-not-import-agent',
+      name: 'core-folder-has-a-layer',
+      comment: 'Every folder of src/core has its place in the inner layers: add a new one to these rules and to docs/design.md.',
       severity: 'error',
-      from: { path: '^src/core/plan/' },
-      to: { path: '^src/core/agent/' },
+      from: { path: '^src/core/', pathNot: `^src/core/(${CORE_FOLDERS.join('|')})/|^src/core/ports\\.ts$` },
+      to: { path: '^src/core/' },
     },
+    coreLayer('core-leaves-import-only-leaves', LEAVES, []),
+    coreLayer('core-llm-imports-only-leaves', ['llm'], LEAVES),
+    coreLayer('core-plan-imports-only-llm-and-leaves', ['plan'], ['llm', ...LEAVES]),
+    coreLayer('core-policy-sandbox-import-only-plan-and-below', ['policy', 'sandbox'], ['plan', 'llm', ...LEAVES]),
+    coreLayer('core-tools-import-only-policy-sandbox-and-below', ['tools'], ['policy', 'sandbox', 'plan', 'llm', ...LEAVES]),
+    coreLayer('core-features-do-not-import-agent', FEATURES, [...FEATURES, 'tools', 'policy', 'sandbox', 'plan', 'llm', ...LEAVES]),
     {
-      name: 'llm-does-not-import-plan',
+      name: 'core-no-folder-cycle',
+      comment: 'No two folders of src/core import each other, even through others: features may use features, never in a circle.',
       severity: 'error',
-      from: { path: '^src/core/llm/' },
-      to: { path: '^src/core/plan/' },
+      scope: 'folder',
+      from: { path: '^src/core/' },
+      to: { path: '^src/core/', circular: true },
     },
     {
       name: 'tests-do-not-import-benchmarks',

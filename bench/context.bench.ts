@@ -15,7 +15,7 @@ import { fitRequest, type ContextFitDeps } from '../src/core/context/contextFitt
 import { countPromptTokens } from '../src/core/context/tokenCounter';
 import type { ChatMessage } from '../src/core/llm/llmTypes';
 import { parseConfig } from '../src/core/config/configSchema';
-import { createBuiltinRegistry } from '../src/core/tools/builtinTools';
+import { createBuiltinRegistry } from '../src/core/tools/workspace/builtinTools';
 import { eventsOf, runAgainst, tempWorkspace } from '../test/support/agentHarness';
 import { call, json, message, route, toolCalls } from '../test/support/scriptedReplies';
 import { startScriptedServer, type Handler } from '../test/support/scriptedServer';

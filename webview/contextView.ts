@@ -1,4 +1,5 @@
 import type { StepState } from '../src/core/plan/planTypes';
+import { auditsOfKind, type StepAudit } from '../src/core/plan/stepAudits';
 import { formatTokenCount, usageText } from '../src/core/usage/formatUsage';
 
 // Pure view model of a step's tokens, context-budget decisions and injected memories (the
@@ -28,15 +29,7 @@ export interface StepContextView {
   memories: Array<{ id: string; text: string; tags: string[] }>;
 }
 
-interface ContextCostAudit {
-  purpose?: string;
-  budget?: number;
-  tokensBefore?: number;
-  tokensAfter?: number;
-  actions?: Array<{ kind: string; count: number; tokensSaved: number; failed?: string }>;
-  exhausted?: boolean;
-  afterOverflow?: boolean;
-}
+type ContextCostAudit = Extract<StepAudit, { kind: 'context_cost' }>;
 
 const signed = (tokens: number) => (tokens >= 0 ? `-${formatTokenCount(tokens)}` : `+${formatTokenCount(-tokens)}`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -67,10 +60,8 @@ export function stepTokensTag(step: StepState): { text: string; title: string } 
 }
 
 export function stepContextView(step: StepState): StepContextView | undefined {
-  const decisions = step.audits.filter((a) => a.kind === 'context_cost') as ContextCostAudit[];
-  const memories = step.audits
-    .filter((a) => a.kind === 'memory_injected')
-    .flatMap((a) => (Array.isArray(a.memories) ? (a.memories as StepContextView['memories']) : []));
+  const decisions = auditsOfKind(step.audits, 'context_cost');
+  const memories = auditsOfKind(step.audits, 'memory_injected').flatMap((a) => a.memories);
   if (!step.usage && decisions.length === 0 && memories.length === 0) return undefined;
   const rows = decisions.map((d): ContextDecisionRow => {
     const actions = d.actions ?? [];

@@ -1,4 +1,5 @@
 import { clipParts, oneLine } from '../src/core/text/clip';
+import { auditsOfKind } from '../src/core/plan/stepAudits';
 
 export { oneLine };
 
@@ -123,6 +124,5 @@ export function mcpAnnotationText(annotations: Record<string, unknown> | undefin
 
 /** The raw result of an MCP call (its `mcp_result` audit), as recorded. */
 export function mcpRawResult(audits: ReadonlyArray<Record<string, unknown>>, callId: string): string | undefined {
-  const audit = audits.find((a) => a.kind === 'mcp_result' && a.callId === callId);
-  return typeof audit?.raw === 'string' ? audit.raw : undefined;
+  return auditsOfKind(audits, 'mcp_result').find((a) => a.callId === callId)?.raw;
 }

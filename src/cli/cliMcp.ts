@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import type { FlatConfig } from '../core/config/configSchema';
 import { McpConfigFileError, parseMcpConfigFile } from '../core/mcp/mcpConfigFile';
-import type { McpInput, McpServerDefinition } from '../core/mcp/mcpTypes';
+import type { McpInput, McpServerDefinition } from '../core/config/mcpTypes';
 import { duplicateServerNames, resolveGroup, type ServerGroup } from '../core/mcp/serverSources';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { UsageError } from './cliArgs';

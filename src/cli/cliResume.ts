@@ -2,7 +2,7 @@ import { cliRunDependencies } from './cliRunDependencies';
 import { usageFailure } from './usageFailure';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openResume, prepareResumedRun, type OpenedResume } from '../core/resume/resumeRun';
+import { openResume, prepareResumedRun, type OpenedResume } from '../core/agent/resumeRun';
 import { UsageError, type CliArgs } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';

@@ -1,5 +1,5 @@
 import { usageFailure } from './usageFailure';
-import type { RevertConflict, RevertedFile } from '../core/checkpoints/changeSchema';
+import type { RevertConflict, RevertedFile } from '../core/plan/changeSchema';
 import { appendToTrace, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
 import { parseReviewArgs, UsageError, type ReviewArgs } from './cliArgs';
 import { openReviewFor, type ReviewIo } from './cliDiff';

@@ -1,5 +1,5 @@
 import type { FlatConfig } from '../core/config/configSchema';
-import type { McpServerDefinition } from '../core/mcp/mcpTypes';
+import type { McpServerDefinition } from '../core/config/mcpTypes';
 import { clientOptionsFromSettings } from '../core/llm/clientSettings';
 import { honoursEnvProxy, proxyFor } from '../core/llm/envProxy';
 import { createOpenAiClient } from '../core/llm/openAiClient';

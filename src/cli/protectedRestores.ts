@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { RevertConflict } from '../core/checkpoints/changeSchema';
+import type { RevertConflict } from '../core/plan/changeSchema';
 import { terminalSafe } from '../core/text/terminalSafe';
 import type { CliIo } from './cliSession';
 import { printLine } from './cliSession';

@@ -20,7 +20,7 @@ import { openTraceDocument, progressText, RunController } from './runController'
 import { RunIndex } from './runIndex';
 import { RunRegistry } from './runRegistry';
 import { SettingsReader } from './settingsReader';
-import { DEFAULT_PROTECTED_PATHS } from '../core/policy/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS } from '../core/files/protectedPaths';
 import type { TaskBox } from './taskBox';
 
 // The agent side of the extension, bundled on its own as dist/agentHost.js: the agent core, the

@@ -1,13 +1,13 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RevertConflict, RevertedFile } from '../core/checkpoints/changeSchema';
+import type { RevertConflict, RevertedFile } from '../core/plan/changeSchema';
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
 import { ContentStore } from '../core/checkpoints/contentStore';
 import { appendToTrace, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
 import { sameFolder } from '../core/files/recordedWorkspace';
 import type { NewRunEvent } from '../core/plan/events';
-import type { ProtectedPathRules } from '../core/policy/protectedPaths';
+import type { ProtectedPathRules } from '../core/files/protectedPaths';
 import { foldEvents } from '../core/plan/reducer';
 import type { Logger } from '../core/ports';
 import type { PanelChangeActions } from '../panel/dagPanel';

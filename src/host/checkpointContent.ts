@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { ContentStore, HASH_PATTERN } from '../core/checkpoints/contentStore';
-import { looksBinary } from '../core/tools/workspace/textFile';
+import { looksBinary } from '../core/files/textFile';
 
 // The saved contents of a run's changes as read-only documents, for VS Code's diff editor
 // (docs/design.md, “Checkpoints and revert”). A URI names the run's checkpoint folder, the content's hash and, for its

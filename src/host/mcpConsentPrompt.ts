@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { describeServerCommand } from '../core/mcp/definitionHash';
-import type { McpServerEntry } from '../core/mcp/mcpTypes';
+import type { McpServerEntry } from '../core/config/mcpTypes';
 import type { ConsentStatus } from './mcpConsentStore';
 
 // The question before a workspace's MCP server may start (docs/design.md, “MCP tools”): the server's

@@ -1,5 +1,5 @@
 import { serverDefinitionHash } from '../core/mcp/definitionHash';
-import type { McpServerEntry } from '../core/mcp/mcpTypes';
+import type { McpServerEntry } from '../core/config/mcpTypes';
 
 // Which servers of a workspace's MCP file the person allowed (docs/design.md, “MCP tools”). Kept in the
 // workspace's state (never in the repository), per file and server name, with the hash of the

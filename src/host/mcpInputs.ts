@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { McpInput, McpServerSource } from '../core/mcp/mcpTypes';
+import type { McpInput, McpServerSource } from '../core/config/mcpTypes';
 import type { InputAsker } from '../core/mcp/serverSources';
 
 // `${input:id}` values (docs/design.md, “MCP tools”): asked once with an input box (hidden for passwords)

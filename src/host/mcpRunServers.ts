@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import type * as vscode from 'vscode';
 import type { FlatConfig } from '../core/config/configSchema';
-import type { McpServerDefinition, McpServerEntry } from '../core/mcp/mcpTypes';
+import type { McpServerDefinition, McpServerEntry } from '../core/config/mcpTypes';
 import { describeSource, duplicateServerNames, resolveGroup, type ServerGroup } from '../core/mcp/serverSources';
 import type { Logger } from '../core/ports';
 import { askServerConsent } from './mcpConsentPrompt';

@@ -6,6 +6,7 @@ import { EventBatcher } from './eventBatcher';
 import { createNonce, renderPanelHtml } from './panelHtml';
 import type { RunSource } from './runSource';
 import { clip } from '../core/text/clip';
+import { DisposableStore } from './disposableStore';
 
 /** What the panel asks of the rest of the extension. */
 export interface PanelActions {
@@ -42,14 +43,13 @@ const TITLE_MAX = 40;
 export class DagPanel implements vscode.Disposable {
   static readonly viewType = 'cortex.dag';
 
-  private readonly disposables: vscode.Disposable[] = [];
+  /** Everything closing the panel undoes, in order: the batcher, the run's events, the panel, its listeners, then onDidDispose's. */
+  private readonly store = new DisposableStore();
   private readonly batcher: EventBatcher;
   private unsubscribeEvents: () => void = () => undefined;
   /** Events with seq below this went out in a reset or batch already. */
   private nextSeq = 0;
   private ready = false;
-  private disposed = false;
-  private readonly disposeListeners: Array<() => void> = [];
 
   /** Opens a new panel for `source`. */
   static create(
@@ -99,11 +99,14 @@ export class DagPanel implements vscode.Disposable {
     const iconFile = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');
     panel.iconPath = iconFile;
     this.batcher = new EventBatcher((fromSeq, events) => this.post({ type: 'host/events', runId: source.runId, fromSeq, events }));
-    this.disposables.push(
+    this.unsubscribeEvents = source.subscribe((event) => this.onEvent(event));
+    this.store.add(
+      this.batcher,
+      () => this.unsubscribeEvents(),
+      panel,
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((raw) => this.onMessage(raw)),
     );
-    this.unsubscribeEvents = source.subscribe((event) => this.onEvent(event));
     panel.webview.html = this.html();
   }
 
@@ -116,7 +119,7 @@ export class DagPanel implements vscode.Disposable {
   }
 
   onDidDispose(listener: () => void): void {
-    this.disposeListeners.push(listener);
+    this.store.add(listener);
   }
 
   /** Shows the same run from another source (a run read from its trace that was resumed): the webview gets a reset. */
@@ -163,10 +166,10 @@ export class DagPanel implements vscode.Disposable {
   }
 
   private post(message: HostToWebview): void {
-    if (this.disposed) return;
+    if (this.store.isDisposed) return;
     this.panel.webview.postMessage(message).then(
       (delivered) => {
-        if (!delivered && !this.disposed) this.logger.debug(`panel ${this.runId}: ${message.type} not delivered (webview hidden or reloading)`);
+        if (!delivered && !this.store.isDisposed) this.logger.debug(`panel ${this.runId}: ${message.type} not delivered (webview hidden or reloading)`);
       },
       (error: unknown) => this.logger.warn(`panel ${this.runId}: posting ${message.type} failed: ${String(error)}`),
     );
@@ -299,12 +302,6 @@ export class DagPanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.batcher.dispose();
-    this.unsubscribeEvents();
-    this.panel.dispose();
-    for (const disposable of this.disposables.splice(0)) disposable.dispose();
-    for (const listener of this.disposeListeners.splice(0)) listener();
+    this.store.dispose();
   }
 }

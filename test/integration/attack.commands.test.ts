@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpath
 import net from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_PROTECTED_PATHS } from '../../src/core/policy/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS } from '../../src/core/files/protectedPaths';
 import { probeSandbox } from '../../src/core/sandbox/bubblewrap';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 import {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { ContentStore, hashBytes } from '../../src/core/checkpoints/contentStore';
-import type { FileChange } from '../../src/core/checkpoints/changeSchema';
+import type { FileChange } from '../../src/core/plan/changeSchema';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';

@@ -8,7 +8,7 @@ import { pendingApprovals } from '../../src/core/plan/approvalState';
 import { EventLog } from '../../src/core/plan/eventLog';
 import type { RunEvent } from '../../src/core/plan/events';
 import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
-import { openResume, prepareResumedRun } from '../../src/core/resume/resumeRun';
+import { openResume, prepareResumedRun } from '../../src/core/agent/resumeRun';
 import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { eventsOf, tempWorkspace } from '../support/agentHarness';

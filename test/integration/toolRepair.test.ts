@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseConfig, type FlatConfig } from '../../src/core/config/configSchema';
 import { createOpenAiClient } from '../../src/core/llm/openAiClient';
 import type { ChatMessage, LlmClient, ToolSpec } from '../../src/core/llm/llmTypes';
-import { createBuiltinRegistry } from '../../src/core/tools/builtinTools';
+import { createBuiltinRegistry } from '../../src/core/tools/workspace/builtinTools';
 import type { ToolRegistry } from '../../src/core/tools/toolRegistry';
 import { executePreparedCall, prepareToolCalls, TOOL_ERROR_GUIDANCE } from '../../src/core/tools/toolPipeline';
 import { call, error, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';

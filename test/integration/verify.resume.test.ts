@@ -7,7 +7,7 @@ import { parseConfig, type FlatConfig } from '../../src/core/config/configSchema
 import { EventLog } from '../../src/core/plan/eventLog';
 import type { RunEvent } from '../../src/core/plan/events';
 import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
-import { openResume, prepareResumedRun } from '../../src/core/resume/resumeRun';
+import { openResume, prepareResumedRun } from '../../src/core/agent/resumeRun';
 import { eventsOf, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';

@@ -1,5 +1,5 @@
 import type { FlatConfig } from '../config/configSchema';
-import type { CallProtection } from '../policy/callProtection';
+import type { CallProtection } from '../tools/callProtection';
 import { decideToolPolicy, type PolicyVerdict } from '../policy/toolPolicy';
 import { canonicalJson } from '../text/canonicalJson';
 import type { InvalidCall, PreparedCall, RunnableCall } from '../tools/toolPipeline';

@@ -5,6 +5,7 @@ import { endsTheRun, failoverNotice } from '../llm/failoverPolicy';
 import { LlmError, type ChatRequest, type ChatResponse, type RetryWait } from '../llm/llmTypes';
 import { requestUsage } from '../usage/requestUsage';
 import type { RunContext } from './runContext';
+import { stepAuditEvent } from '../plan/stepAudits';
 
 /** Failovers already announced, per run ("from→to"), so a run says each one once. */
 const announcedFailovers = new WeakMap<RunContext, Set<string>>();
@@ -47,7 +48,7 @@ function budgetDeps(context: RunContext) {
     mustPropagate: (error: unknown) => context.signal.aborted || isFatalLlmError(error),
     record: (record: ContextCostRecord, stepId: string | undefined) => {
       // Requests of the run as a whole (planner, aggregator) have no step to file the audit under.
-      if (stepId !== undefined) context.log.append({ type: 'step_audit', stepId, kind: 'context_cost', data: { ...record } });
+      if (stepId !== undefined) context.log.append(stepAuditEvent(stepId, { kind: 'context_cost', data: { ...record } }));
       else
         context.log.append({
           type: 'log',

@@ -82,7 +82,6 @@ export const PlannerReplySchema = z.object({
   steps: z.array(StepEntrySchema, '"steps" must be a list of step descriptions').min(1, 'the plan has no steps'),
   dependencies: RelativeDependenciesSchema,
 });
-export type PlannerReply = z.infer<typeof PlannerReplySchema>;
 
 /** A checked plan: dependencies only for steps that have some, all indexes valid, no cycle. */
 export interface ParsedPlan {

@@ -14,6 +14,7 @@ import { buildStepMessages } from './stepPrompt';
 import { readTextToolCalls } from './textToolCallTurn';
 import { noticeToollessAnswer } from './toolSupportNotice';
 import { runToolBatch } from './toolBatchRunner';
+import { stepAuditEvent } from '../plan/stepAudits';
 
 export type StepEndReason =
   | 'answered'
@@ -45,7 +46,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
   await injectRelevantMemory(context, stepId, messages);
   // With many MCP tools, a step is sent only those its description needs (docs/design.md, “MCP tools”).
   const selection = selectStepTools(context.registry, log.state.steps.get(stepId)?.description ?? '', config['cortex.mcp.maxTools']);
-  if (selection.audit) log.append({ type: 'step_audit', stepId, kind: 'mcp_tools', data: selection.audit });
+  if (selection.audit) log.append(stepAuditEvent(stepId, { kind: 'mcp_tools', data: selection.audit }));
   const registry = selection.registry;
   const tools = registry.specs();
   const repeats = new RepeatDetector(3);
@@ -65,7 +66,7 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
       schemaOf: (name) => registry.parameters(name),
       batch: batchNumber,
     });
-    if (fromText.audit) log.append({ type: 'step_audit', stepId, kind: 'text_tool_calls', data: { turn, ...fromText.audit } });
+    if (fromText.audit) log.append(stepAuditEvent(stepId, { kind: 'text_tool_calls', data: { turn, ...fromText.audit } }));
     const response = fromText.response;
     // Only a step's first answer tells: once a step has called a tool, tools reach the model.
     if (turn === 1) noticeToollessAnswer(context, stepId, response, tools);
@@ -75,16 +76,16 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     let calls = uniqueCallIds(response.toolCalls, usedIds, turn);
     if (!config['cortex.execution.parallelToolCalls']) calls = calls.slice(0, 1);
     const limited = limitToolCalls(calls, config['cortex.limits.maxToolCallsPerTurn']);
-    log.append({
-      type: 'step_audit',
-      stepId,
-      kind: 'tool_calls_per_turn',
-      data: { turn, ...limited.audit, parallelToolCalls: config['cortex.execution.parallelToolCalls'], received: response.toolCalls.length },
-    });
+    log.append(
+      stepAuditEvent(stepId, {
+        kind: 'tool_calls_per_turn',
+        data: { turn, ...limited.audit, parallelToolCalls: config['cortex.execution.parallelToolCalls'], received: response.toolCalls.length },
+      }),
+    );
 
     const prepared = await prepareToolCalls(limited.kept, { registry, config, llm: recordingLlm, signal: context.signal, stepId, logger: context.logger });
     if (prepared.audit.resolutions.length > 0 || prepared.audit.nameRepair || prepared.audit.argumentRepair || prepared.audit.truncated)
-      log.append({ type: 'step_audit', stepId, kind: 'tool_pipeline', data: { turn, ...prepared.audit } });
+      log.append(stepAuditEvent(stepId, { kind: 'tool_pipeline', data: { turn, ...prepared.audit } }));
 
     for (const call of prepared.calls) {
       log.append(

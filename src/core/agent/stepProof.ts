@@ -1,4 +1,4 @@
-import { compileProtectedPaths } from '../policy/protectedPaths';
+import { compileProtectedPaths } from '../files/protectedPaths';
 import { checkClaims } from '../verify/claimChecks';
 import { checkPostconditions } from '../verify/postconditions';
 import { runCheckCommand } from './checkCommand';

@@ -1,16 +1,17 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { updateToolResultEvent } from '../plan/planOperations';
 import type { ApprovalOutcome } from '../policy/approvalBroker';
-import { callProtection, type CallProtection } from '../policy/callProtection';
+import { callProtection, type CallProtection } from '../tools/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
 import { approvalPreviews } from '../checkpoints/approvalPreview';
 import { recordToolCall } from '../checkpoints/callRecording';
-import type { GuardedToolContext } from '../tools/workspace/fileGuard';
+import type { GuardedToolContext } from '../tools/fileGuard';
 import { executionSettingsFromConfig } from '../sandbox/executionSettings';
 import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
+import { stepAuditEvent } from '../plan/stepAudits';
 
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
@@ -155,7 +156,7 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     // Even an approved command cannot write the run's own files inside the sandbox (mounted read-only).
     runFiles: context.runFiles,
     // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md, “MCP tools”).
-    reportRaw: (raw) => log.append({ type: 'step_audit', stepId, kind: 'mcp_result', data: { callId: call.call.id, ...raw } }),
+    reportRaw: (raw) => log.append(stepAuditEvent(stepId, { kind: 'mcp_result', data: { callId: call.call.id, ...raw } })),
   };
   // Every file change is recorded with the step and call that made it (docs/design.md, “Checkpoints and revert”).
   const outcome = await recordToolCall(context.checkpoints, { stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) =>
@@ -218,19 +219,19 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
   const replayedIds = new Set(entries.map((e) => e.call.call.id));
   const executedResults = entries.map((e) => results.get(e.call.call.id)).filter((r) => r?.executed);
   const completedEvents = log.state.steps.get(stepId)?.toolCalls.filter((tc) => replayedIds.has(tc.id) && tc.durationMs !== undefined) ?? [];
-  log.append({
-    type: 'step_audit',
-    stepId,
-    kind: 'tool_batch',
-    data: {
-      toolCalls: calls.length,
-      executed: executedResults.length,
-      totalMs: Date.now() - startedAt,
-      maxCallMs: completedEvents.reduce((max, tc) => Math.max(max, tc.durationMs ?? 0), 0),
-      perCallMs: Object.fromEntries(completedEvents.map((tc) => [tc.id, tc.durationMs ?? 0])),
-      mode: config['cortex.execution.toolExecution'] === 'parallel' ? 'parallel' : 'sequential',
-    },
-  });
+  log.append(
+    stepAuditEvent(stepId, {
+      kind: 'tool_batch',
+      data: {
+        toolCalls: calls.length,
+        executed: executedResults.length,
+        totalMs: Date.now() - startedAt,
+        maxCallMs: completedEvents.reduce((max, tc) => Math.max(max, tc.durationMs ?? 0), 0),
+        perCallMs: Object.fromEntries(completedEvents.map((tc) => [tc.id, tc.durationMs ?? 0])),
+        mode: config['cortex.execution.toolExecution'] === 'parallel' ? 'parallel' : 'sequential',
+      },
+    }),
+  );
 
   // A call without a result (cancelled) still needs an answer if the conversation continued;
   // it does not continue after a cancel, so an empty slot only happens on abort.

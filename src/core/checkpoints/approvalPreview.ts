@@ -1,10 +1,10 @@
 import type { ToolDefinition } from '../tools/toolTypes';
 import { applyEdit, editFileTool, type EditFileArgs } from '../tools/workspace/editFile';
-import type { FileGuard } from '../tools/workspace/fileGuard';
-import { openRegularFile } from '../tools/workspace/regularFile';
-import { readOpenTextFile } from '../tools/workspace/textFile';
+import type { FileGuard } from '../tools/fileGuard';
+import { openRegularFile } from '../files/regularFile';
+import { readOpenTextFile } from '../files/textFile';
 import { writeFileTool, type WriteFileArgs } from '../tools/workspace/writeFile';
-import { resolveInWorkspace } from '../tools/workspaceJail';
+import { resolveInWorkspace } from '../files/workspaceJail';
 import { unifiedDiff } from './unifiedDiff';
 
 // The diff a write_file or edit_file call would make, for the person asked to approve it

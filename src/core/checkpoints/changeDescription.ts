@@ -1,4 +1,4 @@
-import type { FileChange } from './changeSchema';
+import type { FileChange } from '../plan/changeSchema';
 import type { CapturedFile } from './fileCapture';
 import { changedLineCounts } from './lineStats';
 

@@ -1,4 +1,4 @@
-import { looksBinary } from '../tools/workspace/textFile';
+import { looksBinary } from '../files/textFile';
 import type { FileSummary } from './changeSummary';
 import type { ContentStore } from './contentStore';
 import { countChangedLines, unifiedDiff } from './unifiedDiff';

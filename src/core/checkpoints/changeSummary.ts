@@ -1,5 +1,5 @@
 import type { PlanState, StepState } from '../plan/planTypes';
-import type { StepFileChange } from './changeSchema';
+import type { StepFileChange } from '../plan/changeSchema';
 
 // The net effect on each path of a step, or of the whole run: from the content before its first
 // change to the content after its last. Shared by `cortex diff`, the editor's review and the

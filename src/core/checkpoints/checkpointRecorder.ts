@@ -1,12 +1,12 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ChangeLedger } from './changeLedger';
-import type { FileChange } from './changeSchema';
+import type { FileChange } from '../plan/changeSchema';
 import { CommandRecording, NO_GIT_NOTE } from './commandRecording';
 import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from './contentStore';
 import { FileToolRecording, type BeforeWriteOptions, type CollectedAfter } from './fileToolRecording';
 import { ShadowGit } from './shadowGit';
-import { displayPath, isInside, realLocation } from '../tools/workspaceJail';
+import { displayPath, isInside, realLocation } from '../files/workspaceJail';
 import { scanWorkspace } from './workspaceScan';
 
 // Records every file change of a run (docs/design.md, “Checkpoints and revert”): one recorder per run, with the run's

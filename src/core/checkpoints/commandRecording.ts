@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ChangeLedger } from './changeLedger';
 import { describeChange } from './changeDescription';
-import type { FileChange } from './changeSchema';
+import type { FileChange } from '../plan/changeSchema';
 import type { ContentStore } from './contentStore';
 import { captureFile, tooLargeNote, type CapturedFile } from './fileCapture';
 import type { ShadowGit } from './shadowGit';

@@ -1,9 +1,9 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { displayPath, isInside } from '../tools/workspaceJail';
+import { displayPath, isInside } from '../files/workspaceJail';
 import type { ChangeLedger } from './changeLedger';
 import { describeChange } from './changeDescription';
-import type { FileChange } from './changeSchema';
+import type { FileChange } from '../plan/changeSchema';
 import type { ContentStore } from './contentStore';
 import { readFileState, settleFile, type RawFile } from './fileCapture';
 

@@ -1,4 +1,4 @@
-import { looksBinary } from '../tools/workspace/textFile';
+import { looksBinary } from '../files/textFile';
 import { diffLines, splitLines } from './lineDiff';
 import type { LineCounts } from './unifiedDiff';
 

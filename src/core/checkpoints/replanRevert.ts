@@ -1,5 +1,5 @@
 import type { EventLog } from '../plan/eventLog';
-import type { ProtectedPathRules } from '../policy/protectedPaths';
+import type { ProtectedPathRules } from '../files/protectedPaths';
 import type { CheckpointRecorder } from './checkpointRecorder';
 import { createRestoreGuard } from './restoreGuard';
 import { applyRevert } from './revertApply';

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../tools/workspaceJail';
-import { compileProtectedPaths, matchForms, type ProtectedPathRules } from '../policy/protectedPaths';
+import { isInside } from '../files/workspaceJail';
+import { compileProtectedPaths, matchForms, type ProtectedPathRules } from '../files/protectedPaths';
 
 // What a restore (revert, undo, a resume's or a replan's put-back) may write, judged on the
 // resolved path (docs/design.md, “Checkpoints and revert”). A trace and its checkpoint folder are

@@ -1,8 +1,8 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readFile, realpath, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isInside, resolveInWorkspace } from '../tools/workspaceJail';
-import type { RevertConflict, RevertedFile } from './changeSchema';
+import { isInside, resolveInWorkspace } from '../files/workspaceJail';
+import type { RevertConflict, RevertedFile } from '../plan/changeSchema';
 import { hashBytes, hashFileStreaming, type ContentStore } from './contentStore';
 import type { RestoreGuard } from './restoreGuard';
 import type { DiskState, RevertTarget } from './revertPlan';

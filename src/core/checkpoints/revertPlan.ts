@@ -1,7 +1,7 @@
 import type { RunEvent } from '../plan/events';
 import { PlanGraph } from '../plan/planGraph';
 import type { PlanState, StepState } from '../plan/planTypes';
-import type { StepFileChange } from './changeSchema';
+import type { StepFileChange } from '../plan/changeSchema';
 
 // What a revert would do, decided from the folded plan alone (docs/design.md, “Checkpoints and revert”). For each path
 // the selected steps changed (changes not already reverted): put back the content it had before

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { McpServersSettingSchema } from '../mcp/serverEntry';
-import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
-import { hiddenPathProblem } from '../sandbox/hiddenPaths';
-import { headerNameProblem, headerValueProblem } from '../llm/requestExtras';
+import { McpServersSettingSchema } from './mcpServerEntry';
+import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../files/protectedPaths';
+import { hiddenPathProblem } from './hiddenPathEntry';
+import { headerNameProblem, headerValueProblem } from './headerChecks';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
 // `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives

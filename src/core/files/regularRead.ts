@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpat
 import { open } from 'node:fs/promises';
 
 // Reading a file a run left behind (its trace, its lock, its checkpoint objects) the way the file
-// tools read workspace files (tools/workspace/regularFile.ts): those files are input anyone with
+// tools read workspace files (files/regularFile.ts): those files are input anyone with
 // write access to them can replace. A FIFO would block the open (and one of libuv's four pool
 // threads) for good, a link to /dev/zero would be read until memory runs out, and a huge file would
 // be read whole before it is judged. So: lstat first, then a non-blocking open that does not follow

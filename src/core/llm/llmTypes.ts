@@ -7,7 +7,6 @@ import type { Purpose } from './purpose';
 
 export type { Purpose };
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-export type AssistantToolCallParam = OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
 
 /** A function tool as sent to the model (JSON Schema derived from the tool's zod schema). */
 export interface ToolSpec {

@@ -4,7 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { HttpServerEntry, StdioServerEntry } from './mcpTypes';
+import type { HttpServerEntry, StdioServerEntry } from '../config/mcpTypes';
 import { errorText } from './errorText';
 import { ProcessGroupTransport } from './processTransport';
 import { probeSandbox } from '../sandbox/bubblewrap';

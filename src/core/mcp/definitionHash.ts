@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { McpServerEntry } from './mcpTypes';
+import type { McpServerEntry } from '../config/mcpTypes';
 
 // A workspace server is allowed for one exact definition: the hash covers the name and every field
 // as written in the file (variables not yet substituted, so an input's value is not part of it),

@@ -1,6 +1,6 @@
 import { stripJsonComments } from './jsonc';
-import type { McpInput, McpServerEntry } from './mcpTypes';
-import { parseServerEntry } from './serverEntry';
+import type { McpInput, McpServerEntry } from '../config/mcpTypes';
+import { parseServerEntry } from '../config/mcpServerEntry';
 import { isRecord } from '../text/isRecord';
 
 // An MCP configuration file in either shape: VS Code's `.vscode/mcp.json` (`{"servers": {…},

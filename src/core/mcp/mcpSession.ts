@@ -1,7 +1,7 @@
 import type { EventLog } from '../plan/eventLog';
 import type { ToolDefinition } from '../tools/toolTypes';
 import { mcpToolDefinitions } from './mcpTools';
-import type { McpServerDefinition } from './mcpTypes';
+import type { McpServerDefinition } from '../config/mcpTypes';
 import { McpServerConnection } from './serverConnection';
 import { mcpNameConflicts } from './toolNames';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { toStrictSchema } from '../tools/strictSchema';
 import { ToolError, type ToolDefinition } from '../tools/toolTypes';
 import { createJsonSchemaValidator } from './jsonSchemaCheck';
-import type { McpAnnotations, McpToolOrigin } from './mcpTypes';
+import type { McpAnnotations, McpToolOrigin } from '../config/mcpTypes';
 import { renderToolResult } from './resultText';
 import type { McpServerConnection } from './serverConnection';
 import { mcpToolName } from './toolNames';

@@ -1,9 +1,9 @@
 import type { FlatConfig } from '../config/configSchema';
 import type { EventLog } from '../plan/eventLog';
-import { builtinTools } from '../tools/builtinTools';
+import { builtinTools } from '../tools/workspace/builtinTools';
 import type { ToolDefinition } from '../tools/toolTypes';
 import type { McpSession } from './mcpSession';
-import type { McpServerDefinition } from './mcpTypes';
+import type { McpServerDefinition } from '../config/mcpTypes';
 
 // What a run does with its MCP servers before planning (docs/design.md, “MCP tools”): the host's notices
 // (servers it did not start, and why) go to the trace; in Restricted Mode nothing starts; else

@@ -5,7 +5,7 @@ import { ToolError } from '../tools/toolTypes';
 import type { OpenSession } from './connect';
 import { errorText } from './errorText';
 import { parseEnvFile } from './envFile';
-import type { McpServerDefinition } from './mcpTypes';
+import type { McpServerDefinition } from '../config/mcpTypes';
 
 // One MCP server for the length of one run (docs/design.md, “MCP tools”): started once, its tools listed,
 // its calls made with the tool timeout (the SDK sends MCP's cancellation when the call's signal

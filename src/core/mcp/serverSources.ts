@@ -1,4 +1,4 @@
-import type { McpInput, McpServerDefinition, McpServerEntry, McpServerSource } from './mcpTypes';
+import type { McpInput, McpServerDefinition, McpServerEntry, McpServerSource } from '../config/mcpTypes';
 import { McpVariableError, resolveVariables, type VariableContext } from './variables';
 
 // Servers from several places (the user's `cortex.mcp.servers`, a CLI `--mcp-config` file, a

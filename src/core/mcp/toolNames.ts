@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { normalizeToolName } from '../tools/nameNormalizer';
-import type { McpToolOrigin } from './mcpTypes';
+import type { McpToolOrigin } from '../config/mcpTypes';
 
 // MCP tools join the registry as `<server>_<tool>`, made into a name every OpenAI-compatible
 // endpoint accepts (`^[A-Za-z0-9_-]{1,64}$`). Two tools that end up with the same name, or with

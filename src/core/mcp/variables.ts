@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { McpServerEntry } from './mcpTypes';
+import type { McpServerEntry } from '../config/mcpTypes';
 
 // `${…}` variables in server definitions, as VS Code's mcp.json has them: `${workspaceFolder}`,
 // `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}` (or `${/}`), `${env:NAME}` and

@@ -1,7 +1,10 @@
-import type { RunContext } from '../agent/runContext';
+import type { FlatConfig } from '../config/configSchema';
 import { countMessageTokens } from '../context/tokenCounter';
 import type { ChatMessage } from '../llm/llmTypes';
+import type { EventLog } from '../plan/eventLog';
+import type { MemoryStore } from './memoryStore';
 import { relevantContextMessage } from './relevantContext';
+import { stepAuditEvent } from '../plan/stepAudits';
 
 // Before a step's first turn, the workspace memories that best match the step's description
 // (at most cortex.memory.searchLimit) are added to its conversation as `<relevant_context>`, and
@@ -10,7 +13,11 @@ import { relevantContextMessage } from './relevantContext';
 
 const SHOWN_TEXT_CHARS = 200;
 
-export async function injectRelevantMemory(context: Pick<RunContext, 'memory' | 'config' | 'log'>, stepId: string, messages: ChatMessage[]): Promise<void> {
+export async function injectRelevantMemory(
+  context: { memory?: MemoryStore; config: FlatConfig; log: EventLog },
+  stepId: string,
+  messages: ChatMessage[],
+): Promise<void> {
   const limit = context.config['cortex.memory.searchLimit'];
   const step = context.log.state.steps.get(stepId);
   if (!context.memory || limit === 0 || !step) return;
@@ -25,19 +32,19 @@ export async function injectRelevantMemory(context: Pick<RunContext, 'memory' | 
   const message = relevantContextMessage(hits);
   const firstTurn = messages.findIndex((m) => m.role === 'assistant');
   messages.splice(firstTurn < 0 ? messages.length : firstTurn, 0, message);
-  context.log.append({
-    type: 'step_audit',
-    stepId,
-    kind: 'memory_injected',
-    data: {
-      count: hits.length,
-      tokens: countMessageTokens(message),
-      memories: hits.map((hit) => ({
-        id: hit.id,
-        tags: hit.tags,
-        score: hit.score,
-        text: hit.text.length > SHOWN_TEXT_CHARS ? `${hit.text.slice(0, SHOWN_TEXT_CHARS)}…` : hit.text,
-      })),
-    },
-  });
+  context.log.append(
+    stepAuditEvent(stepId, {
+      kind: 'memory_injected',
+      data: {
+        count: hits.length,
+        tokens: countMessageTokens(message),
+        memories: hits.map((hit) => ({
+          id: hit.id,
+          tags: hit.tags,
+          score: hit.score,
+          text: hit.text.length > SHOWN_TEXT_CHARS ? `${hit.text.slice(0, SHOWN_TEXT_CHARS)}…` : hit.text,
+        })),
+      },
+    }),
+  );
 }

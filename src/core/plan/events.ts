@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FilesChangedFields, FilesRevertedFields, StepFileChangeSchema } from '../checkpoints/changeSchema';
+import { FilesChangedFields, FilesRevertedFields, StepFileChangeSchema } from './changeSchema';
 import { PURPOSES, type Purpose } from '../llm/purpose';
 import { StepExpectsSchema } from './stepChecks';
 

@@ -1,5 +1,5 @@
-import { foldFilesChanged, foldFilesReverted } from '../checkpoints/changeFold';
-import { foldRunResumed } from '../resume/resumeFold';
+import { foldFilesChanged, foldFilesReverted } from './changeFold';
+import { foldRunResumed } from './resumeFold';
 import { foldApprovalEvent } from './approvalState';
 import type { RunEvent } from './events';
 import type { PlanState, StepState, ToolCallRecord } from './planTypes';

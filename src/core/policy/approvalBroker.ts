@@ -178,19 +178,6 @@ export class ApprovalBroker {
     return { accepted: true };
   }
 
-  /** "Approve all (N)" / "Deny all": answers the listed requests that are still pending; returns how many were accepted. */
-  answerAll(decision: 'approve' | 'deny', requestIds: string[], feedback?: string, source?: string): number {
-    let accepted = 0;
-    for (const requestId of new Set(Array.isArray(requestIds) ? requestIds : [])) {
-      const found = this.log ? findApproval(this.log.state, requestId) : undefined;
-      const answer: ApprovalAnswer = { requestId, callId: found?.call.id ?? '', argsHash: found?.approval.argsHash ?? '', decision };
-      if (feedback !== undefined) answer.feedback = feedback;
-      if (source !== undefined) answer.source = source;
-      if (this.answer(answer).accepted) accepted++;
-    }
-    return accepted;
-  }
-
   /** Requests still waiting for an answer, oldest first (read from the plan state). */
   pending(): ApprovalRequest[] {
     return this.log ? pendingApprovals(this.log.state) : [];

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isInside, realLocation } from '../tools/workspaceJail';
+import { isInside, realLocation } from '../files/workspaceJail';
 
 // Where the arguments of an auto-approved command may point. A read-only command is only
 // auto-approved when it reads inside the workspace, so every argument that could name a file is

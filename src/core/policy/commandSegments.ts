@@ -584,27 +584,3 @@ export function parseCommandLine(command: string, dialect: ShellDialect = 'dash'
   const segments = new Parser(command, out, 0, false, dialect).parseList(false);
   return { segments, ...out };
 }
-
-/**
- * The flat view of `parseCommandLine`: segment and redirection texts as written. A quoted or
- * escaped operator is not a split; $(…) and `…` bodies become segments of their own.
- */
-export function splitCommand(
-  command: string,
-  dialect: ShellDialect = 'dash',
-): {
-  segments: string[];
-  operators: string[];
-  substitutions: string[];
-  redirections: string[];
-  errors: string[];
-} {
-  const parsed = parseCommandLine(command, dialect);
-  return {
-    segments: parsed.segments.map((segment) => segment.text),
-    operators: parsed.operators,
-    substitutions: parsed.substitutions,
-    redirections: parsed.redirections.map((redirection) => redirection.text),
-    errors: parsed.errors,
-  };
-}

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { realLocation } from '../tools/workspaceJail';
+import { realLocation } from '../files/workspaceJail';
 import { argumentLeavingByLink } from './argumentPaths';
-import type { ProtectedPathMatcher } from './protectedPaths';
+import type { ProtectedPathMatcher } from '../files/protectedPaths';
 import { protectedFileBelow, readsRecursively, searchedFolders } from './recursiveReads';
 
 // The checks a default-safe command passes on the disk right before it runs (the policy judged its

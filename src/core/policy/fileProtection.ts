@@ -1,7 +1,7 @@
 import { lstatSync, type Stats } from 'node:fs';
-import { declaredFileAccesses } from '../tools/workspace/fileAccess';
-import { displayPath, resolveInWorkspace } from '../tools/workspaceJail';
-import type { FileAccessKind, ProtectedPathMatcher } from './protectedPaths';
+import { declaredFileAccesses, type FileAccessDeclaration } from './fileAccess';
+import { displayPath, resolveInWorkspace } from '../files/workspaceJail';
+import type { FileAccessKind, ProtectedPathMatcher } from '../files/protectedPaths';
 
 // What makes one file access need confirmation: the resolved path matches a protected glob, or
 // (for writes) the existing file has more than one hard link (writing it changes every other name
@@ -59,7 +59,7 @@ export function assessAccess(matcher: ProtectedPathMatcher, realRoot: string, re
  * check right before the access still applies.
  */
 export async function findProtectedAccess(
-  tool: unknown,
+  tool: FileAccessDeclaration | undefined,
   args: unknown,
   workspaceRoot: string,
   realRoot: string,

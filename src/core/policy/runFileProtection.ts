@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../tools/workspaceJail';
-import { matchForms, type ProtectedPathMatcher } from './protectedPaths';
+import { isInside } from '../files/workspaceJail';
+import { matchForms, type ProtectedPathMatcher } from '../files/protectedPaths';
 
 // The run's own trace, lock and checkpoint folder are what a later revert or resume trusts, so the
 // run's tools must never write them (docs/design.md, “Checkpoints and revert”). When they lie

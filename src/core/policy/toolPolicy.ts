@@ -1,9 +1,11 @@
 import type { FlatConfig, PolicyDecision } from '../config/configSchema';
-import { mcpApprovalNote, mcpDefaultMatch, mcpRuleMatches } from '../mcp/mcpPolicy';
-import type { McpToolOrigin } from '../mcp/mcpTypes';
-import type { ToolKind } from '../tools/toolTypes';
+import { mcpApprovalNote, mcpDefaultMatch, mcpRuleMatches } from './mcpPolicy';
+import type { McpToolOrigin } from '../config/mcpTypes';
 import { evaluateCommand, type CommandEvaluation } from './commandRules';
 import { describeProtectedAccess, type ProtectedAccess } from './fileProtection';
+
+/** What a tool does, as the policy sees it (the tools declare it; the policy sits below them). */
+export type ToolKind = 'read' | 'write' | 'command' | 'other';
 
 // Whether one tool call may run (docs/design.md, “Policy”): allow → run; deny → finish with an error telling
 // the model it was denied by policy; confirm → awaiting_approval with {required, deny_effect,

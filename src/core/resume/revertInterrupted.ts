@@ -1,6 +1,6 @@
 import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from '../checkpoints/contentStore';
 import { createRestoreGuard } from '../checkpoints/restoreGuard';
-import type { ProtectedPathRules } from '../policy/protectedPaths';
+import type { ProtectedPathRules } from '../files/protectedPaths';
 import { applyRevert } from '../checkpoints/revertApply';
 import { planRevert } from '../checkpoints/revertPlan';
 import type { EventLog } from '../plan/eventLog';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isInside } from '../tools/workspaceJail';
+import { isInside } from '../files/workspaceJail';
 
 // The environment a command gets: a short allowlist of the editor's (or CLI's) variables, the names
 // the user passes through with `cortex.execution.envPassthrough`, and fixed values that keep output

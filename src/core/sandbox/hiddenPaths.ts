@@ -79,12 +79,6 @@ export interface HiddenPath {
   folder: boolean;
 }
 
-/** Why a `cortex.sandbox.hiddenPaths` entry is unusable, or undefined when it is fine. */
-export function hiddenPathProblem(entry: string): string | undefined {
-  if (entry.startsWith('~/') || path.isAbsolute(entry)) return undefined;
-  return 'must be an absolute path or start with ~/';
-}
-
 function expand(entry: string, homes: readonly string[]): string[] {
   if (entry.startsWith('~/')) return homes.map((home) => path.join(home, entry.slice(2)));
   return path.isAbsolute(entry) ? [entry] : [];

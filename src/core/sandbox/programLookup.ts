@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isInside } from '../tools/workspaceJail';
+import { isInside } from '../files/workspaceJail';
 import { sanitizedPath, trustedPathEntries } from './commandEnvironment';
 
 // Finds the file a literal command runs, the way execvp would but on our terms: a name with a slash

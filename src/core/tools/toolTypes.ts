@@ -1,5 +1,8 @@
+import { ToolError } from '../files/toolError';
+import type { FileAccessDeclaration } from '../policy/fileAccess';
+import type { ToolKind } from '../policy/toolPolicy';
 import type { z } from 'zod';
-import type { McpToolOrigin } from '../mcp/mcpTypes';
+import type { McpToolOrigin } from '../config/mcpTypes';
 import type { ValidationResult } from './argumentValidator';
 
 /** What every tool run gets: the jail root, cancellation, and output/size limits. */
@@ -17,13 +20,13 @@ export interface ToolContext {
   beforeWrite?(realPath: string, options?: { directory?: boolean }): Promise<void>;
 }
 
-export type ToolKind = 'read' | 'write' | 'command' | 'other';
+export type { ToolKind };
 
 /**
  * A tool defined once: its zod schema is both the validator and (via z.toJSONSchema) the JSON
  * Schema sent to the model. `readOnly` tools may run concurrently; others stay ordered.
  */
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends FileAccessDeclaration<z.infer<S>> {
   name: string;
   description: string;
   schema: S;
@@ -38,13 +41,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   run(args: z.infer<S>, context: ToolContext): Promise<string>;
 }
 
-/** A tool failure meant for the model (clear message, no stack). */
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ToolError';
-  }
-}
+// ToolError lives in the file kernel, which throws it and sits below the tools (docs/design.md, “The core's inner layers”).
+export { ToolError };
 
 /**
  * A command that ran to its end and exited non-zero (or was stopped by a signal). Its exit code and

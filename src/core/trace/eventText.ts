@@ -1,5 +1,5 @@
 import { endsTheRun } from '../llm/failoverPolicy';
-import type { FileChange } from '../checkpoints/changeSchema';
+import type { FileChange } from '../plan/changeSchema';
 import { checkLine } from '../plan/checkText';
 import type { RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';

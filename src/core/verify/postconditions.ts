@@ -2,9 +2,9 @@ import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import type { CheckRecord } from '../plan/events';
 import type { StepState } from '../plan/planTypes';
 import { checkKind, describeCheck, type StepCheck } from '../plan/stepChecks';
-import type { ProtectedPathMatcher } from '../policy/protectedPaths';
-import { globMatcher } from '../tools/workspace/globPattern';
-import { displayPath, resolveInWorkspace } from '../tools/workspaceJail';
+import type { ProtectedPathMatcher } from '../files/protectedPaths';
+import { globMatcher } from '../files/globPattern';
+import { displayPath, resolveInWorkspace } from '../files/workspaceJail';
 import { changesOf, commandsThatRan, modelCalls } from './stepEvidence';
 
 // Checking a step's declared postconditions (docs/design.md, “The verifier and how a step ends”),

@@ -7,8 +7,8 @@ import { editFileTool } from '../../../src/core/tools/workspace/editFile';
 import { readFileTool } from '../../../src/core/tools/workspace/readFile';
 import { writeFileTool } from '../../../src/core/tools/workspace/writeFile';
 import type { ToolDefinition } from '../../../src/core/tools/toolTypes';
-import { callProtection } from '../../../src/core/policy/callProtection';
-import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { callProtection } from '../../../src/core/tools/callProtection';
+import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 
 describe('approval previews', () => {
   let ws: string;

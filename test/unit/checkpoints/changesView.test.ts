@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { summarizeChanges } from '../../../src/core/checkpoints/changeSummary';
-import type { FileChange } from '../../../src/core/checkpoints/changeSchema';
+import type { FileChange } from '../../../src/core/plan/changeSchema';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { RunEventSchema, type NewRunEvent } from '../../../src/core/plan/events';
 import { parseWebviewMessage } from '../../../src/protocol/messages';

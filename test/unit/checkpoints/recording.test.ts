@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordToolCall } from '../../../src/core/checkpoints/callRecording';
-import type { FileChange } from '../../../src/core/checkpoints/changeSchema';
+import type { FileChange } from '../../../src/core/plan/changeSchema';
 import { CheckpointRecorder } from '../../../src/core/checkpoints/checkpointRecorder';
 import { hashBytes } from '../../../src/core/checkpoints/contentStore';
 import { executeTool } from '../../../src/core/tools/toolExecutor';

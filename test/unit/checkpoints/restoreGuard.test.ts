@@ -6,7 +6,7 @@ import { ContentStore } from '../../../src/core/checkpoints/contentStore';
 import { createRestoreGuard } from '../../../src/core/checkpoints/restoreGuard';
 import { applyRevert } from '../../../src/core/checkpoints/revertApply';
 import type { RevertTarget } from '../../../src/core/checkpoints/revertPlan';
-import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 
 // A restore writes through the same guards as the file tools (docs/design.md, “Checkpoints and
 // revert”): targets are built by hand here, as a forged trace could ask for them.

@@ -6,7 +6,7 @@ import { recordToolCall } from '../../../src/core/checkpoints/callRecording';
 import { CheckpointRecorder } from '../../../src/core/checkpoints/checkpointRecorder';
 import { createRestoreGuard } from '../../../src/core/checkpoints/restoreGuard';
 import { applyRevert } from '../../../src/core/checkpoints/revertApply';
-import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import { planRevert, planUndo, stepsToRevert, undoableReverts } from '../../../src/core/checkpoints/revertPlan';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { RunEventSchema, type EventOf } from '../../../src/core/plan/events';

@@ -3,7 +3,7 @@ import { parseConfig } from '../../../src/core/config/configSchema';
 import { stripJsonComments } from '../../../src/core/mcp/jsonc';
 import { McpConfigFileError, parseMcpConfigFile } from '../../../src/core/mcp/mcpConfigFile';
 import { parseEnvFile } from '../../../src/core/mcp/envFile';
-import { parseServerEntry } from '../../../src/core/mcp/serverEntry';
+import { parseServerEntry } from '../../../src/core/config/mcpServerEntry';
 
 describe('MCP configuration: VS Code mcp.json, mcpServers and cortex.mcp.servers', () => {
   it("reads VS Code's .vscode/mcp.json with comments, trailing commas, inputs and both server types", () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createJsonSchemaValidator } from '../../../src/core/mcp/jsonSchemaCheck';
 import { modelParameters } from '../../../src/core/mcp/mcpTools';
-import type { McpAnnotations } from '../../../src/core/mcp/mcpTypes';
+import type { McpAnnotations } from '../../../src/core/config/mcpTypes';
 import { mcpToolName } from '../../../src/core/mcp/toolNames';
 import type { ToolDefinition } from '../../../src/core/tools/toolTypes';
 

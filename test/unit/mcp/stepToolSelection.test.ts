@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../../src/core/config/configSchema';
 import { keywords, selectStepTools } from '../../../src/core/mcp/stepToolSelection';
-import { createBuiltinRegistry } from '../../../src/core/tools/builtinTools';
+import { createBuiltinRegistry } from '../../../src/core/tools/workspace/builtinTools';
 import { fakeMcpTool } from './fakeMcpTool';
 
 const servers = [

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { MAX_RAW_RESULT_BYTES, renderToolResult } from '../../../src/core/mcp/resultText';
 import { mcpNameConflicts, mcpToolName } from '../../../src/core/mcp/toolNames';
 import { toolSummaries } from '../../../src/core/mcp/toolSummaries';
-import { createBuiltinRegistry } from '../../../src/core/tools/builtinTools';
+import { createBuiltinRegistry } from '../../../src/core/tools/workspace/builtinTools';
 import { parseConfig } from '../../../src/core/config/configSchema';
 import { fakeMcpTool } from './fakeMcpTool';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describeServerCommand, serverDefinitionHash } from '../../../src/core/mcp/definitionHash';
-import type { McpServerEntry } from '../../../src/core/mcp/mcpTypes';
+import type { McpServerEntry } from '../../../src/core/config/mcpTypes';
 import { inputIdsOf, McpVariableError, resolveVariables, type VariableContext } from '../../../src/core/mcp/variables';
 
 const context = (inputs: Record<string, string> = {}): VariableContext & { asked: string[] } => {

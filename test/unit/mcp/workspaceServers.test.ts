@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { McpServerEntry } from '../../../src/core/mcp/mcpTypes';
+import type { McpServerEntry } from '../../../src/core/config/mcpTypes';
 import { McpConsentStore, type StateLike } from '../../../src/host/mcpConsentStore';
 import { readWorkspaceMcpFiles } from '../../../src/host/mcpWorkspaceFiles';
 import { tempWorkspace } from '../../support/agentHarness';

@@ -9,7 +9,7 @@ import { MemoryStore } from '../../../src/core/memory/memoryStore';
 import { createMemoryTools } from '../../../src/core/memory/memoryTools';
 import { relevantContextMessage } from '../../../src/core/memory/relevantContext';
 import { decideToolPolicy } from '../../../src/core/policy/toolPolicy';
-import { createBuiltinRegistry } from '../../../src/core/tools/builtinTools';
+import { createBuiltinRegistry } from '../../../src/core/tools/workspace/builtinTools';
 import type { ToolContext } from '../../../src/core/tools/toolTypes';
 
 const toolContext = { workspaceRoot: '/tmp', signal: new AbortController().signal, maxReadFileBytes: 1000, timeoutMs: 1000 } as ToolContext;

@@ -315,22 +315,6 @@ describe('ApprovalBroker', () => {
     assert.equal(eventsOf(log, 'approval_withdrawn').length, 0);
   });
 
-  it('answerAll approves or denies every listed pending request, each checked like answer()', async () => {
-    const { broker, log } = setup();
-    recordCall(log, 'call_b', '{"path":"b"}');
-    const a = broker.request(requestInput());
-    const b = broker.request(requestInput({ callId: 'call_b', argumentsJson: '{"path":"b"}' }));
-    const c = broker.request(requestInput({ callId: 'call_3' }));
-    broker.answer({ ...a.request, decision: 'deny' });
-    const count = broker.answerAll('approve', [a.request.requestId, b.request.requestId, b.request.requestId, 'unknown']);
-    assert.equal(count, 1);
-    assert.deepEqual(await a.outcome, { decision: 'deny' });
-    assert.deepEqual(await b.outcome, { decision: 'approve' });
-    assert.equal(await settled(c.outcome), 'pending', 'a request not listed is not answered');
-    assert.equal(broker.answerAll('deny', [c.request.requestId], 'not now', 'panel'), 1);
-    assert.deepEqual(await c.outcome, { decision: 'deny', feedback: 'not now', source: 'panel' });
-  });
-
   it('onDidChange reports the pending list after each change until unsubscribed', () => {
     const { broker } = setup();
     const seen: string[][] = [];

@@ -1,5 +1,29 @@
 import assert from 'node:assert/strict';
-import { parseCommandLine, splitCommand } from '../../../src/core/policy/commandSegments';
+import { parseCommandLine, type ShellDialect } from '../../../src/core/policy/commandSegments';
+
+/**
+ * The flat view of `parseCommandLine` these tests compare: segment and redirection texts as written. A quoted or
+ * escaped operator is not a split; $(…) and `…` bodies become segments of their own.
+ */
+function splitCommand(
+  command: string,
+  dialect: ShellDialect = 'dash',
+): {
+  segments: string[];
+  operators: string[];
+  substitutions: string[];
+  redirections: string[];
+  errors: string[];
+} {
+  const parsed = parseCommandLine(command, dialect);
+  return {
+    segments: parsed.segments.map((segment) => segment.text),
+    operators: parsed.operators,
+    substitutions: parsed.substitutions,
+    redirections: parsed.redirections.map((redirection) => redirection.text),
+    errors: parsed.errors,
+  };
+}
 
 describe('splitCommand', () => {
   describe('chain operators', () => {

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseConfig, type PolicyDecision } from '../../../src/core/config/configSchema';
 import { describeProtectedAccess, findProtectedAccess, type ProtectedAccess } from '../../../src/core/policy/fileProtection';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import { decideToolPolicy } from '../../../src/core/policy/toolPolicy';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 
 const tool = (name: string) => builtinTools.find((t) => t.name === name)!;
 const matcher = compileProtectedPaths(DEFAULT_PROTECTED_PATHS);
@@ -85,9 +85,8 @@ describe('findProtectedAccess (before a call runs, on the real disk)', () => {
     assert.deepEqual(await find('list_directory', { path: '.git' }), []);
     assert.deepEqual(await find('find_files', { pattern: '.env' }), []);
     assert.deepEqual(await findProtectedAccess(undefined, { path: '.git/config' }, ws, ws, matcher), []);
-    assert.deepEqual(await findProtectedAccess({ name: 'custom', fileAccesses: () => [{ path: '.git/config', access: 'write' }] }, {}, ws, ws, matcher), [
-      GIT_CONFIG,
-    ]);
+    const custom = { name: 'custom', fileAccesses: () => [{ path: '.git/config', access: 'write' as const }] };
+    assert.deepEqual(await findProtectedAccess(custom, {}, ws, ws, matcher), [GIT_CONFIG]);
   });
 });
 

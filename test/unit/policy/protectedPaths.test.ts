@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../../src/core/config/configSchema';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, matchForms, protectedGlobProblem } from '../../../src/core/policy/protectedPaths';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, matchForms, protectedGlobProblem } from '../../../src/core/files/protectedPaths';
 import { mapSettings } from '../../../src/host/settingsMapping';
 
 const defaults = compileProtectedPaths(DEFAULT_PROTECTED_PATHS);

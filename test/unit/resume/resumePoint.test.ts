@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { RunEventSchema } from '../../../src/core/plan/events';
 import { addToolCallEvent, startStepEvent, updateToolResultEvent } from '../../../src/core/plan/planOperations';
-import { RESTARTED_AUDIT } from '../../../src/core/resume/resumeFold';
+import { RESTARTED_AUDIT } from '../../../src/core/plan/resumeFold';
 import { findResumePoint, highestStepNumber, NotResumableError } from '../../../src/core/resume/resumePoint';
 import { examplePlan, runStep, sid } from '../plan/planFixtures';
 

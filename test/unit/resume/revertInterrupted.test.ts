@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import { addToolCallEvent, startStepEvent, updateToolResultEvent } from '../../../src/core/plan/planOperations';
 import { revertInterruptedChanges } from '../../../src/core/resume/revertInterrupted';
 import { examplePlan, sid } from '../plan/planFixtures';

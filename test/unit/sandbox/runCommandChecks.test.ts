@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compileProtectedPaths } from '../../../src/core/policy/protectedPaths';
+import { compileProtectedPaths } from '../../../src/core/files/protectedPaths';
 import { requireBubblewrap, runIn, SANDBOXED, tempWorkspace, UNSANDBOXED } from './sandboxSupport';
 
 // What run_command checks on the disk right before a command the default rules would auto-approve:

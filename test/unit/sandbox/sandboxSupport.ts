@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ProtectedPathMatcher } from '../../../src/core/policy/protectedPaths';
+import type { ProtectedPathMatcher } from '../../../src/core/files/protectedPaths';
 import { probeSandbox } from '../../../src/core/sandbox/bubblewrap';
 import type { CommandExecutionSettings } from '../../../src/core/sandbox/executionSettings';
 import { executeTool, type ToolRunResult } from '../../../src/core/tools/toolExecutor';

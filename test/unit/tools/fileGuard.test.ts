@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { link, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProtectedAccess } from '../../../src/core/policy/fileProtection';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 import { executeTool, type ToolRunResult } from '../../../src/core/tools/toolExecutor';
-import { createFileGuard, type FileGuard, type GuardedToolContext } from '../../../src/core/tools/workspace/fileGuard';
+import { createFileGuard, type FileGuard, type GuardedToolContext } from '../../../src/core/tools/fileGuard';
 import { createTempWorkspace, toolContext } from './workspaceFixture';
 
 // The tools' own check right before the access: it holds when the policy layer is skipped, and

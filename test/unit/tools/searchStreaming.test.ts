@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 import { executeTool, type ToolRunResult } from '../../../src/core/tools/toolExecutor';
 import type { ToolContext } from '../../../src/core/tools/toolTypes';
 import { createTempWorkspace, toolContext } from './workspaceFixture';

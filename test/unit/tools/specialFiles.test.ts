@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, open, stat, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 import { executeTool, type ToolRunResult } from '../../../src/core/tools/toolExecutor';
-import { openRegularFile, openVerified, readAtMost } from '../../../src/core/tools/workspace/regularFile';
+import { openRegularFile, openVerified, readAtMost } from '../../../src/core/files/regularFile';
 import { createTempWorkspace, toolContext } from './workspaceFixture';
 
 // File tools act on regular files only, and never block opening something else: a FIFO opened

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseConfig } from '../../../src/core/config/configSchema';
 import { decodeArgumentText, summarizeDecoding } from '../../../src/core/llm/argumentDecoding';
 import type { AccumulatedToolCall, LlmClient } from '../../../src/core/llm/llmTypes';
-import { createBuiltinRegistry } from '../../../src/core/tools/builtinTools';
+import { createBuiltinRegistry } from '../../../src/core/tools/workspace/builtinTools';
 import { executePreparedCall, prepareToolCalls, TOOL_ERROR_GUIDANCE } from '../../../src/core/tools/toolPipeline';
 import { expectDisposition } from '../../support/preparedCalls';
 import { createTempWorkspace, toolContext } from './workspaceFixture';

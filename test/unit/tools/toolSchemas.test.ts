@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../../src/core/config/configSchema';
 import { validateToolArguments } from '../../../src/core/tools/argumentValidator';
-import { builtinTools, createBuiltinRegistry } from '../../../src/core/tools/builtinTools';
+import { builtinTools, createBuiltinRegistry } from '../../../src/core/tools/workspace/builtinTools';
 
 // The JSON Schema each built-in tool shows the model, plus accept and reject cases run through
 // the same validator the pipeline uses.

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 import { executeTool } from '../../../src/core/tools/toolExecutor';
-import { isInside, resolveInWorkspace } from '../../../src/core/tools/workspaceJail';
+import { isInside, resolveInWorkspace } from '../../../src/core/files/workspaceJail';
 import { createJailFixture, type JailFixture, SECRET, toolContext } from './workspaceFixture';
 
 const tool = (name: string) => builtinTools.find((t) => t.name === name)!;

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { builtinTools } from '../../../src/core/tools/builtinTools';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 import { executeTool, type ToolRunResult } from '../../../src/core/tools/toolExecutor';
 import type { ToolContext } from '../../../src/core/tools/toolTypes';
 import { applyEdit } from '../../../src/core/tools/workspace/editFile';
-import { globMatcher, globToRegExp } from '../../../src/core/tools/workspace/globPattern';
+import { globMatcher, globToRegExp } from '../../../src/core/files/globPattern';
 import { selectLines } from '../../../src/core/tools/workspace/readFile';
-import { readTextFile, SYNC_READ_MAX_BYTES } from '../../../src/core/tools/workspace/textFile';
+import { readTextFile, SYNC_READ_MAX_BYTES } from '../../../src/core/files/textFile';
 import { createTempWorkspace, toolContext } from './workspaceFixture';
 
 const tool = (name: string) => builtinTools.find((t) => t.name === name)!;

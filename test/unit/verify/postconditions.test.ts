@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { CheckRecord } from '../../../src/core/plan/events';
 import { addToolCallEvent, startStepEvent, updateToolResultEvent } from '../../../src/core/plan/planOperations';
 import type { StepCheck } from '../../../src/core/plan/stepChecks';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/policy/protectedPaths';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import { checkPostconditions, type CheckCommandRun } from '../../../src/core/verify/postconditions';
 import { examplePlan, sid } from '../plan/planFixtures';
 

@@ -2,10 +2,9 @@ import { mkdir, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
-import { fileGuardOf } from './fileGuard';
-import { withFsErrors } from './fsErrors';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import { fileGuardOf } from '../fileGuard';
+import { withFsErrors } from '../../files/fsErrors';
 
 export const CreateDirectoryArgsSchema = z.strictObject({
   path: z.string().min(1).describe('Folder path, relative to the workspace root; missing parents are created'),
@@ -13,7 +12,7 @@ export const CreateDirectoryArgsSchema = z.strictObject({
 export type CreateDirectoryArgs = z.infer<typeof CreateDirectoryArgsSchema>;
 
 /** create_directory: creates a workspace folder and its missing parents (an existing folder is fine). */
-export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> & FileAccessDeclaration<CreateDirectoryArgs> = {
+export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> = {
   name: 'create_directory',
   description: 'Create a folder in the workspace, including missing parent folders. Succeeds if it already exists.',
   schema: CreateDirectoryArgsSchema,

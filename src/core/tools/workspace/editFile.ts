@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
-import { fileGuardOf } from './fileGuard';
-import { withFsErrors } from './fsErrors';
-import { openRegularFile, replaceContent } from './regularFile';
-import { readOpenTextFile } from './textFile';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import { fileGuardOf } from '../fileGuard';
+import { withFsErrors } from '../../files/fsErrors';
+import { openRegularFile, replaceContent } from '../../files/regularFile';
+import { readOpenTextFile } from '../../files/textFile';
 
 export const EditFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),
@@ -71,7 +70,7 @@ export function applyEdit(text: string, oldText: string, newText: string, replac
  * can leak through "not found" hints: the read is checked like read_file's) and writes it through
  * one handle, so the file written is the file that was read and checked.
  */
-export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> & FileAccessDeclaration<EditFileArgs> = {
+export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> = {
   name: 'edit_file',
   description:
     'Replace exact text in a workspace file. old_text must match the file exactly (whitespace included) and occur once, unless replace_all is true. Read the file first to copy the text.',

@@ -2,17 +2,16 @@ import { realpath, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { displayPath, resolveInWorkspace } from '../workspaceJail';
+import { displayPath, resolveInWorkspace } from '../../files/workspaceJail';
 import { IGNORED_DIRECTORIES, walkFiles } from './fileWalker';
-import { withFsErrors } from './fsErrors';
-import { globMatcher } from './globPattern';
+import { withFsErrors } from '../../files/fsErrors';
+import { globMatcher } from '../../files/globPattern';
 
 export const FindFilesArgsSchema = z.strictObject({
   pattern: z.string().min(1).describe("Glob pattern, e.g. '**/*.ts' or 'src/**/test_*.py'. A pattern without '/' matches file names at any depth ('*.md')."),
   path: z.string().min(1).optional().describe("Folder to search in, relative to the workspace root (default '.')"),
   max_results: z.number().int().min(1).max(1000).optional().describe('Maximum number of paths to return (default 200)'),
 });
-export type FindFilesArgs = z.infer<typeof FindFilesArgsSchema>;
 
 /** find_files: workspace files matching a glob, as workspace-relative paths (symlinks not followed). */
 export const findFilesTool: ToolDefinition<typeof FindFilesArgsSchema> = {

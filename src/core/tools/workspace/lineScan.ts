@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import vm from 'node:vm';
-import { looksBinary } from './textFile';
+import { looksBinary } from '../../files/textFile';
 
 // search_text's per-file scan: the file is read in chunks and matched line by line, so memory
 // stays at one chunk plus the longest line whatever the file's size. Matching runs in a vm context

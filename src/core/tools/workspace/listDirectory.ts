@@ -2,15 +2,14 @@ import { readdir, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import { withFsErrors } from './fsErrors';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import { withFsErrors } from '../../files/fsErrors';
 
 const MAX_ENTRIES = 1000;
 
 export const ListDirectoryArgsSchema = z.strictObject({
   path: z.string().min(1).optional().describe("Folder path, relative to the workspace root (default '.')"),
 });
-export type ListDirectoryArgs = z.infer<typeof ListDirectoryArgsSchema>;
 
 /** list_directory: the entries of one workspace folder; folders end in '/', symlinks in '@' (not followed). */
 export const listDirectoryTool: ToolDefinition<typeof ListDirectoryArgsSchema> = {

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
-import { fileGuardOf } from './fileGuard';
-import { readTextFile } from './textFile';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import { fileGuardOf } from '../fileGuard';
+import { readTextFile } from '../../files/textFile';
 
 export const ReadFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),
@@ -26,7 +25,7 @@ export function selectLines(text: string, start: number | undefined, end: number
 }
 
 /** read_file: a text file of the workspace, whole or a line range; binary and oversized files are refused. */
-export const readFileTool: ToolDefinition<typeof ReadFileArgsSchema> & FileAccessDeclaration<ReadFileArgs> = {
+export const readFileTool: ToolDefinition<typeof ReadFileArgsSchema> = {
   name: 'read_file',
   description:
     'Read a text file in the workspace. Optionally pass start_line and end_line (1-based, inclusive) to read only part of it. Binary files and files over the size limit are refused.',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { judgeDefaultSafe } from '../../policy/defaultCommandRules';
 import { formatWords, parseLiteralCommand } from '../../policy/literalCommand';
 import { diskProblem } from '../../policy/diskChecks';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type ProtectedPathMatcher } from '../../policy/protectedPaths';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type ProtectedPathMatcher } from '../../files/protectedPaths';
 import { bubblewrapArgs, existingInside } from '../../sandbox/bubblewrap';
 import { commandEnvironment } from '../../sandbox/commandEnvironment';
 import { existingHiddenPaths, homeFolders } from '../../sandbox/hiddenPaths';
@@ -14,8 +14,8 @@ import { findProgram } from '../../sandbox/programLookup';
 import { chooseSandbox, type SandboxChoice } from '../../sandbox/sandboxChoice';
 import type { ToolContext, ToolDefinition } from '../toolTypes';
 import { CommandExitError, ToolError } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import { withFsErrors } from './fsErrors';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import { withFsErrors } from '../../files/fsErrors';
 
 // run_command. A command made of literal words (see policy/literalCommand.ts) runs from those
 // words without any shell, so what runs is exactly what the policy judged; anything else runs
@@ -92,7 +92,6 @@ export const RunCommandArgsSchema = z.strictObject({
   cwd: z.string().min(1).optional().describe("Working folder, relative to the workspace root (default '.'); use this instead of cd"),
   timeout_seconds: z.number().int().min(1).max(3600).optional().describe('Stop the command after this many seconds (capped by the configured tool timeout)'),
 });
-export type RunCommandArgs = z.infer<typeof RunCommandArgsSchema>;
 
 export type { CommandResult } from '../../sandbox/processRunner';
 

@@ -2,14 +2,13 @@ import { lstat, realpath } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
 import { ToolError } from '../toolTypes';
-import { displayPath, resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
-import { fileGuardOf } from './fileGuard';
+import { displayPath, resolveInWorkspace } from '../../files/workspaceJail';
+import { fileGuardOf } from '../fileGuard';
 import { walkFiles, type WalkEntry } from './fileWalker';
-import { withFsErrors } from './fsErrors';
-import { globMatcher } from './globPattern';
+import { withFsErrors } from '../../files/fsErrors';
+import { globMatcher } from '../../files/globPattern';
 import { LineMatcher, scanOpenFile } from './lineScan';
-import { describeFileType, openRegularFile } from './regularFile';
+import { describeFileType, openRegularFile } from '../../files/regularFile';
 
 /** Search stops after this long (or 80% of the tool timeout, if less) and reports partial results. */
 export const SEARCH_TIME_CAP_MS = 10_000;
@@ -55,7 +54,7 @@ class Skipped {
 }
 
 /** search_text: regex search through workspace text files, capped in time, size and results. */
-export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> & FileAccessDeclaration<SearchTextArgs> = {
+export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> = {
   name: 'search_text',
   description:
     "Search workspace text files for a regular expression, line by line. Returns 'path:line: text' for each match. Optional glob filter ('*.ts'). Skips binary files, files over the size limit, protected files, .git and node_modules; capped in time and number of results.",

@@ -2,11 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition } from '../toolTypes';
-import { resolveInWorkspace } from '../workspaceJail';
-import type { FileAccessDeclaration } from './fileAccess';
-import { fileGuardOf } from './fileGuard';
-import { withFsErrors } from './fsErrors';
-import { lstatRegularFile, openRegularFile, replaceContent } from './regularFile';
+import { resolveInWorkspace } from '../../files/workspaceJail';
+import { fileGuardOf } from '../fileGuard';
+import { withFsErrors } from '../../files/fsErrors';
+import { lstatRegularFile, openRegularFile, replaceContent } from '../../files/regularFile';
 
 export const WriteFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),
@@ -21,7 +20,7 @@ const DIRECTORY_HINT = '; give a file path';
  * The file is opened without truncating, checked (type, links, protection), then replaced; a new
  * file gets mode 0666 minus the umask, so it is never executable.
  */
-export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> & FileAccessDeclaration<WriteFileArgs> = {
+export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> = {
   name: 'write_file',
   description:
     'Create a file in the workspace or replace its whole content. Missing parent folders are created. For a small change to an existing file prefer edit_file.',

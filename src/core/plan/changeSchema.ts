@@ -52,7 +52,6 @@ export type RevertedFile = z.infer<typeof RevertedFileSchema>;
 
 /** `protected`: needs the person's confirmation; `refused`: never restored (`.git`, the run's own files). */
 export const RevertConflictReasonSchema = z.enum(['changed_since', 'changed_by_other_step', 'not_restorable', 'failed', 'protected', 'refused']);
-export type RevertConflictReason = z.infer<typeof RevertConflictReasonSchema>;
 
 /** A file a revert left alone, and why. */
 export const RevertConflictSchema = z.object({

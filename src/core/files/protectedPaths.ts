@@ -1,4 +1,4 @@
-import { globToRegExp } from '../tools/workspace/globPattern';
+import { globToRegExp } from './globPattern';
 
 // Paths whose edit or read needs a person's confirmation even when the tool is otherwise allowed:
 // writing them can run code later (git hooks and config, editor tasks and settings, CI workflows)

@@ -1,5 +1,5 @@
 import type { PolicyDecision } from '../config/configSchema';
-import type { McpAnnotations, McpToolOrigin } from './mcpTypes';
+import type { McpAnnotations, McpToolOrigin } from '../config/mcpTypes';
 
 // The policy of MCP tools (docs/design.md, “Policy”, docs/design.md, “MCP tools”). `cortex.policy.tools` takes, besides tool
 // names, `mcp:<server>/<tool>`, `mcp:<server>` and `mcp:*`. Among these the most specific level

@@ -1,4 +1,4 @@
-import { ToolError } from '../toolTypes';
+import { ToolError } from './toolError';
 
 // File-system failures turned into sentences for the model (no stack, no errno jargon alone).
 

@@ -1,8 +1,9 @@
 import { realpathSync } from 'node:fs';
-import { createFileGuard, type FileGuard } from '../tools/workspace/fileGuard';
-import { findProtectedAccess, type ProtectedAccess } from './fileProtection';
-import { compileProtectedPaths, type ProtectedPathMatcher, type ProtectedPathRules } from './protectedPaths';
-import { runFilesInside, withRunFiles } from './runFileProtection';
+import { createFileGuard, type FileGuard } from './fileGuard';
+import type { FileAccessDeclaration } from '../policy/fileAccess';
+import { findProtectedAccess, type ProtectedAccess } from '../policy/fileProtection';
+import { compileProtectedPaths, type ProtectedPathMatcher, type ProtectedPathRules } from '../files/protectedPaths';
+import { runFilesInside, withRunFiles } from '../policy/runFileProtection';
 
 // The protected-path checks of one batch of tool calls, compiled once: `find` before the policy
 // decides a call, `guard` for the tool context of a call that may run (allowed, or approved with
@@ -11,7 +12,7 @@ import { runFilesInside, withRunFiles } from './runFileProtection';
 export interface CallProtection {
   /** The compiled cortex.policy.protectedPaths, for tools that check paths themselves (commands). */
   readonly matcher: ProtectedPathMatcher;
-  find(tool: unknown, args: unknown): Promise<ProtectedAccess[]>;
+  find(tool: FileAccessDeclaration | undefined, args: unknown): Promise<ProtectedAccess[]>;
   guard(approved: readonly ProtectedAccess[] | undefined): FileGuard;
 }
 

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { ToolError } from './toolTypes';
+import { ToolError } from './toolError';
 
 // Every path a tool touches goes through here. The path is resolved against the workspace root,
 // then the real location is checked: realpath of the target, or, when it does not exist yet, of

@@ -1,5 +1,5 @@
-import type { EventOf } from '../plan/events';
-import type { PlanState, StepState } from '../plan/planTypes';
+import type { EventOf } from './events';
+import type { PlanState, StepState } from './planTypes';
 
 // How the reducer folds file changes and reverts into the plan (docs/design.md, “Checkpoints and revert”): each step
 // keeps the changes its calls made, in order, and each change says whether a revert has undone

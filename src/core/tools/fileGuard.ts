@@ -1,9 +1,9 @@
 import type { Stats } from 'node:fs';
 import { realpathSync } from 'node:fs';
-import { assessAccess, describeProtectedAccess, protectedAccessKey, type ProtectedAccess } from '../../policy/fileProtection';
-import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type FileAccessKind, type ProtectedPathMatcher } from '../../policy/protectedPaths';
-import type { ToolContext } from '../toolTypes';
-import { ToolError } from '../toolTypes';
+import { assessAccess, describeProtectedAccess, protectedAccessKey, type ProtectedAccess } from '../policy/fileProtection';
+import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type FileAccessKind, type ProtectedPathMatcher } from '../files/protectedPaths';
+import type { ToolContext } from './toolTypes';
+import { ToolError } from './toolTypes';
 
 // The file tools' own check, right before they touch a file: the policy asked about the paths a
 // call would reach, but the disk can change between that question and the access (a symlink

@@ -1,13 +1,13 @@
 import { checkRecordedWorkspace, WorkspaceMismatchError } from '../files/recordedWorkspace';
-import { AgentRun, type AgentRunOptions, type RunResult } from '../agent/agentRun';
+import { AgentRun, type AgentRunOptions, type RunResult } from './agentRun';
 import type { EventLog } from '../plan/eventLog';
 import type { RunEvent } from '../plan/events';
-import { createBuiltinRegistry } from '../tools/builtinTools';
+import { createBuiltinRegistry } from '../tools/workspace/builtinTools';
 import { readTrace } from '../trace/traceReader';
-import { NotResumableError, findResumePoint, type ResumePoint } from './resumePoint';
-import { revertInterruptedChanges } from './revertInterrupted';
-import { acquireRunLock, type LockOptions, type RunLock } from './runLock';
-import { repairTraceTail } from './traceTail';
+import { NotResumableError, findResumePoint, type ResumePoint } from '../resume/resumePoint';
+import { revertInterruptedChanges } from '../resume/revertInterrupted';
+import { acquireRunLock, type LockOptions, type RunLock } from '../resume/runLock';
+import { repairTraceTail } from '../resume/traceTail';
 
 // Resuming an interrupted run from its trace (docs/design.md, “Resuming a run”), shared by the CLI and the
 // extension: take the run's lock, make the trace valid JSON Lines again, read it, check the

@@ -1,14 +1,14 @@
-import type { FlatConfig } from '../config/configSchema';
-import { createToolRegistry, readOnlyRegistry, type ToolRegistry } from './toolRegistry';
-import type { ToolDefinition } from './toolTypes';
-import { createDirectoryTool } from './workspace/createDirectory';
-import { editFileTool } from './workspace/editFile';
-import { findFilesTool } from './workspace/findFiles';
-import { listDirectoryTool } from './workspace/listDirectory';
-import { readFileTool } from './workspace/readFile';
-import { runCommandTool } from './workspace/runCommand';
-import { searchTextTool } from './workspace/searchText';
-import { writeFileTool } from './workspace/writeFile';
+import type { FlatConfig } from '../../config/configSchema';
+import { createToolRegistry, readOnlyRegistry, type ToolRegistry } from '../toolRegistry';
+import type { ToolDefinition } from '../toolTypes';
+import { createDirectoryTool } from './createDirectory';
+import { editFileTool } from './editFile';
+import { findFilesTool } from './findFiles';
+import { listDirectoryTool } from './listDirectory';
+import { readFileTool } from './readFile';
+import { runCommandTool } from './runCommand';
+import { searchTextTool } from './searchText';
+import { writeFileTool } from './writeFile';
 
 /** The workspace tools every run gets, in the order the model sees them. */
 export const builtinTools: readonly ToolDefinition[] = Object.freeze([

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { ToolError } from '../toolTypes';
+import { ToolError } from './toolError';
 import { describeFsError } from './fsErrors';
 
 // File tools act on regular files only. Opening a FIFO blocks until the other end shows up, and it

@@ -1,6 +1,6 @@
 import { closeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { ToolError } from '../toolTypes';
+import { ToolError } from './toolError';
 import { lstatRegularFile, openVerified, openVerifiedForReadSync, readAtMost, readAtMostSync } from './regularFile';
 
 // Reading a workspace file as text, with the two refusals every text tool shares: files over the

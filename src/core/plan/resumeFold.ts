@@ -1,5 +1,5 @@
-import type { EventOf } from '../plan/events';
-import type { PlanState, StepState } from '../plan/planTypes';
+import type { EventOf } from './events';
+import type { PlanState, StepState } from './planTypes';
 
 // How `run_resumed` changes the plan (docs/design.md, “Resuming a run”). The run is running again, and each step
 // that was running when it stopped goes back to not_started so it runs again from the beginning:
