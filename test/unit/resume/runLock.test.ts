@@ -90,6 +90,9 @@ describe('run lock', () => {
       const shell = spawn('sh', ['-c', 'sleep 30 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
       try {
         const pid = Number(await new Promise<string>((done) => shell.stdout.once('data', (d) => done(String(d).trim()))));
+        // Until the shell has become `sleep` it would reap its child itself (no zombie left to test).
+        for (let i = 0; i < 200 && readFileSync(`/proc/${shell.pid}/comm`, 'utf8').trim() !== 'sleep'; i++) await new Promise((r) => setTimeout(r, 10));
+        assert.equal(readFileSync(`/proc/${shell.pid}/comm`, 'utf8').trim(), 'sleep');
         assert.equal(processIsAlive(pid), true);
         process.kill(pid, 'SIGKILL');
         for (let i = 0; i < 100 && parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.state !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
