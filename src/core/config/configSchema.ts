@@ -3,6 +3,7 @@ import { McpServersSettingSchema } from '../mcp/serverEntry';
 import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../policy/protectedPaths';
 import { hiddenPathProblem } from '../sandbox/hiddenPaths';
 import { headerNameProblem, headerValueProblem } from '../llm/requestExtras';
+import { DEFAULT_INSTRUCTIONS_FILES } from '../instructions/projectInstructions';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
 // `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives
@@ -91,6 +92,10 @@ export const FlatConfigSchema = z
     'cortex.context.windowTokens': z.number().int().min(1024).max(100_000_000).nullable().default(null),
     'cortex.context.reserveOutputTokens': nonNegativeInt(1_000_000).default(4096),
     'cortex.memory.searchLimit': nonNegativeInt(50).default(5),
+    'cortex.instructions.files': z
+      .array(z.string().min(1).max(500))
+      .max(20)
+      .default(() => [...DEFAULT_INSTRUCTIONS_FILES]),
     'cortex.replan.maxAttempts': nonNegativeInt(10).default(2),
     'cortex.verify.requireVerified': z.boolean().default(false),
     'cortex.replan.revertFailedChanges': z.boolean().default(true),
@@ -159,6 +164,7 @@ export const SECURITY_KEYS: ConfigKey[] = [
   'cortex.llm.query',
   'cortex.mcp.servers',
   'cortex.mcp.allowReadOnly',
+  'cortex.instructions.files',
 ];
 
 export class ConfigError extends Error {
