@@ -145,7 +145,39 @@ export class RunController implements vscode.Disposable {
     return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder the agent works in' });
   }
 
-  private async start(task: string, folder: vscode.WorkspaceFolder, config: FlatConfig, apiKey: string | undefined, keySource: string): Promise<void> {
+  /**
+   * A run for another agent (the language model tool, docs/design.md, “Cortex as a tool of other
+   * agents”): no box and no dialog before it starts; what stops it is thrown as a sentence the
+   * calling model can act on. The run itself is like any other: its panel, approvals and policy.
+   */
+  async runForTool(task: string, onStarted: (run: LiveRun) => void): Promise<LiveRun> {
+    const folder = (vscode.workspace.workspaceFolders ?? [])[0];
+    if (!folder)
+      throw new Error('No folder is open in VS Code, and Cortex works inside a folder: ask the user to open the project folder, then call the tool again.');
+    const read = this.settings.read();
+    if (!read.ok)
+      throw new Error(
+        `Cortex's settings are invalid (${read.error.issues.join('; ')}): ask the user to fix them in the settings (cortex.*), then call the tool again.`,
+      );
+    const baseUrl = read.config['cortex.llm.baseUrl'];
+    const key = await this.keys.get();
+    if (!key.key && !isLocalEndpoint(baseUrl))
+      throw new Error(
+        `Cortex has no API key for its endpoint ${baseUrl}: ask the user to run the command "Cortex: Set API key" (or set cortex.llm.baseUrl to a local endpoint), then call the tool again.`,
+      );
+    const run = await this.start(task, folder, read.config, key.key, key.source, onStarted);
+    if (!run?.result) throw new Error('Cortex could not start the run (the Cortex output channel says why); do not retry until the user has fixed it.');
+    return run;
+  }
+
+  private async start(
+    task: string,
+    folder: vscode.WorkspaceFolder,
+    config: FlatConfig,
+    apiKey: string | undefined,
+    keySource: string,
+    onStarted?: (run: LiveRun) => void,
+  ): Promise<LiveRun | undefined> {
     const runId = newRunId();
     const traceFile = this.registry.traceFileFor(runId);
     const trusted = vscode.workspace.isTrusted;
@@ -172,7 +204,11 @@ export class RunController implements vscode.Disposable {
     }
     this.taskBox.started();
     const startLine = `run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
-    await this.drive({ runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() });
+    return this.drive(
+      { runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() },
+      undefined,
+      onStarted,
+    );
   }
 
   /**
@@ -277,7 +313,11 @@ export class RunController implements vscode.Disposable {
   }
 
   /** Drives a run to its end: trace, log channel, index, panel, progress with Cancel, and the result. */
-  private async drive(request: DriveRequest, opened?: { writer: ReturnType<typeof createTraceWriter>; stopTrace: () => void }): Promise<void> {
+  private async drive(
+    request: DriveRequest,
+    opened?: { writer: ReturnType<typeof createTraceWriter>; stopTrace: () => void },
+    onStarted?: (run: LiveRun) => void,
+  ): Promise<LiveRun> {
     const { runId, task, folder, log, broker, agent, traceFile, lock } = request;
     const writer = opened?.writer ?? createTraceWriter(traceFile, { append: request.appendTrace });
     const stopTrace = opened?.stopTrace ?? log.subscribe(writer.listener);
@@ -289,6 +329,7 @@ export class RunController implements vscode.Disposable {
     });
     const run: LiveRun = { runId, task, log, broker, agent, traceFile };
     this.registry.add(run);
+    onStarted?.(run);
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: 'running', traceFile, workspace: folder.uri.fsPath });
     this.logger.info(request.startLine);
     if (!request.trusted)
@@ -350,13 +391,14 @@ export class RunController implements vscode.Disposable {
     const traceError = writer.error();
     if (traceError) this.logger.error(`run ${runId}: the trace file ${traceFile} could not be written: ${traceError.message}`);
     // An interrupted run stays "running" in the index: it is listed for Resume after the reload.
-    if (driver.interrupted) return;
+    if (driver.interrupted) return run;
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
     this.updateRunning();
     this.onDidChange();
     this.logger.info(`run ${runId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
     // Not awaited: the command resolves when the run ends, not when the notification is dismissed.
     void this.reportResult(run, result);
+    return run;
   }
 
   private async reportResult(run: LiveRun, result: Outcome): Promise<void> {
