@@ -21,6 +21,7 @@ import type { RunRegistry } from './runRegistry';
 import { matchingFolder, panelResumability } from './resumableRuns';
 import { endpointFailure, lastRetryableRun, retryPlan } from './runRetry';
 import { isLocalEndpoint } from './settingsMapping';
+import { VscodeLmClient } from './vscodeLmClient';
 import type { SettingsReader } from './settingsReader';
 import type { TaskBox } from './taskBox';
 import { eventTextLevel, formatEvent } from '../core/trace/eventText';
@@ -58,6 +59,13 @@ interface DriveRequest {
   /** The log channel's line when it starts. */
   startLine: string;
   go(): Promise<RunResult>;
+}
+
+/** The model a run uses, for the log channel: VS Code's (docs/design.md, “Models from VS Code”) or the endpoint's. */
+function modelInUse(config: FlatConfig): string {
+  return config['cortex.llm.provider'] === 'vscode-lm'
+    ? `VS Code language model ${config['cortex.llm.vscodeModel'] || '(the first offered)'}`
+    : `model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}`;
 }
 
 /** One line for the progress notification and the status bar. */
@@ -109,13 +117,16 @@ export class RunController implements vscode.Disposable {
     if (!folder) return;
     const config = await this.settings.readOrReport();
     if (!config) return;
-    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    const key = await this.apiKeyOrReport(config);
     if (!key) return;
     await this.start(task, folder, config, key.key, key.source);
   }
 
   /** The API key for `baseUrl`, or undefined after saying what to do (none is needed for a local endpoint). */
-  private async apiKeyOrReport(baseUrl: string): Promise<{ key: string | undefined; source: string } | undefined> {
+  private async apiKeyOrReport(config: FlatConfig): Promise<{ key: string | undefined; source: string } | undefined> {
+    // VS Code's language models need no key of Cortex's (docs/design.md, “Models from VS Code”).
+    if (config['cortex.llm.provider'] === 'vscode-lm') return { key: undefined, source: 'VS Code language models' };
+    const baseUrl = config['cortex.llm.baseUrl'];
     const { key, source } = await this.keys.get();
     if (key || isLocalEndpoint(baseUrl)) return { key, source };
     const choice = await vscode.window.showErrorMessage(
@@ -161,7 +172,7 @@ export class RunController implements vscode.Disposable {
       );
     const baseUrl = read.config['cortex.llm.baseUrl'];
     const key = await this.keys.get();
-    if (!key.key && !isLocalEndpoint(baseUrl))
+    if (read.config['cortex.llm.provider'] !== 'vscode-lm' && !key.key && !isLocalEndpoint(baseUrl))
       throw new Error(
         `Cortex has no API key for its endpoint ${baseUrl}: ask the user to run the command "Cortex: Set API key" (or set cortex.llm.baseUrl to a local endpoint), then call the tool again.`,
       );
@@ -203,7 +214,7 @@ export class RunController implements vscode.Disposable {
       return;
     }
     this.taskBox.started();
-    const startLine = `run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
+    const startLine = `run ${runId} started in ${folder.uri.fsPath} (${modelInUse(config)}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
     return this.drive(
       { runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() },
       undefined,
@@ -234,7 +245,7 @@ export class RunController implements vscode.Disposable {
     }
     const config = await this.settings.readOrReport();
     if (!config) return;
-    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    const key = await this.apiKeyOrReport(config);
     if (!key) return;
     let opened: OpenedResume;
     try {
@@ -267,7 +278,7 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Cortex could not resume the run: ${(error as Error).message}`);
       return;
     }
-    const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
+    const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (${modelInUse(config)}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
     await this.drive(
       {
         runId: started.runId,
@@ -301,6 +312,7 @@ export class RunController implements vscode.Disposable {
     return {
       config,
       apiKey,
+      ...(config['cortex.llm.provider'] === 'vscode-lm' ? { llm: new VscodeLmClient(config['cortex.llm.vscodeModel']) } : {}),
       approvals: broker,
       trusted,
       logger: this.logger,
@@ -483,7 +495,7 @@ export class RunController implements vscode.Disposable {
     }
     const config = await this.settings.readOrReport();
     if (!config) return;
-    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    const key = await this.apiKeyOrReport(config);
     if (!key) return;
     await this.start(plan.task, folder, config, key.key, key.source);
   }

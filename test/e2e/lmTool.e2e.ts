@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
-import { installVsix } from './support/codeServer';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
+import { installFixtureExtension } from './support/fixtureExtension';
 import { eventually } from './support/scenario';
 import { runCommand } from './support/workbench';
 
@@ -14,22 +14,13 @@ import { runCommand } from './support/workbench';
 // confirmation, the run goes on in Cortex's panel against the scripted endpoint, and the caller gets
 // the compact report back.
 
-const FIXTURE = join(__dirname, 'fixtures', 'lm-tool-caller');
 const STEP = 'Write notes.txt with two lines';
-
-async function packageFixture(home: string): Promise<string> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- vsce's API is CommonJS without types
-  const vsce = require('@vscode/vsce') as { createVSIX(options: Record<string, unknown>): Promise<unknown> };
-  const packagePath = join(home, 'lm-tool-caller.vsix');
-  await vsce.createVSIX({ cwd: FIXTURE, packagePath, dependencies: false, allowMissingRepository: true, skipLicense: true });
-  return packagePath;
-}
 
 describe('e2e: Cortex as a language model tool', function () {
   let env: E2eEnvironment;
   before(async () => {
     env = await e2eEnvironment();
-    installVsix(await packageFixture(env.home), env.home);
+    await installFixtureExtension('lm-tool-caller', env.home);
   });
 
   it('is registered; invokeTool asks first, runs a scripted plan in the panel and returns the report', async () => {

@@ -40,6 +40,8 @@ export const FlatConfigSchema = z
       .refine((u) => /^https?:\/\//.test(u), 'must start with http:// or https://')
       .default('https://api.openai.com/v1'),
     'cortex.llm.model': z.string().trim().min(1, 'must name a model').default('gpt-4o-mini'),
+    'cortex.llm.provider': z.enum(['openai-compatible', 'vscode-lm']).default('openai-compatible'),
+    'cortex.llm.vscodeModel': z.string().trim().max(200).default(''),
     'cortex.llm.fallbackModels': z.array(z.string().trim().min(1)).max(10).default([]),
     'cortex.llm.requestTimeoutSeconds': positiveInt(3600).default(120),
     'cortex.llm.streamIdleTimeoutSeconds': positiveInt(3600).default(60),

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
+import { cortexLog, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
+import { installFixtureExtension } from './support/fixtureExtension';
+import { currentPage } from './support/hooks';
+import { startTask } from './support/scenario';
+import { waitForNotification } from './support/workbench';
+
+// Models from VS Code, no key (docs/design.md, “Models from VS Code”): with cortex.llm.provider =
+// vscode-lm, a run's requests go through vscode.lm to a model another extension provides. Here the
+// provider is a test-only extension (test/e2e/fixtures/lm-provider) answering from the scripted
+// server, so the run's planner, executor (with a tool call) and aggregator all travel through
+// VS Code's Language Model API.
+
+const STEP = 'Write model.txt naming the model';
+
+describe('e2e: models from VS Code (vscode-lm provider)', function () {
+  let env: E2eEnvironment;
+  before(async () => {
+    env = await e2eEnvironment();
+    await installFixtureExtension('lm-provider', env.home);
+  });
+
+  it('runs a task through a language model provided by another extension, tool calls included, without a key', async () => {
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Model', steps: [{ description: STEP, expects: [{ changed: 'model.txt' }] }], dependencies: {} }),
+        executor: (req) =>
+          toolMessages(req).length ? message('model.txt written') : toolCalls(call('write_file', { path: 'model.txt', content: 'scripted\n' })),
+        aggregator: message('Wrote model.txt through VS Code.'),
+      }),
+    );
+    const before = env.server.chatRequests().length;
+    const workspace = newWorkspace(env, 'vscode-lm');
+    const page = (currentPage.page = await openWorkspace(env, workspace, {
+      'chat.disableAIFeatures': false,
+      'cortex.llm.provider': 'vscode-lm',
+      'cortex.llm.vscodeModel': 'cortex-e2e/scripted',
+      // An endpoint that would fail: every request must go through VS Code's models instead.
+      'cortex.llm.baseUrl': 'http://127.0.0.1:9/v1',
+      'cortexE2e.scriptedBaseUrl': env.server.baseUrl,
+    }));
+    await startTask(page, 'Record which model wrote this');
+    // VS Code may ask once whether Cortex may use another extension's models.
+    const dialog = page.locator('.monaco-dialog-box');
+    const panelShown = cortexPanel(page);
+    await Promise.race([
+      dialog.waitFor({ state: 'visible', timeout: 30_000 }).then(async () => {
+        await screenshot(page, 'e2e-vscode-lm-consent');
+        await dialog.getByRole('button', { name: /^Allow$/ }).click();
+      }),
+      panelShown,
+    ]).catch(() => undefined);
+    const panel = await panelShown;
+    await panel.waitForStatus(STEP, 'completed', 90_000);
+    await waitForNotification(page, /Cortex finished: Wrote model\.txt through VS Code\./, 60_000);
+    assert.equal(readFileSync(join(workspace, 'model.txt'), 'utf8'), 'scripted\n');
+    const purposes = env.server
+      .chatRequests()
+      .slice(before)
+      .map((r) => r.purpose);
+    assert.deepEqual(purposes, ['planner', 'executor', 'executor', 'aggregator']);
+    // The trace names the model that answered each request (vendor/id), and the log the provider.
+    const traces = findFiles(env.codeServer.userDataDir, /^run-.*\.jsonl$/)
+      .map((file) => readFileSync(file, 'utf8'))
+      .filter((text) => text.includes(workspace));
+    assert.equal(traces.length, 1);
+    const requests = traces[0]
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; usedModel?: string; purpose?: string })
+      .filter((event) => event.type === 'llm_request');
+    assert.deepEqual(
+      requests.map((event) => `${event.purpose} ${event.usedModel}`),
+      ['planner cortex-e2e/scripted-1', 'executor cortex-e2e/scripted-1', 'executor cortex-e2e/scripted-1', 'aggregator cortex-e2e/scripted-1'],
+    );
+    assert.match(cortexLog(env), /started in \S+ \(VS Code language model cortex-e2e\/scripted, key from VS Code language models/);
+    await screenshot(page, 'e2e-vscode-lm-done');
+  });
+});
+
+function findFiles(dir: string, name: RegExp): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...findFiles(path, name));
+    else if (name.test(entry.name)) found.push(path);
+  }
+  return found;
+}
