@@ -1,19 +1,12 @@
 import * as vscode from 'vscode';
 import type { AccumulatedToolCall, ChatMessage, ChatRequest, ChatResponse, LlmClient } from '../core/llm/llmTypes';
 import { LlmError } from '../core/llm/llmTypes';
+import { modelSelector } from './vscodeModelSelector';
 
 // The LLM client over VS Code's Language Model API (docs/design.md, “Models from VS Code”): the
 // models another extension provides (Copilot's, without a key), used for every request of a run
 // like the OpenAI-compatible client. Messages and tools are translated to the API's parts; the
 // response stream is gathered into text and tool calls; the run's cancel cancels the request.
-
-/** `vendor/family`, `vendor/family/id`, or a bare id: which model cortex.llm.vscodeModel names. */
-export function modelSelector(setting: string): vscode.LanguageModelChatSelector {
-  const parts = setting.split('/').map((part) => part.trim());
-  if (parts.length === 1) return parts[0] ? { id: parts[0] } : {};
-  const [vendor, family, id] = parts;
-  return { ...(vendor ? { vendor } : {}), ...(family ? { family } : {}), ...(id ? { id } : {}) };
-}
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
