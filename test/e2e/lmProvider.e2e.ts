@@ -5,7 +5,7 @@ import { call, json, message, route, toolCalls, toolMessages } from '../support/
 import { cortexLog, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { installFixtureExtension } from './support/fixtureExtension';
 import { currentPage } from './support/hooks';
-import { startTask } from './support/scenario';
+import { eventually, startTask } from './support/scenario';
 import { waitForNotification } from './support/workbench';
 
 // Models from VS Code, no key (docs/design.md, “Models from VS Code”): with cortex.llm.provider =
@@ -98,6 +98,38 @@ describe('e2e: models from VS Code (vscode-lm provider)', function () {
     );
     assert.match(cortexLog(env), /started in \S+ \(VS Code language model cortex-e2e\/scripted, key from VS Code language models/);
     await screenshot(page, 'e2e-vscode-lm-done');
+  });
+  it("cancelling ends the run promptly while its request through VS Code's model hangs", async () => {
+    let executorCalls = 0;
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Slow', steps: ['Think for a very long time'], dependencies: {} }),
+        executor: () => {
+          executorCalls++;
+          return { kind: 'hang' };
+        },
+      }),
+    );
+    const workspace = newWorkspace(env, 'vscode-lm-cancel');
+    const page = (currentPage.page = await openWorkspace(env, workspace, {
+      'chat.disableAIFeatures': false,
+      'cortex.llm.provider': 'vscode-lm',
+      'cortex.llm.vscodeModel': 'cortex-e2e/scripted',
+      'cortexE2e.scriptedBaseUrl': env.server.baseUrl,
+    }));
+    await startTask(page, 'Think for a very long time');
+    const panel = await cortexPanel(page);
+    await panel.waitForStatus('Think for a very long time', 'in_progress');
+    await eventually(
+      page,
+      () => executorCalls === 1,
+      () => `executor called ${executorCalls} times`,
+    );
+    const cancelledAt = Date.now();
+    await panel.frame.getByRole('button', { name: 'Cancel the run' }).click();
+    await waitForNotification(page, /Cortex run cancelled/, 20_000);
+    assert.ok(Date.now() - cancelledAt < 15_000, 'the run ended promptly');
+    assert.equal(executorCalls, 1, 'nothing was retried after the cancel');
   });
 });
 
