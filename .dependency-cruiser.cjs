@@ -2,7 +2,7 @@
 
 /** The inner layers of src/core, lowest first (docs/design.md, "The core's inner layers"). */
 const LEAVES = ['text', 'files', 'config'];
-const FEATURES = ['checkpoints', 'context', 'memory', 'mcp', 'resume', 'trace', 'usage', 'verify'];
+const FEATURES = ['checkpoints', 'context', 'instructions', 'memory', 'mcp', 'report', 'resume', 'trace', 'usage', 'verify'];
 const CORE_FOLDERS = [...LEAVES, 'llm', 'plan', 'policy', 'sandbox', 'tools', ...FEATURES, 'agent'];
 
 /** A rule: the files of `layer` folders import from src/core only their own layer, `below`, and ports.ts. */

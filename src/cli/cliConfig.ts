@@ -50,6 +50,12 @@ export function loadCliConfig(
   } catch (error) {
     throw new UsageError(withoutFinalPeriod((error as Error).message), false);
   }
+  // VS Code's language models exist only inside VS Code (docs/design.md, “Models from VS Code”).
+  if (config['cortex.llm.provider'] === 'vscode-lm')
+    throw new UsageError(
+      'cortex.llm.provider "vscode-lm" uses the language models of VS Code, which the cortex command has no access to; use "openai-compatible" with cortex.llm.baseUrl',
+      false,
+    );
   const workspace = resolve(cwd, args.workspace);
   let isDir: boolean;
   try {

@@ -6,6 +6,7 @@ import { createOutputLogger } from './outputLogger';
 import { runIdArgument } from './commandArguments';
 import type { HomeNode } from './homeItems';
 import { pickModel } from './modelPicker';
+import { registerRunPlanTool } from './runPlanTool';
 import { TaskBox } from './taskBox';
 import { GREETED_KEY, greetOnFirstStart } from './welcome';
 
@@ -76,6 +77,8 @@ export function activate(context: vscode.ExtensionContext): void {
   // From the failure notification, the panel's Retry button ({ runId }), the Cortex view (a run item) or the palette (the last failed run).
   register('cortex.retryRun', (arg?: unknown) => host.get().retryRun(runIdArgument(arg)));
   register('cortex.mcpServers', () => host.get().showMcpServers());
+  // Cortex as a tool of Copilot's agent mode and other extensions (docs/design.md, “Cortex as a tool of other agents”).
+  context.subscriptions.push(registerRunPlanTool((input, token) => host.get().runPlanForTool(input, token)));
 
   // The Cortex view: its items come from the agent host, loaded when the view is first shown.
   context.subscriptions.push(

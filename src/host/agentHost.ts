@@ -22,6 +22,8 @@ import { RunRegistry } from './runRegistry';
 import { SettingsReader } from './settingsReader';
 import { DEFAULT_PROTECTED_PATHS } from '../core/files/protectedPaths';
 import type { TaskBox } from './taskBox';
+import { runReportText } from '../core/report/runReport';
+import { taskWithScope, type RunPlanInput } from './runPlanInput';
 
 // The agent side of the extension, bundled on its own as dist/agentHost.js: the agent core, the
 // LLM client, zod and the panels. Activation (dist/extension.js) loads it on first use (a run, a
@@ -57,6 +59,8 @@ export interface AgentHost extends vscode.Disposable {
   readonly home: HomeView;
   /** `cortex.retryRun`: resumes or restarts a run (default: the newest failed one). */
   retryRun(runId?: string): Promise<void>;
+  /** The cortex_runVerifiedPlan tool: runs the task in its panel and answers with the run's report. */
+  runPlanForTool(input: RunPlanInput, token: vscode.CancellationToken): Promise<string>;
 }
 
 export function createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged }: AgentHostDeps): AgentHost {
@@ -146,6 +150,26 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     },
     home,
     retryRun: (runId) => controller.retry(runId),
+    runPlanForTool: async (input, token) => {
+      if (token.isCancellationRequested) throw new vscode.CancellationError();
+      const listeners: vscode.Disposable[] = [];
+      const run = await controller
+        .runForTool(taskWithScope(input), (live) => {
+          // The calling agent's cancel (its chat request stopped) cancels the run like the panel's Cancel.
+          listeners.push(token.onCancellationRequested(() => live.agent.cancel('cancelled by the agent that called Cortex')));
+        })
+        .finally(() => {
+          for (const listener of listeners) listener.dispose();
+        });
+      return runReportText({
+        state: run.log.state,
+        status: run.result?.status ?? 'running',
+        answer: run.result?.answer,
+        error: run.result?.error,
+        traceFile: run.traceFile,
+        openHint: 'its panel is open in VS Code; the user can replay it with the command "Cortex: Open run trace…"',
+      });
+    },
     restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
     showMcpServers: async () => {
       const folders = vscode.workspace.workspaceFolders ?? [];

@@ -21,6 +21,7 @@ import type { RunRegistry } from './runRegistry';
 import { matchingFolder, panelResumability } from './resumableRuns';
 import { endpointFailure, lastRetryableRun, retryPlan } from './runRetry';
 import { isLocalEndpoint } from './settingsMapping';
+import { VscodeLmClient } from './vscodeLmClient';
 import type { SettingsReader } from './settingsReader';
 import type { TaskBox } from './taskBox';
 import { eventTextLevel, formatEvent } from '../core/trace/eventText';
@@ -58,6 +59,13 @@ interface DriveRequest {
   /** The log channel's line when it starts. */
   startLine: string;
   go(): Promise<RunResult>;
+}
+
+/** The model a run uses, for the log channel: VS Code's (docs/design.md, “Models from VS Code”) or the endpoint's. */
+function modelInUse(config: FlatConfig): string {
+  return config['cortex.llm.provider'] === 'vscode-lm'
+    ? `VS Code language model ${config['cortex.llm.vscodeModel'] || '(the first offered)'}`
+    : `model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}`;
 }
 
 /** One line for the progress notification and the status bar. */
@@ -109,13 +117,16 @@ export class RunController implements vscode.Disposable {
     if (!folder) return;
     const config = await this.settings.readOrReport();
     if (!config) return;
-    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    const key = await this.apiKeyOrReport(config);
     if (!key) return;
     await this.start(task, folder, config, key.key, key.source);
   }
 
   /** The API key for `baseUrl`, or undefined after saying what to do (none is needed for a local endpoint). */
-  private async apiKeyOrReport(baseUrl: string): Promise<{ key: string | undefined; source: string } | undefined> {
+  private async apiKeyOrReport(config: FlatConfig): Promise<{ key: string | undefined; source: string } | undefined> {
+    // VS Code's language models need no key of Cortex's (docs/design.md, “Models from VS Code”).
+    if (config['cortex.llm.provider'] === 'vscode-lm') return { key: undefined, source: 'VS Code language models' };
+    const baseUrl = config['cortex.llm.baseUrl'];
     const { key, source } = await this.keys.get();
     if (key || isLocalEndpoint(baseUrl)) return { key, source };
     const choice = await vscode.window.showErrorMessage(
@@ -145,7 +156,39 @@ export class RunController implements vscode.Disposable {
     return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder the agent works in' });
   }
 
-  private async start(task: string, folder: vscode.WorkspaceFolder, config: FlatConfig, apiKey: string | undefined, keySource: string): Promise<void> {
+  /**
+   * A run for another agent (the language model tool, docs/design.md, “Cortex as a tool of other
+   * agents”): no box and no dialog before it starts; what stops it is thrown as a sentence the
+   * calling model can act on. The run itself is like any other: its panel, approvals and policy.
+   */
+  async runForTool(task: string, onStarted: (run: LiveRun) => void): Promise<LiveRun> {
+    const folder = (vscode.workspace.workspaceFolders ?? [])[0];
+    if (!folder)
+      throw new Error('No folder is open in VS Code, and Cortex works inside a folder: ask the user to open the project folder, then call the tool again.');
+    const read = this.settings.read();
+    if (!read.ok)
+      throw new Error(
+        `Cortex's settings are invalid (${read.error.issues.join('; ')}): ask the user to fix them in the settings (cortex.*), then call the tool again.`,
+      );
+    const baseUrl = read.config['cortex.llm.baseUrl'];
+    const key = await this.keys.get();
+    if (read.config['cortex.llm.provider'] !== 'vscode-lm' && !key.key && !isLocalEndpoint(baseUrl))
+      throw new Error(
+        `Cortex has no API key for its endpoint ${baseUrl}: ask the user to run the command "Cortex: Set API key" (or set cortex.llm.baseUrl to a local endpoint), then call the tool again.`,
+      );
+    const run = await this.start(task, folder, read.config, key.key, key.source, onStarted);
+    if (!run?.result) throw new Error('Cortex could not start the run (the Cortex output channel says why); do not retry until the user has fixed it.');
+    return run;
+  }
+
+  private async start(
+    task: string,
+    folder: vscode.WorkspaceFolder,
+    config: FlatConfig,
+    apiKey: string | undefined,
+    keySource: string,
+    onStarted?: (run: LiveRun) => void,
+  ): Promise<LiveRun | undefined> {
     const runId = newRunId();
     const traceFile = this.registry.traceFileFor(runId);
     const trusted = vscode.workspace.isTrusted;
@@ -171,8 +214,12 @@ export class RunController implements vscode.Disposable {
       return;
     }
     this.taskBox.started();
-    const startLine = `run ${runId} started in ${folder.uri.fsPath} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
-    await this.drive({ runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() });
+    const startLine = `run ${runId} started in ${folder.uri.fsPath} (${modelInUse(config)}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
+    return this.drive(
+      { runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() },
+      undefined,
+      onStarted,
+    );
   }
 
   /**
@@ -198,7 +245,7 @@ export class RunController implements vscode.Disposable {
     }
     const config = await this.settings.readOrReport();
     if (!config) return;
-    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    const key = await this.apiKeyOrReport(config);
     if (!key) return;
     let opened: OpenedResume;
     try {
@@ -231,7 +278,7 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Cortex could not resume the run: ${(error as Error).message}`);
       return;
     }
-    const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (model ${config['cortex.llm.model']} at ${config['cortex.llm.baseUrl']}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
+    const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (${modelInUse(config)}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
     await this.drive(
       {
         runId: started.runId,
@@ -265,6 +312,7 @@ export class RunController implements vscode.Disposable {
     return {
       config,
       apiKey,
+      ...(config['cortex.llm.provider'] === 'vscode-lm' ? { llm: new VscodeLmClient(config['cortex.llm.vscodeModel']) } : {}),
       approvals: broker,
       trusted,
       logger: this.logger,
@@ -277,7 +325,11 @@ export class RunController implements vscode.Disposable {
   }
 
   /** Drives a run to its end: trace, log channel, index, panel, progress with Cancel, and the result. */
-  private async drive(request: DriveRequest, opened?: { writer: ReturnType<typeof createTraceWriter>; stopTrace: () => void }): Promise<void> {
+  private async drive(
+    request: DriveRequest,
+    opened?: { writer: ReturnType<typeof createTraceWriter>; stopTrace: () => void },
+    onStarted?: (run: LiveRun) => void,
+  ): Promise<LiveRun> {
     const { runId, task, folder, log, broker, agent, traceFile, lock } = request;
     const writer = opened?.writer ?? createTraceWriter(traceFile, { append: request.appendTrace });
     const stopTrace = opened?.stopTrace ?? log.subscribe(writer.listener);
@@ -289,6 +341,7 @@ export class RunController implements vscode.Disposable {
     });
     const run: LiveRun = { runId, task, log, broker, agent, traceFile };
     this.registry.add(run);
+    onStarted?.(run);
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: 'running', traceFile, workspace: folder.uri.fsPath });
     this.logger.info(request.startLine);
     if (!request.trusted)
@@ -350,13 +403,14 @@ export class RunController implements vscode.Disposable {
     const traceError = writer.error();
     if (traceError) this.logger.error(`run ${runId}: the trace file ${traceFile} could not be written: ${traceError.message}`);
     // An interrupted run stays "running" in the index: it is listed for Resume after the reload.
-    if (driver.interrupted) return;
+    if (driver.interrupted) return run;
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
     this.updateRunning();
     this.onDidChange();
     this.logger.info(`run ${runId} ${result.status}${result.error ? `: ${result.error}` : ''}`);
     // Not awaited: the command resolves when the run ends, not when the notification is dismissed.
     void this.reportResult(run, result);
+    return run;
   }
 
   private async reportResult(run: LiveRun, result: Outcome): Promise<void> {
@@ -441,7 +495,7 @@ export class RunController implements vscode.Disposable {
     }
     const config = await this.settings.readOrReport();
     if (!config) return;
-    const key = await this.apiKeyOrReport(config['cortex.llm.baseUrl']);
+    const key = await this.apiKeyOrReport(config);
     if (!key) return;
     await this.start(plan.task, folder, config, key.key, key.source);
   }

@@ -26,6 +26,7 @@ import { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
+import { readRunInstructions } from './runInstructions';
 import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
 import type { RunContext } from './runContext';
@@ -212,6 +213,7 @@ export class AgentRun {
     // waits for the first command: checkpointRecorder.ts).
     void this.context.checkpoints?.prepare().catch(() => undefined);
     try {
+      await readRunInstructions(this.context);
       await this.startMcpServers();
       await this.plan();
       const notice = await sandboxSaid;
@@ -240,6 +242,7 @@ export class AgentRun {
       ...(resumed.partialChanges ? { partialChanges: resumed.partialChanges } : {}),
     });
     try {
+      await readRunInstructions(this.context);
       await this.startMcpServers();
       if (log.state.steps.size === 0 && log.state.replacedSteps.size === 0) await this.plan();
       for (const stepId of resumed.replanStepIds) {

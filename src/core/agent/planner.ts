@@ -3,6 +3,7 @@ import { callLlm } from './llmCall';
 import { buildPlannerMessages, parsePlannerReply, type ParsedPlan } from './planParsing';
 import type { RunContext } from './runContext';
 import { toolSummaries } from '../mcp/toolSummaries';
+import { withProjectInstructions } from '../instructions/instructionsMessage';
 
 export type PlannedSteps = ParsedPlan;
 
@@ -19,7 +20,7 @@ export class PlanningError extends Error {
  */
 export async function planTask(context: RunContext, maxSteps = 100): Promise<PlannedSteps> {
   const tools = toolSummaries(context.registry);
-  const messages: ChatMessage[] = buildPlannerMessages(context.task, tools);
+  const messages: ChatMessage[] = withProjectInstructions(buildPlannerMessages(context.task, tools), context.instructions);
   let lastError = '';
   for (let attempt = 1; attempt <= 2; attempt++) {
     const response = await callLlm(context, { purpose: 'planner', messages, stream: false, jsonResponse: true });

@@ -1,3 +1,4 @@
+import { withProjectInstructions } from '../instructions/instructionsMessage';
 import { blockStepEvents, nextReplan, replanLimitEvents, replanOutcomeEvents, type StepIdAllocator } from '../plan/planOperations';
 import { callLlm, isFatalLlmError } from './llmCall';
 import { buildReplanMessages, parseReplanReply } from './replanPrompt';
@@ -22,7 +23,10 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
   }
   const tools = toolSummaries(context.registry);
   try {
-    const messages = buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts, promptBudget: context.budget.countedLimit() });
+    const messages = withProjectInstructions(
+      buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts, promptBudget: context.budget.countedLimit() }),
+      context.instructions,
+    );
     const response = await callLlm(context, { purpose: 'replanner', stepId: failedStepId, messages, stream: false, jsonResponse: true });
     const result = parseReplanReply(response.content);
     const outcome = replanOutcomeEvents(log.state, {

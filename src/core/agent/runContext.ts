@@ -7,6 +7,7 @@ import type { MemoryStore } from '../memory/memoryStore';
 import type { Logger } from '../ports';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
+import type { InstructionsFile } from '../instructions/projectInstructions';
 
 /** Everything one run's components share. Built once by AgentRun. */
 export interface RunContext {
@@ -33,6 +34,8 @@ export interface RunContext {
   memory?: MemoryStore;
   /** Records every file change of the run (docs/design.md, “Checkpoints and revert”); absent when the run has no checkpoint folder. */
   checkpoints?: CheckpointRecorder;
+  /** The project's instructions files read at the start (docs/design.md, “Project instructions”); none in an untrusted workspace. */
+  instructions?: readonly InstructionsFile[];
   /** The run's own files (trace, lock, checkpoint folder): its tools never write them unasked. */
   runFiles: readonly string[];
   /** Why the run is past cortex.limits.maxRunTokens or maxRunCost (docs/design.md, “Usage and cost”), else undefined. */

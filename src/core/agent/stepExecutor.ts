@@ -1,3 +1,4 @@
+import { withProjectInstructions } from '../instructions/instructionsMessage';
 import type { ChatMessage } from '../llm/llmTypes';
 import { selectStepTools } from '../mcp/stepToolSelection';
 import { injectRelevantMemory } from '../memory/memoryInjection';
@@ -42,7 +43,7 @@ export const ALL_FAILED_MESSAGE = 'All tool calls failed. Please check the error
  */
 export async function executeStep(context: RunContext, stepId: string): Promise<StepOutcome> {
   const { log, config } = context;
-  const messages: ChatMessage[] = buildStepMessages(log.state, stepId, context.budget.countedLimit());
+  const messages: ChatMessage[] = withProjectInstructions(buildStepMessages(log.state, stepId, context.budget.countedLimit()), context.instructions);
   await injectRelevantMemory(context, stepId, messages);
   // With many MCP tools, a step is sent only those its description needs (docs/design.md, “MCP tools”).
   const selection = selectStepTools(context.registry, log.state.steps.get(stepId)?.description ?? '', config['cortex.mcp.maxTools']);

@@ -3,6 +3,7 @@ import { McpServersSettingSchema } from './mcpServerEntry';
 import { DEFAULT_PROTECTED_PATHS, protectedGlobProblem } from '../files/protectedPaths';
 import { hiddenPathProblem } from './hiddenPathEntry';
 import { headerNameProblem, headerValueProblem } from './headerChecks';
+import { DEFAULT_INSTRUCTIONS_FILES } from './instructionsFiles';
 
 // Every setting, once, with its default and validation. The VS Code adapter and the CLI's
 // `--config` file both feed flat `cortex.*` keys through `parseConfig`, so an invalid value gives
@@ -39,6 +40,8 @@ export const FlatConfigSchema = z
       .refine((u) => /^https?:\/\//.test(u), 'must start with http:// or https://')
       .default('https://api.openai.com/v1'),
     'cortex.llm.model': z.string().trim().min(1, 'must name a model').default('gpt-4o-mini'),
+    'cortex.llm.provider': z.enum(['openai-compatible', 'vscode-lm']).default('openai-compatible'),
+    'cortex.llm.vscodeModel': z.string().trim().max(200).default(''),
     'cortex.llm.fallbackModels': z.array(z.string().trim().min(1)).max(10).default([]),
     'cortex.llm.requestTimeoutSeconds': positiveInt(3600).default(120),
     'cortex.llm.streamIdleTimeoutSeconds': positiveInt(3600).default(60),
@@ -91,6 +94,10 @@ export const FlatConfigSchema = z
     'cortex.context.windowTokens': z.number().int().min(1024).max(100_000_000).nullable().default(null),
     'cortex.context.reserveOutputTokens': nonNegativeInt(1_000_000).default(4096),
     'cortex.memory.searchLimit': nonNegativeInt(50).default(5),
+    'cortex.instructions.files': z
+      .array(z.string().min(1).max(500))
+      .max(20)
+      .default(() => [...DEFAULT_INSTRUCTIONS_FILES]),
     'cortex.replan.maxAttempts': nonNegativeInt(10).default(2),
     'cortex.verify.requireVerified': z.boolean().default(false),
     'cortex.replan.revertFailedChanges': z.boolean().default(true),
@@ -159,6 +166,7 @@ export const SECURITY_KEYS: ConfigKey[] = [
   'cortex.llm.query',
   'cortex.mcp.servers',
   'cortex.mcp.allowReadOnly',
+  'cortex.instructions.files',
 ];
 
 export class ConfigError extends Error {

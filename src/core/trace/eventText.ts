@@ -66,7 +66,10 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return `  ${what}: ${put} path${put === 1 ? '' : 's'} put back${event.conflicts.length ? `; left alone: ${listed(event.conflicts.map((c) => `${c.path} (${c.reason.replace(/_/g, ' ')})`))}` : ''}`;
     }
     case 'log':
-      return verbose || event.level === 'warn' || event.level === 'error' ? `  ${event.level}: ${event.message}` : undefined;
+      // Which project instructions files the run follows is said even without --verbose (docs/design.md, “Project instructions”).
+      return verbose || event.level === 'warn' || event.level === 'error' || event.data?.kind === 'project_instructions'
+        ? `  ${event.level}: ${event.message}`
+        : undefined;
     case 'llm_request':
       if (!event.ok)
         return verbose || saidNowhereElse(event) ? `  ${event.purpose}${event.stepId ? ` ${event.stepId}` : ''} request failed: ${event.error}` : undefined;

@@ -24,6 +24,7 @@ function fakeHost(onDispose: () => void): AgentHost {
     showMcpServers: unused,
     resumeRun: unused,
     retryRun: unused,
+    runPlanForTool: unused,
     openRun: unused,
     get home(): never {
       return unused();
