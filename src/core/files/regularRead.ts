@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { describeFileType } from './regularFile';
 
 // Reading a file a run left behind (its trace, its lock, its checkpoint objects) the way the file
 // tools read workspace files (files/regularFile.ts): those files are input anyone with
@@ -32,15 +33,6 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-function fileType(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO (named pipe)';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  if (stats.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
-}
 
 function fsFailure(error: unknown, what: string, file: string): UnreadableFileError {
   const code = (error as NodeJS.ErrnoException).code;
@@ -82,7 +74,7 @@ export function openRegularSync(file: string, options: RegularOpenOptions): { fd
   } catch (error) {
     throw fsFailure(error, options.what, file);
   }
-  if (!stats.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(stats)}, not a regular file; it was not read`);
+  if (!stats.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${describeFileType(stats)}, not a regular file; it was not read`);
   const size = checkSize(stats.size, file, options);
   let fd: number;
   try {
@@ -92,7 +84,7 @@ export function openRegularSync(file: string, options: RegularOpenOptions): { fd
   }
   try {
     const opened = fstatSync(fd);
-    if (!opened.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(opened)}, not a regular file; it was not read`);
+    if (!opened.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${describeFileType(opened)}, not a regular file; it was not read`);
     return { fd, size: Math.max(size, checkSize(opened.size, file, options)), path: target };
   } catch (error) {
     closeSync(fd);
@@ -172,7 +164,7 @@ export async function readRegular(file: string, options: RegularOpenOptions): Pr
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw fsFailure(error, options.what, file);
   }
-  if (!stats.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(stats)}, not a regular file; it was not read`);
+  if (!stats.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${describeFileType(stats)}, not a regular file; it was not read`);
   checkSize(stats.size, file, options);
   let handle;
   try {
@@ -183,7 +175,7 @@ export async function readRegular(file: string, options: RegularOpenOptions): Pr
   }
   try {
     const opened = await handle.stat();
-    if (!opened.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${fileType(opened)}, not a regular file; it was not read`);
+    if (!opened.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${describeFileType(opened)}, not a regular file; it was not read`);
     checkSize(opened.size, file, options);
     const chunks: Buffer[] = [];
     let total = 0;
@@ -221,7 +213,7 @@ export function appendRegularSync(file: string, text: string, what: string): voi
   }
   try {
     const opened = fstatSync(fd);
-    if (!opened.isFile()) throw new UnreadableFileError(`${what} ${file} is ${fileType(opened)}, not a regular file; nothing was written to it`);
+    if (!opened.isFile()) throw new UnreadableFileError(`${what} ${file} is ${describeFileType(opened)}, not a regular file; nothing was written to it`);
     writeSync(fd, text);
   } finally {
     closeSync(fd);
