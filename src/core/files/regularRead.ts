@@ -33,7 +33,6 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-
 function fsFailure(error: unknown, what: string, file: string): UnreadableFileError {
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
