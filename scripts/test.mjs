@@ -35,6 +35,24 @@ const stages = [
 
 const SUMMARY = /^(?:\w+: )?(\d+) passed, (\d+) failed/;
 
+/**
+ * The environment as the user's shell has it: npm puts its own folders first on PATH
+ * (node_modules/.bin, which holds the bundled Node 24 as `node`, and node-gyp-bin), so without
+ * this every `node` a test's commands run would be Cortex's own Node, not the user's, and a folder
+ * the sandbox does not show when the checkout lies under /tmp. The tests start Node by
+ * process.execPath, never by name.
+ */
+function userEnvironment(env) {
+  const npmOwn = (entry) => /[\\/]node_modules[\\/]\.bin$/.test(entry) || /[\\/]node-gyp-bin$/.test(entry);
+  return {
+    ...env,
+    PATH: (env.PATH ?? '')
+      .split(':')
+      .filter((entry) => entry && !npmOwn(entry))
+      .join(':'),
+  };
+}
+
 function runStage(stage) {
   return new Promise((resolve) => {
     const logFile = join(artifacts, `${stage.log}.log`);
@@ -55,7 +73,7 @@ function runStage(stage) {
       }
     };
     // Its own process group: stopping `npm test` stops the stage and everything it started.
-    const child = spawnInGroup(process.execPath, stage.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnInGroup(process.execPath, stage.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: userEnvironment(process.env) });
     child.stdout.setEncoding('utf8').on('data', onText);
     child.stderr.setEncoding('utf8').on('data', onText);
     child.on('error', (error) => onText(`could not start ${stage.args[0]}: ${error.message}\n`));

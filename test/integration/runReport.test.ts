@@ -63,7 +63,7 @@ describe('run report for a calling agent', () => {
       /\n {2}evidence: 0\/2 checks passed — changed todo\.txt: no file matching todo\.txt was created.*; todo\.txt written: this step recorded no change/,
     );
     assert.ok(lines.includes('Changed files: notes.txt (created +2 -0)'), text);
-    assert.match(text, /\nFailures:\n- s2: postcondition_failed: changed todo\.txt.*\n- run: 1 step\(s\) did not complete/);
+    assert.match(text, /\nFailures:\n- s2: postcondition_failed: changed todo\.txt.*\n- run: 1 of 2 steps did not complete\. Write todo\.txt was blocked/);
     assert.match(text, /\nAnswer: Wrote notes\.txt; todo\.txt is missing\.\n/);
     assert.match(text, /\nTrace: \/tmp\/t\.jsonl \(open it\)$/);
   });
