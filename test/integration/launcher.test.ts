@@ -9,6 +9,7 @@ import { parseTrace } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { runCortexCommand } from '../support/cortexCommand';
 import { waitUntil } from './resumeProcess';
 
 // Stopping `cortex` stops the run: the `cortex` command (package.json "bin", run here through a
@@ -45,19 +46,6 @@ function processesNaming(marker: string, except: number[] = []): number[] {
 function traceEvents(trace: string): RunEvent[] {
   const text = existsSync(trace) ? readFileSync(trace, 'utf8') : '';
   return text.trim() === '' ? [] : parseTrace(text, trace).events;
-}
-
-function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((done) =>
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stderr });
-    }),
-  );
 }
 
 describe('the cortex command and signals', function () {
@@ -107,11 +95,15 @@ describe('the cortex command and signals', function () {
     writeFileSync(join(tools, 'node'), '#!/bin/sh\necho "the user\'s node $*" > which-node.txt\n', { mode: 0o755 });
     control.command = 'node --version';
     try {
-      const result = await runToEnd(cortex, ['run', '--workspace', workspace, '--config', config, '--approve', 'all', 'Print the node version'], {
-        ...process.env,
-        OPENAI_API_KEY: 'sk-test',
-        PATH: `${tools}:/usr/bin:/bin`,
-      });
+      const result = await runCortexCommand(
+        ['run', '--workspace', workspace, '--config', config, '--approve', 'all', 'Print the node version'],
+        {
+          ...process.env,
+          OPENAI_API_KEY: 'sk-test',
+          PATH: `${tools}:/usr/bin:/bin`,
+        },
+        cortex,
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.equal(readFileSync(join(workspace, 'which-node.txt'), 'utf8'), "the user's node --version\n");
     } finally {
@@ -167,7 +159,7 @@ describe('the cortex command and signals', function () {
 
       control.slow = false;
       // Spawned, not spawnSync: the scripted server answers from this process.
-      const resumed = await runToEnd(cortex, ['resume', '--trace', trace, '--workspace', workspace, '--config', config, '--approve', 'all'], env);
+      const resumed = await runCortexCommand(['resume', '--trace', trace, '--workspace', workspace, '--config', config, '--approve', 'all'], env, cortex);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.equal(readFileSync(join(workspace, 'late.txt'), 'utf8'), 'late\n');
       assert.equal(traceEvents(trace).filter((e) => e.type === 'run_finished').length, 1);

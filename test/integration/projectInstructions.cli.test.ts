@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { tempWorkspace } from '../support/agentHarness';
+import { runCortexCommand } from '../support/cortexCommand';
 import { contentText, json, message, route } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 
@@ -11,22 +12,6 @@ import { startScriptedServer, type ScriptedServer } from '../support/scriptedSer
 // instructions files it used without --verbose (docs/design.md, “Project instructions”).
 
 const REPO = resolve(__dirname, '..', '..');
-const CORTEX = join(REPO, 'scripts', 'cortex');
-
-function runCortex(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(CORTEX, args, { env: { ...process.env, OPENAI_API_KEY: 'sk-test' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((done) =>
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    }),
-  );
-}
 
 describe('cortex run with project instructions', function () {
   this.timeout(90_000);
@@ -52,7 +37,7 @@ describe('cortex run with project instructions', function () {
     writeFileSync(config, JSON.stringify({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'scripted-model', 'cortex.llm.maxRetries': 0 }));
     const workspace = tempWorkspace();
     writeFileSync(join(workspace, 'AGENTS.md'), 'Always answer in French.\n');
-    const result = await runCortex(['run', '--workspace', workspace, '--config', config, 'Say hello']);
+    const result = await runCortexCommand(['run', '--workspace', workspace, '--config', config, 'Say hello'], { ...process.env, OPENAI_API_KEY: 'sk-test' });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout + result.stderr, /info: Project instructions from AGENTS\.md/);
     const executor = server.requests.find((r) => r.purpose === 'executor')!;
