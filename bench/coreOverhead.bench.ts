@@ -10,10 +10,11 @@
 import { ReadyQueue } from '../src/core/agent/readyQueue';
 import { stepEndEvents } from '../src/core/agent/stepJudgement';
 import { EventLog } from '../src/core/plan/eventLog';
-import { dependencyMap, naiveDownstream, PlanGraph } from '../src/core/plan/planGraph';
+import { PlanGraph } from '../src/core/plan/planGraph';
 import { addStepsEvents, addToolCallEvent, startStepEvent, StepIdAllocator, updateToolResultEvent } from '../src/core/plan/planOperations';
 import type { PlanState } from '../src/core/plan/planTypes';
 import { seededRandom as mulberry32 } from '../test/support/seededRandom';
+import { dependencyMap, naiveDownstream } from '../test/support/naiveDownstream';
 
 const STEPS = 10_000;
 const DOWNSTREAM_TARGET_MS = 5;

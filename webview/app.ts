@@ -402,7 +402,6 @@ export class PanelApp {
     const t = this.viewport.transform;
     this.saved = {
       runId: this.store.runId,
-      lastSeq: this.store.lastSeq,
       selectedStepId: this.selected,
       view: { k: t.k, x: t.x, y: t.y },
       autoFit: this.viewport.autoFit,

@@ -30,7 +30,7 @@ export interface DetailsHandlers {
 export const DETAIL_TEXT_LIMIT = 4000;
 
 type SectionName =
-  'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'replans' | 'warnings' | 'calls' | 'changes' | 'context' | 'audits' | 'output' | 'notes';
+  'head' | 'description' | 'state' | 'approvals' | 'verdict' | 'replans' | 'warnings' | 'calls' | 'changes' | 'context' | 'audits' | 'output' | 'files';
 // What happened first (the failure in words, the approval, the verdict and what the replanner did),
 // then the history; the machine's records (audits, call ids) fold under "Technical details".
 const SECTION_ORDER: SectionName[] = [
@@ -45,7 +45,7 @@ const SECTION_ORDER: SectionName[] = [
   'changes',
   'output',
   'context',
-  'notes',
+  'files',
   'audits',
 ];
 /** Audits the context section shows (one per request: too many for the generic list). */
@@ -139,7 +139,7 @@ export class DetailsPane {
       for (const w of warnings) ul.append(el('li', `notice-${w.level === 'warn' ? 'warning' : 'error'}-text`, w.message));
       s.append(ul);
     });
-    this.update('notes', `${step.notes.length}|${step.files.length}`, (s) => this.notesSection(s, step));
+    this.update('files', step.files.join('\n'), (s) => this.filesSection(s, step));
   }
 
   private update(name: SectionName, sig: string, build: (section: HTMLElement) => void): void {
@@ -431,19 +431,12 @@ export class DetailsPane {
     s.append(ol);
   }
 
-  private notesSection(s: HTMLElement, step: StepState): void {
-    if (step.notes.length) {
-      s.append(el('h3', 'details-label', 'Notes'));
-      const ul = el('ul', 'note-list');
-      for (const note of step.notes) ul.append(el('li', '', note));
-      s.append(ul);
-    }
-    if (step.files.length) {
-      s.append(el('h3', 'details-label', 'Files'));
-      const ul = el('ul', 'note-list');
-      for (const file of step.files) ul.append(el('li', 'mono', file));
-      s.append(ul);
-    }
+  private filesSection(s: HTMLElement, step: StepState): void {
+    if (step.files.length === 0) return;
+    s.append(el('h3', 'details-label', 'Files'));
+    const ul = el('ul', 'note-list');
+    for (const file of step.files) ul.append(el('li', 'mono', file));
+    s.append(ul);
   }
 
   /** A <pre> cut at DETAIL_TEXT_LIMIT characters with a "Show all" button for the rest. */

@@ -12,7 +12,7 @@ export interface HandleResult {
   /** Set when the message was invalid and dropped. */
   error?: string;
   /** The message was a host/reset (the caller restores selection and zoom for that run). */
-  reset?: { runId: string; sameRunAsBefore: boolean };
+  reset?: { runId: string };
 }
 
 export function handleHostMessage(store: PlanStore, raw: unknown): HandleResult {
@@ -21,9 +21,8 @@ export function handleHostMessage(store: PlanStore, raw: unknown): HandleResult 
   const message = parsed.message;
   switch (message.type) {
     case 'host/reset': {
-      const sameRunAsBefore = store.runId === message.runId;
       store.reset(message.runId, message.live, message.events, message.resumable ?? false);
-      return { outgoing: [], render: true, reset: { runId: message.runId, sameRunAsBefore } };
+      return { outgoing: [], render: true, reset: { runId: message.runId } };
     }
     case 'host/events': {
       const result = store.appendEvents(message.runId, message.fromSeq, message.events);

@@ -5,7 +5,6 @@ import { z } from 'zod';
 
 export const PanelSavedStateSchema = z.object({
   runId: z.string().min(1).max(200).optional(),
-  lastSeq: z.number().int().min(-1).optional(),
   selectedStepId: z.string().max(200).optional(),
   view: z.object({ k: z.number().finite(), x: z.number().finite(), y: z.number().finite() }).optional(),
   /** True while the view follows the graph (fit on every layout); false once the user zoomed or panned. */
@@ -22,6 +21,6 @@ export function readSavedState(raw: unknown): PanelSavedState {
 }
 
 /** The webview/ready message for a (possibly restored) panel. */
-export function readyMessage(saved: PanelSavedState): { type: 'webview/ready'; runId?: string; lastSeq?: number } {
-  return saved.runId ? { type: 'webview/ready', runId: saved.runId, lastSeq: saved.lastSeq } : { type: 'webview/ready' };
+export function readyMessage(saved: PanelSavedState): { type: 'webview/ready'; runId?: string } {
+  return saved.runId ? { type: 'webview/ready', runId: saved.runId } : { type: 'webview/ready' };
 }

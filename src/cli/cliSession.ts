@@ -1,11 +1,10 @@
-import type { AgentRun, RunResult } from '../core/agent/agentRun';
-import { EventLog } from '../core/plan/eventLog';
+import type { EventLog } from '../core/plan/eventLog';
 import type { RunEvent } from '../core/plan/events';
-import { ApprovalBroker } from '../core/policy/approvalBroker';
+import type { ApprovalBroker } from '../core/policy/approvalBroker';
+import { RunSession, type PreparedRun } from '../core/agent/runSession';
 import type { RunLock } from '../core/resume/runLock';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { formatEvent } from '../core/trace/eventText';
-import { createTraceWriter } from '../core/trace/traceWriter';
 import { attachCliApprovals } from './cliApprovals';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
@@ -39,7 +38,7 @@ export interface CliSession {
   /** Events a resumed run already recorded. */
   history?: readonly RunEvent[];
   /** Builds the run on the session's log and approvals. */
-  makeRun(log: EventLog, approvals: ApprovalBroker): Promise<{ agent: AgentRun; run(): Promise<RunResult> }>;
+  makeRun(log: EventLog, approvals: ApprovalBroker): Promise<PreparedRun>;
 }
 
 /** Runs the session to its end and returns the process exit code. */
@@ -48,9 +47,15 @@ export async function driveCliRun(session: CliSession): Promise<number> {
   // A process that exits any other way still gives its lock back.
   const releaseOnExit = () => lock?.release();
   process.once('exit', releaseOnExit);
-  let trace: ReturnType<typeof createTraceWriter> | undefined;
+  let run: RunSession;
   try {
-    trace = session.trace ? createTraceWriter(session.trace.file, { append: session.trace.append }) : undefined;
+    run = new RunSession({
+      trace: session.trace,
+      lock,
+      history: session.history,
+      onListenerError: (error) => printLine(io.stderr, `cortex: output failed: ${(error as Error).message}`),
+      build: (log, approvals) => session.makeRun(log, approvals),
+    });
   } catch (error) {
     printLine(io.stderr, `cortex: ${describeFsError(error, 'trace file', session.trace!.file)}`);
     lock?.release();
@@ -59,69 +64,43 @@ export async function driveCliRun(session: CliSession): Promise<number> {
   }
   // The run's progress goes out one burst at a time (released before the session returns).
   const stderrBatch = batchWritesPerTurn(io.stderr);
-  const log = new EventLog({
-    history: session.history,
-    onListenerError: (error) => printLine(io.stderr, `cortex: output failed: ${(error as Error).message}`),
-  });
-  const stopTrace = trace ? log.subscribe(trace.listener) : () => undefined;
-  log.subscribe((event, state) => {
+  run.log.subscribe((event, state) => {
     const line = formatEvent(event, state);
     if (!line) return;
     stderrBatch.hold();
     printLine(io.stderr, line);
   });
-  const approvals = new ApprovalBroker();
-  const detach = attachCliApprovals(approvals, session.approve, {
+  const detach = attachCliApprovals(run.approvals, session.approve, {
     // Read when a request needs it: a run that asks nothing never creates stdin.
     get input() {
       return io.stdin;
     },
     output: io.stderr,
   });
-  let interrupted = false;
-  let agent: AgentRun | undefined;
-  /** A signal that came while the run was still being built. */
-  let cancelReason: string | undefined;
-  const cancel = (reason: string) => {
-    cancelReason ??= reason;
-    agent?.cancel(reason);
-  };
-  const onSigint = () => cancel('interrupted (SIGINT)');
-  let interruptedBy: NodeJS.Signals = 'SIGTERM';
-  const onInterrupt = (signal: NodeJS.Signals) => {
-    // Interrupted, not cancelled: nothing more goes to the trace, so it stays resumable.
-    if (interrupted) return;
-    interrupted = true;
-    interruptedBy = signal;
-    stopTrace();
-    cancel(`interrupted (${signal})`);
-  };
+  const onSigint = () => run.cancel('interrupted (SIGINT)');
+  const onInterrupt = (signal: NodeJS.Signals) => run.interrupt(`interrupted (${signal})`);
   process.once('SIGINT', onSigint);
   // Once each: a second signal ends the process at once, as it would without Cortex.
   process.once('SIGTERM', onInterrupt);
   process.once('SIGHUP', onInterrupt);
   try {
-    const prepared = await session.makeRun(log, approvals);
-    agent = prepared.agent;
-    if (cancelReason) agent.cancel(cancelReason);
-    const result = await prepared.run();
-    if (interrupted) {
-      printLine(io.stderr, `cortex: interrupted (${interruptedBy})${session.trace ? `; continue with: cortex resume --trace ${session.trace.file}` : ''}`);
+    const result = await run.run();
+    if (run.interrupted) {
+      printLine(io.stderr, `cortex: ${run.interrupted}${session.trace ? `; continue with: cortex resume --trace ${session.trace.file}` : ''}`);
       return EXIT.incomplete;
     }
     printLine(io.stderr, proofSummaryLine(result.snapshot));
     printLine(io.stderr, usageSummaryLine(result.snapshot));
     if (result.answer) printLine(io.stdout, result.answer);
-    return exitCodeFor(result, log.events);
+    return exitCodeFor(result, run.log.events);
   } finally {
     stderrBatch.release();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onInterrupt);
     process.off('SIGHUP', onInterrupt);
     detach();
-    await trace?.close();
-    if (trace?.error()) printLine(io.stderr, `cortex: ${describeFsError(trace.error(), 'trace file', session.trace!.file)}`);
-    lock?.release();
+    await run.dispose();
+    if (run.traceError()) printLine(io.stderr, `cortex: ${describeFsError(run.traceError(), 'trace file', session.trace!.file)}`);
     process.off('exit', releaseOnExit);
   }
 }

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
 import { AgentRun, newRunId, type RunResult } from '../core/agent/agentRun';
 import type { FlatConfig } from '../core/config/configSchema';
-import { EventLog } from '../core/plan/eventLog';
 import type { PlanState } from '../core/plan/planTypes';
-import { ApprovalBroker } from '../core/policy/approvalBroker';
+import type { ApprovalBroker } from '../core/policy/approvalBroker';
+import type { RunEvent } from '../core/plan/events';
+import { RunSession, type RunSessionOptions } from '../core/agent/runSession';
 import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
 import type { McpServerDefinition } from '../core/config/mcpTypes';
 import { openResume, prepareResumedRun, type OpenedResume, type ResumedRunOptions } from '../core/agent/resumeRun';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
-import { createTraceWriter } from '../core/trace/traceWriter';
 import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { ApprovalAttention } from './approvalAttention';
@@ -35,30 +35,17 @@ const REPORT_BUTTONS = ['Show panel', 'Open trace'];
 
 type Outcome = Pick<RunResult, 'status' | 'answer' | 'error'>;
 
-/** What this window holds for a run it drives: stopping its trace, and the run's lock. */
-interface Driver {
-  stopTrace(): void;
-  lock: RunLock;
-  /** Set when the extension stops while the run is going: the run stays resumable. */
-  interrupted: boolean;
-}
-
-/** A run about to be driven by this window, new or resumed. */
+/** A run about to be driven by this window, new or resumed: its session is built and holds the lock. */
 interface DriveRequest {
   runId: string;
   task: string;
   folder: vscode.WorkspaceFolder;
-  log: EventLog;
-  broker: ApprovalBroker;
+  session: RunSession;
   agent: AgentRun;
   traceFile: string;
-  lock: RunLock;
-  /** A resumed run continues its trace; a new one starts it. */
-  appendTrace: boolean;
   trusted: boolean;
   /** The log channel's line when it starts. */
   startLine: string;
-  go(): Promise<RunResult>;
 }
 
 /** The model a run uses, for the log channel: VS Code's (docs/design.md, “Models from VS Code”) or the endpoint's. */
@@ -84,7 +71,8 @@ export function progressText(state: PlanState): string {
  */
 export class RunController implements vscode.Disposable {
   private readonly statusBar: vscode.StatusBarItem;
-  private readonly drivers = new Map<string, Driver>();
+  /** The sessions of the runs this window drives. */
+  private readonly sessions = new Map<string, RunSession>();
   /** Called when runs start, progress, wait for approvals or end (the Cortex view refreshes). */
   onDidChange: () => void = () => {};
 
@@ -192,34 +180,60 @@ export class RunController implements vscode.Disposable {
     const runId = newRunId();
     const traceFile = this.registry.traceFileFor(runId);
     const trusted = vscode.workspace.isTrusted;
-    const log = new EventLog({ onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
-    const broker = new ApprovalBroker({ logger: this.logger });
     // MCP servers: the user's, and the workspace's once allowed (docs/design.md, “MCP tools”).
     const mcp = (await this.mcp
       ?.forRun(folder.uri.fsPath, config, trusted)
       .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
-    let agent: AgentRun;
-    try {
-      agent = new AgentRun({ ...this.runOptions(folder, config, apiKey, broker, trusted, mcp, traceFile), task, workspaceRoot: folder.uri.fsPath, log, runId });
-    } catch (error) {
-      this.logger.error(`Could not start a run: ${(error as Error).stack ?? String(error)}`);
-      void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
-      return;
-    }
-    let lock: RunLock;
-    try {
-      lock = acquireRunLock(traceFile);
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Cortex could not start the run: ${(error as Error).message}`);
-      return;
-    }
+    const session = await this.openSession(
+      { file: traceFile, append: false },
+      () => acquireRunLock(traceFile),
+      undefined,
+      (log, approvals) => {
+        const agent = new AgentRun({
+          ...this.runOptions(folder, config, apiKey, approvals, trusted, mcp, traceFile),
+          task,
+          workspaceRoot: folder.uri.fsPath,
+          log,
+          runId,
+        });
+        return Promise.resolve({ agent, run: () => agent.start() });
+      },
+      'Cortex could not start the run',
+    );
+    if (!session) return;
     this.taskBox.started();
     const startLine = `run ${runId} started in ${folder.uri.fsPath} (${modelInUse(config)}, key from ${keySource}, ${trusted ? 'trusted' : 'restricted: read-only'})`;
-    return this.drive(
-      { runId, task, folder, log, broker, agent, traceFile, lock, appendTrace: false, trusted, startLine, go: () => agent.start() },
-      undefined,
-      onStarted,
-    );
+    return this.drive({ runId, task, folder, session: session.session, agent: session.agent, traceFile, trusted, startLine }, onStarted);
+  }
+
+  /**
+   * Opens a run's session and builds its run; on failure says so (after `failure`) and gives
+   * everything back (the lock, the trace file).
+   */
+  private async openSession(
+    trace: { file: string; append: boolean },
+    lock: () => RunLock,
+    history: readonly RunEvent[] | undefined,
+    build: RunSessionOptions['build'],
+    failure: string,
+  ): Promise<{ session: RunSession; agent: AgentRun } | undefined> {
+    let session: RunSession | undefined;
+    try {
+      session = new RunSession({
+        trace,
+        lock: lock(),
+        history,
+        logger: this.logger,
+        onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`),
+        build,
+      });
+      return { session, agent: await session.prepare() };
+    } catch (error) {
+      await session?.dispose();
+      this.logger.error(`${failure}: ${(error as Error).stack ?? String(error)}`);
+      void vscode.window.showErrorMessage(`${failure}: ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   /**
@@ -256,46 +270,29 @@ export class RunController implements vscode.Disposable {
     }
     const { started } = opened.point;
     const trusted = vscode.workspace.isTrusted;
-    const log = new EventLog({
-      history: opened.events,
-      onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`),
-    });
-    const broker = new ApprovalBroker({ logger: this.logger });
     const mcp = (await this.mcp
       ?.forRun(folder.uri.fsPath, config, trusted)
       .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
-    // The trace's writer is subscribed before the resume records anything (its notices, run_resumed).
-    const writer = createTraceWriter(opened.traceFile, { append: true });
-    const stopTrace = log.subscribe(writer.listener);
-    let resumed;
-    try {
-      resumed = await prepareResumedRun(opened, log, this.runOptions(folder, config, key.key, broker, trusted, mcp, opened.traceFile));
-    } catch (error) {
-      stopTrace();
-      await writer.close();
-      opened.lock.release();
-      this.logger.error(`Could not resume run ${started.runId}: ${(error as Error).stack ?? String(error)}`);
-      void vscode.window.showErrorMessage(`Cortex could not resume the run: ${(error as Error).message}`);
-      return;
-    }
-    const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (${modelInUse(config)}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
-    await this.drive(
-      {
-        runId: started.runId,
-        task: started.task,
-        folder,
-        log,
-        broker,
-        agent: resumed.agent,
-        traceFile: opened.traceFile,
-        lock: opened.lock,
-        appendTrace: true,
-        trusted,
-        startLine,
-        go: () => resumed.run(),
-      },
-      { writer, stopTrace },
+    // The session's trace writer is subscribed before the resume records anything (its notices, run_resumed).
+    const session = await this.openSession(
+      { file: opened.traceFile, append: true },
+      () => opened.lock,
+      opened.events,
+      (log, approvals) => prepareResumedRun(opened, log, this.runOptions(folder, config, key.key, approvals, trusted, mcp, opened.traceFile)),
+      `Cortex could not resume run ${started.runId}`,
     );
+    if (!session) return;
+    const startLine = `run ${started.runId} resumed in ${folder.uri.fsPath} after seq ${opened.point.lastSeq} (${modelInUse(config)}, key from ${key.source}; restarted: ${opened.point.restartStepIds.join(', ') || 'none'})`;
+    await this.drive({
+      runId: started.runId,
+      task: started.task,
+      folder,
+      session: session.session,
+      agent: session.agent,
+      traceFile: opened.traceFile,
+      trusted,
+      startLine,
+    });
   }
 
   /** What a new and a resumed run of this window are given alike. */
@@ -325,16 +322,10 @@ export class RunController implements vscode.Disposable {
   }
 
   /** Drives a run to its end: trace, log channel, index, panel, progress with Cancel, and the result. */
-  private async drive(
-    request: DriveRequest,
-    opened?: { writer: ReturnType<typeof createTraceWriter>; stopTrace: () => void },
-    onStarted?: (run: LiveRun) => void,
-  ): Promise<LiveRun> {
-    const { runId, task, folder, log, broker, agent, traceFile, lock } = request;
-    const writer = opened?.writer ?? createTraceWriter(traceFile, { append: request.appendTrace });
-    const stopTrace = opened?.stopTrace ?? log.subscribe(writer.listener);
-    const driver: Driver = { stopTrace, lock, interrupted: false };
-    this.drivers.set(runId, driver);
+  private async drive(request: DriveRequest, onStarted?: (run: LiveRun) => void): Promise<LiveRun> {
+    const { runId, task, folder, session, agent, traceFile } = request;
+    const { log, approvals: broker } = session;
+    this.sessions.set(runId, session);
     log.subscribe((event, state) => {
       const line = formatEvent(event, state, true);
       if (line) this.logger[eventTextLevel(event)](`[${runId}] ${line.trim()}`);
@@ -381,7 +372,7 @@ export class RunController implements vscode.Disposable {
             timer ??= setTimeout(report, PROGRESS_INTERVAL_MS);
           });
           try {
-            return await request.go();
+            return await session.run();
           } finally {
             unsubscribe();
             if (timer) clearTimeout(timer);
@@ -395,15 +386,14 @@ export class RunController implements vscode.Disposable {
     } finally {
       stopWatching();
       stopCounting();
-      this.drivers.delete(runId);
-      await writer.close();
-      lock.release();
+      this.sessions.delete(runId);
+      await session.dispose();
     }
     run.result = result;
-    const traceError = writer.error();
+    const traceError = session.traceError();
     if (traceError) this.logger.error(`run ${runId}: the trace file ${traceFile} could not be written: ${traceError.message}`);
     // An interrupted run stays "running" in the index: it is listed for Resume after the reload.
-    if (driver.interrupted) return run;
+    if (session.interrupted) return run;
     await this.index.upsert({ runId, task, startedAt: log.state.startedAt ?? Date.now(), status: result.status, traceFile, workspace: folder.uri.fsPath });
     this.updateRunning();
     this.onDidChange();
@@ -554,13 +544,9 @@ export class RunController implements vscode.Disposable {
    */
   dispose(): void {
     for (const run of this.registry.running()) {
-      const driver = this.drivers.get(run.runId);
-      if (driver) {
-        driver.interrupted = true;
-        driver.stopTrace();
-        driver.lock.release();
-      }
-      run.agent.cancel('VS Code is closing the extension');
+      const session = this.sessions.get(run.runId);
+      if (session) session.interrupt('VS Code is closing the extension');
+      else run.agent.cancel('VS Code is closing the extension');
     }
     this.statusBar.dispose();
   }

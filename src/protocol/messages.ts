@@ -3,8 +3,8 @@ import type { PendingApproval } from '../core/plan/approvalState';
 import { ApprovalRefusalSchema, RunEventSchema } from '../core/plan/events';
 
 // The one postMessage protocol between the extension host and the webview, validated with
-// `safeParse` on both sides. Handshake: the webview posts `webview/ready` (with the last seq it
-// has, after a reload); the host answers with `host/reset` (all events of the run) and then streams
+// `safeParse` on both sides. Handshake: the webview posts `webview/ready` (with its run's id,
+// after a reload); the host answers with `host/reset` (all events of the run) and then streams
 // `host/events` batches whose `fromSeq` must follow the webview's last seq, else it asks `webview/resync`.
 // Approvals travel as events too: the panel reads what waits from its plan state. Each answer it
 // sends carries a `replyTo` nonce, and the host replies once with `host/approvalAnswer`.
@@ -43,7 +43,7 @@ const ChangedPath = z
   .max(4096)
   .refine((path) => !path.includes('\0'), 'must not contain NUL');
 export const WebviewToHostSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('webview/ready'), runId: Id.optional(), lastSeq: z.number().int().min(-1).optional() }).strict(),
+  z.object({ type: z.literal('webview/ready'), runId: Id.optional() }).strict(),
   z.object({ type: z.literal('webview/resync'), runId: Id, fromSeq: z.number().int().nonnegative() }).strict(),
   z
     .object({

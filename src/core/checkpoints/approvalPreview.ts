@@ -1,13 +1,11 @@
 import type { ToolDefinition } from '../tools/toolTypes';
-import { applyEdit, editFileTool, type EditFileArgs } from '../tools/workspace/editFile';
 import type { FileGuard } from '../tools/fileGuard';
 import { openRegularFile } from '../files/regularFile';
 import { readOpenTextFile } from '../files/textFile';
-import { writeFileTool, type WriteFileArgs } from '../tools/workspace/writeFile';
 import { resolveInWorkspace } from '../files/workspaceJail';
 import { unifiedDiff } from './unifiedDiff';
 
-// The diff a write_file or edit_file call would make, for the person asked to approve it
+// The diff a file tool's call would make (the tools that declare a `changePreview`: write_file, edit_file), for the person asked to approve it
 // (docs/design.md, “Checkpoints and revert”). It is computed from the exact arguments the approval's hash binds, against
 // the file as it is when approval is asked, and shortened to what a card can show. Anything that
 // keeps it from being computed (a missing file for an edit, a binary or oversized file, a path the
@@ -60,24 +58,17 @@ export async function approvalPreview(
   maxReadBytes: number,
   guard: FileGuard,
 ): Promise<string | undefined> {
+  if (!tool.changePreview) return undefined;
   try {
-    if (tool === (writeFileTool as unknown as ToolDefinition)) {
-      const { path, content } = args as WriteFileArgs;
-      const before = await currentText(workspaceRoot, path, maxReadBytes, guard);
-      const diff = unifiedDiff(before ?? '', content, { oldLabel: before === null ? '/dev/null' : `a/${path}`, newLabel: `b/${path}` });
-      return shortenDiff(diff || `(no change: '${path}' already has this content)\n`);
-    }
-    if (tool === (editFileTool as unknown as ToolDefinition)) {
-      const { path, old_text, new_text, replace_all } = args as EditFileArgs;
-      const before = await currentText(workspaceRoot, path, maxReadBytes, guard);
-      if (before === null) return undefined;
-      const after = applyEdit(before, old_text, new_text, replace_all ?? false, path).text;
-      return shortenDiff(unifiedDiff(before, after, { oldLabel: `a/${path}`, newLabel: `b/${path}` }));
-    }
+    const { path, after } = tool.changePreview(args);
+    const before = await currentText(workspaceRoot, path, maxReadBytes, guard);
+    const text = after(before);
+    if (text === undefined) return undefined;
+    const diff = unifiedDiff(before ?? '', text, { oldLabel: before === null ? '/dev/null' : `a/${path}`, newLabel: `b/${path}` });
+    return shortenDiff(diff || `(no change: '${path}' already has this content)\n`);
   } catch {
     return undefined;
   }
-  return undefined;
 }
 
 /** Previews for the calls of a batch that wait for approval, by call id. */

@@ -147,7 +147,7 @@ export const StepSnapshotSchema = z.object({
   /** A redesigned step: why it waits for each of its kept dependencies, in words. */
   waitsFor: z.record(z.string(), z.string()).optional(),
   output: z.string().optional(),
-  notes: z.array(z.string()),
+  /** Files the step's calls changed, in first-change order. */
   files: z.array(z.string()),
   /** What the step's calls changed on disk, in order (docs/design.md, “Checkpoints and revert”). */
   changes: z.array(StepFileChangeSchema).optional(),
@@ -231,7 +231,6 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     blockedBy: z.string().optional(),
   }),
   z.object({ ...Base, type: z.literal('step_output'), stepId: z.string(), output: z.string() }),
-  z.object({ ...Base, type: z.literal('step_note'), stepId: z.string(), note: z.string(), file: z.string().optional() }),
   z.object({
     ...Base,
     type: z.literal('step_verified'),

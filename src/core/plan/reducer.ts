@@ -55,12 +55,11 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
         ...(event.expects ? { expects: event.expects } : {}),
         status: 'not_started',
         dependsOn: [...event.dependsOn],
+        files: [],
         lineage: event.lineage,
         replanAttempts: event.replanAttempts,
         origin: event.origin,
         ...(event.waitsFor ? { waitsFor: { ...event.waitsFor } } : {}),
-        notes: [],
-        files: [],
         toolCalls: [],
         audits: [],
       });
@@ -80,13 +79,6 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
     case 'step_output': {
       const step = state.steps.get(event.stepId);
       if (step) step.output = event.output;
-      break;
-    }
-    case 'step_note': {
-      const step = state.steps.get(event.stepId);
-      if (!step) break;
-      step.notes.push(event.note);
-      if (event.file && !step.files.includes(event.file)) step.files.push(event.file);
       break;
     }
     case 'step_verified': {

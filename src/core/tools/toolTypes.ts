@@ -22,6 +22,12 @@ export interface ToolContext {
 
 export type { ToolKind };
 
+/** A file tool's proposed change: see `ToolDefinition.changePreview`. */
+export interface ChangePreview {
+  path: string;
+  after(before: string | null): string | undefined;
+}
+
 /**
  * A tool defined once: its zod schema is both the validator and (via z.toJSONSchema) the JSON
  * Schema sent to the model. `readOnly` tools may run concurrently; others stay ordered.
@@ -36,6 +42,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends FileAcc
   parameters?: Record<string, unknown>;
   /** Checks arguments instead of `schema` (MCP tools validate against their JSON Schema). */
   validate?(value: unknown): ValidationResult;
+  /**
+   * The one file the call would change and its text afterwards, for the diff a person sees before
+   * approving it (docs/design.md, “Checkpoints and revert”). `after` gets the file's current text
+   * (null when it does not exist) and may return undefined when no preview can be made.
+   */
+  changePreview?(args: z.infer<S>): ChangePreview;
   /** Set for the tools of an MCP server (docs/design.md, “MCP tools”). */
   mcp?: McpToolOrigin;
   run(args: z.infer<S>, context: ToolContext): Promise<string>;

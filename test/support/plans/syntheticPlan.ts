@@ -139,7 +139,7 @@ export function liveEventSource(stepCount: number, stamper: EventStamper, seed =
         const statuses = ['in_progress', 'completed', 'failed', 'not_started'] as const;
         return stamper.stamp({ type: 'step_status_changed', stepId, status: statuses[Math.floor(rand() * statuses.length)] }, 1);
       }
-      if (r < 0.8) return stamper.stamp({ type: 'step_note', stepId, note: 'Found the relevant function.' }, 1);
+      if (r < 0.8) return stamper.stamp({ type: 'step_output', stepId, output: 'Found the relevant function.' }, 1);
       if (r < 0.88)
         return stamper.stamp(
           {

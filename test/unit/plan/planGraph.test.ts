@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
-import {
-  checkPlanInvariants,
-  dependencyMap,
-  findCycle,
-  naiveDownstream,
-  normalizeRelativeDependencies,
-  PlanGraph,
-  PlanInvariantError,
-} from '../../../src/core/plan/planGraph';
+import { checkPlanInvariants, findCycle, normalizeRelativeDependencies, PlanGraph, PlanInvariantError } from '../../../src/core/plan/planGraph';
 import { completeExampleUpstream, examplePlan, rawPlan, readySteps, runStep, sid } from './planFixtures';
 import { seededRandom as mulberry32 } from '../../support/seededRandom';
+import { dependencyMap, naiveDownstream } from '../../support/naiveDownstream';
 
 describe('planGraph', () => {
   describe('findCycle', () => {

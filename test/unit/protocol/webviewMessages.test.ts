@@ -8,7 +8,7 @@ describe('webview → host messages are validated before anything acts on them',
   it('accepts every well-formed message', () => {
     for (const message of [
       { type: 'webview/ready' },
-      { type: 'webview/ready', runId: 'r1', lastSeq: -1 },
+      { type: 'webview/ready', runId: 'r1' },
       { type: 'webview/resync', runId: 'r1', fromSeq: 3 },
       answer,
       { ...answer, decision: 'deny', feedback: 'use git clean' },

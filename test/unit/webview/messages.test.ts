@@ -50,12 +50,12 @@ describe('webview message handling', () => {
     const stamper = new EventStamper();
     const events = syntheticPlanEvents(3, stamper, 'run-a');
     const reset = handleHostMessage(store, { type: 'host/reset', runId: 'run-a', live: true, events });
-    assert.deepEqual(reset.reset, { runId: 'run-a', sameRunAsBefore: false });
+    assert.deepEqual(reset.reset, { runId: 'run-a' });
     assert.equal(reset.render, true);
     const next = stamper.stamp({ type: 'step_status_changed', stepId: 's1', status: 'in_progress' });
     assert.deepEqual(handleHostMessage(store, { type: 'host/events', runId: 'run-a', fromSeq: next.seq, events: [next] }), { outgoing: [], render: true });
-    stamper.stamp({ type: 'step_note', stepId: 's1', note: 'lost' });
-    const after = stamper.stamp({ type: 'step_note', stepId: 's1', note: 'after' });
+    stamper.stamp({ type: 'step_output', stepId: 's1', output: 'lost' });
+    const after = stamper.stamp({ type: 'step_output', stepId: 's1', output: 'after' });
     const gap = handleHostMessage(store, { type: 'host/events', runId: 'run-a', fromSeq: after.seq, events: [after] });
     assert.deepEqual(gap.outgoing, [{ type: 'webview/resync', runId: 'run-a', fromSeq: next.seq + 1 }]);
     assert.ok(parseWebviewMessage(gap.outgoing[0]).ok);
@@ -161,9 +161,8 @@ describe('webview actions', () => {
 
 describe('webview saved state', () => {
   it('restores a valid state and ignores a malformed one', () => {
-    assert.deepEqual(readSavedState({ runId: 'r', lastSeq: 4, selectedStepId: 's1', view: { k: 0.5, x: 1, y: 2 }, autoFit: false }), {
+    assert.deepEqual(readSavedState({ runId: 'r', selectedStepId: 's1', view: { k: 0.5, x: 1, y: 2 }, autoFit: false }), {
       runId: 'r',
-      lastSeq: 4,
       selectedStepId: 's1',
       view: { k: 0.5, x: 1, y: 2 },
       autoFit: false,
@@ -173,10 +172,10 @@ describe('webview saved state', () => {
     assert.deepEqual(readSavedState({ view: { k: null, x: 0, y: 0 } }), {});
   });
 
-  it('says hello with the run and seq a reloaded panel had', () => {
+  it('says hello with the run a reloaded panel had', () => {
     assert.deepEqual(readyMessage({}), { type: 'webview/ready' });
-    const ready = readyMessage({ runId: 'r', lastSeq: 12 });
-    assert.deepEqual(ready, { type: 'webview/ready', runId: 'r', lastSeq: 12 });
+    const ready = readyMessage({ runId: 'r' });
+    assert.deepEqual(ready, { type: 'webview/ready', runId: 'r' });
     assert.ok(parseWebviewMessage(ready).ok);
   });
 });

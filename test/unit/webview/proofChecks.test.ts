@@ -10,7 +10,6 @@ const base: StepState = {
   lineage: 's1',
   replanAttempts: 0,
   origin: 'planner',
-  notes: [],
   files: [],
   toolCalls: [],
   audits: [],

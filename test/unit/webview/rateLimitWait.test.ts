@@ -59,7 +59,7 @@ describe('rate-limit countdown', () => {
     );
     const before = waits;
     assert.equal(noteRateLimitEvent(waits, stamper.stamp(request('s1', 'planner'))), before, 'another purpose leaves it');
-    assert.equal(noteRateLimitEvent(waits, stamper.stamp({ type: 'step_note', stepId: 's1', note: 'x' })), before);
+    assert.equal(noteRateLimitEvent(waits, stamper.stamp({ type: 'step_output', stepId: 's1', output: 'x' })), before);
     assert.deepEqual(
       noteRateLimitEvent(waits, stamper.stamp({ type: 'run_finished', status: 'failed', error: 'x', plan: toSnapshot(createPlanState('run-1')) })),
       [],

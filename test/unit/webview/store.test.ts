@@ -31,7 +31,7 @@ describe('webview store', () => {
   it('separates structural changes from restyles', () => {
     const { store, stamper, runId } = plan();
     const status = stamper.stamp({ type: 'step_status_changed', stepId: 's2', status: 'in_progress' });
-    const note = stamper.stamp({ type: 'step_note', stepId: 's3', note: 'hi' });
+    const note = stamper.stamp({ type: 'step_output', stepId: 's3', output: 'hi' });
     assert.deepEqual(store.appendEvents(runId, status.seq, [status, note]), { kind: 'applied', applied: 2 });
     let changes = store.takeChanges();
     assert.equal(changes.structure, false);
@@ -79,8 +79,8 @@ describe('webview store', () => {
 
   it('detects a seq gap, asks for a resync once, and resumes when the missing events arrive', () => {
     const { store, stamper, runId } = plan();
-    const lost = stamper.stamp({ type: 'step_note', stepId: 's1', note: 'lost' });
-    const later = stamper.stamp({ type: 'step_note', stepId: 's1', note: 'later' });
+    const lost = stamper.stamp({ type: 'step_output', stepId: 's1', output: 'lost' });
+    const later = stamper.stamp({ type: 'step_output', stepId: 's1', output: 'later' });
     const before = store.lastSeq;
     const gap = store.appendEvents(runId, later.seq, [later]);
     assert.deepEqual(gap, { kind: 'gap', runId, fromSeq: before + 1, shouldRequest: true, applied: 0 });
@@ -95,14 +95,14 @@ describe('webview store', () => {
 
   it('skips events it already has and stops at a gap inside a batch', () => {
     const { store, stamper, runId } = plan();
-    const a = stamper.stamp({ type: 'step_note', stepId: 's1', note: 'a' });
+    const a = stamper.stamp({ type: 'step_output', stepId: 's1', output: 'a' });
     store.appendEvents(runId, a.seq, [a]);
-    const b = stamper.stamp({ type: 'step_note', stepId: 's1', note: 'b' });
-    stamper.stamp({ type: 'step_note', stepId: 's1', note: 'lost' });
-    const d = stamper.stamp({ type: 'step_note', stepId: 's1', note: 'd' });
+    const b = stamper.stamp({ type: 'step_output', stepId: 's1', output: 'b' });
+    stamper.stamp({ type: 'step_output', stepId: 's1', output: 'lost' });
+    const d = stamper.stamp({ type: 'step_output', stepId: 's1', output: 'd' });
     const result = store.appendEvents(runId, a.seq, [a, b, d]);
     assert.deepEqual(result, { kind: 'gap', runId, fromSeq: b.seq + 1, shouldRequest: true, applied: 1 });
-    assert.deepEqual(store.state.steps.get('s1')!.notes, ['a', 'b']);
+    assert.equal(store.state.steps.get('s1')!.output, 'b');
   });
 
   it('asks for a full resync for a batch of a run it never got a reset for', () => {

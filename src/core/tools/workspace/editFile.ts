@@ -81,6 +81,11 @@ export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> = {
     { path: args.path, access: 'read' },
     { path: args.path, access: 'write' },
   ],
+  changePreview: (args) => ({
+    path: args.path,
+    // An edit needs the file; a failing edit has no preview (its own error says why when it runs).
+    after: (before) => (before === null ? undefined : applyEdit(before, args.old_text, args.new_text, args.replace_all ?? false, args.path).text),
+  }),
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
     const guard = fileGuardOf(context);

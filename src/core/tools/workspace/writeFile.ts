@@ -28,6 +28,7 @@ export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> = {
   kind: 'write',
   readOnly: false,
   fileAccesses: (args) => [{ path: args.path, access: 'write' }],
+  changePreview: (args) => ({ path: args.path, after: () => args.content }),
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
     const guard = fileGuardOf(context);

@@ -1,0 +1,118 @@
+import { EventLog } from '../plan/eventLog';
+import type { RunEvent } from '../plan/events';
+import { ApprovalBroker } from '../policy/approvalBroker';
+import type { Logger } from '../ports';
+import type { RunLock } from '../resume/runLock';
+import { createTraceWriter } from '../trace/traceWriter';
+import type { AgentRun, RunResult } from './agentRun';
+
+// One run driven by this process, new or resumed, for the extension host and the CLI alike
+// (docs/design.md, “The core's inner layers”): its event log (holding a resumed run's recorded
+// events), its approvals, its trace file and its lock, and what can happen to it: start, cancel,
+// interrupt, dispose. The host and the CLI add only their UI (panel, progress, notifications;
+// terminal lines, signals, exit codes).
+
+/** A run built on the session's log and approvals, ready to go. */
+export interface PreparedRun {
+  agent: AgentRun;
+  run(): Promise<RunResult>;
+}
+
+export interface RunSessionOptions {
+  /** The trace file the session writes: a resumed run appends to its own. */
+  trace?: { file: string; append: boolean };
+  /** The run's lock, held by this process; the session releases it when it ends. */
+  lock?: RunLock;
+  /** Events a resumed run already recorded. */
+  history?: readonly RunEvent[];
+  /** For the approval broker's diagnostics. */
+  logger?: Logger;
+  /** A listener of the log threw (the UI's output failed): reported, the run goes on. */
+  onListenerError?: (error: unknown) => void;
+  /** Builds the run on the session's log and approvals (called once, by `prepare`). */
+  build: (log: EventLog, approvals: ApprovalBroker) => Promise<PreparedRun>;
+}
+
+export class RunSession {
+  readonly log: EventLog;
+  readonly approvals: ApprovalBroker;
+  private readonly writer?: ReturnType<typeof createTraceWriter>;
+  private stopTrace: () => void;
+  private preparing?: Promise<PreparedRun>;
+  private prepared?: PreparedRun;
+  /** A cancel that came while the run was still being built. */
+  private cancelReason?: string;
+  private interruptedBy?: string;
+  private disposed?: Promise<void>;
+
+  /** Opens the trace file (throws the file system's error when it cannot be written). */
+  constructor(private readonly options: RunSessionOptions) {
+    this.writer = options.trace ? createTraceWriter(options.trace.file, { append: options.trace.append }) : undefined;
+    this.log = new EventLog({ history: options.history, onListenerError: options.onListenerError });
+    // The trace listens first, so it has every event before the UI's listeners run.
+    this.stopTrace = this.writer ? this.log.subscribe(this.writer.listener) : () => undefined;
+    this.approvals = new ApprovalBroker({ logger: options.logger });
+  }
+
+  /** The run, once built. */
+  get agent(): AgentRun | undefined {
+    return this.prepared?.agent;
+  }
+
+  /** Set when the run was interrupted (its trace stopped without run_finished: it stays resumable). */
+  get interrupted(): string | undefined {
+    return this.interruptedBy;
+  }
+
+  /** Builds the run (once); a failure is the caller's to report, after `dispose`. */
+  async prepare(): Promise<AgentRun> {
+    this.preparing ??= this.options.build(this.log, this.approvals).then((prepared) => {
+      this.prepared = prepared;
+      if (this.cancelReason) prepared.agent.cancel(this.cancelReason);
+      return prepared;
+    });
+    return (await this.preparing).agent;
+  }
+
+  /** Builds the run if needed and drives it to its end. */
+  async run(): Promise<RunResult> {
+    await this.prepare();
+    return this.prepared!.run();
+  }
+
+  cancel(reason: string): void {
+    this.cancelReason ??= reason;
+    this.prepared?.agent.cancel(reason);
+  }
+
+  /**
+   * Interrupted, not cancelled (SIGTERM, the terminal closed, VS Code closing the extension):
+   * nothing more goes to the trace, so it ends without run_finished and can be resumed; the lock
+   * is released at once for the next driver.
+   */
+  interrupt(reason: string): void {
+    if (this.interruptedBy) return;
+    this.interruptedBy = reason;
+    this.stopTrace();
+    this.options.lock?.release();
+    this.cancel(reason);
+  }
+
+  /** Why the trace could not be written, if it could not. */
+  traceError(): Error | undefined {
+    return this.writer?.error();
+  }
+
+  /** Ends the session: the trace is flushed and closed, the lock released. Safe to call twice. */
+  dispose(): Promise<void> {
+    this.disposed ??= (async () => {
+      this.stopTrace();
+      try {
+        await this.writer?.close();
+      } finally {
+        this.options.lock?.release();
+      }
+    })();
+    return this.disposed;
+  }
+}
