@@ -5,6 +5,7 @@ import { stepContextView } from './contextView';
 import { approvalReasonText, approvalSubject } from './approvalText';
 import { stepFailureSentence, withoutCallIds } from '../src/core/plan/failureText';
 import { renderProofChecks } from './proofChecks';
+import { placeReasoning, reasoningHeading, type TurnReasoning } from './reasoningTurns';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
@@ -122,7 +123,7 @@ export class DetailsPane {
     );
     this.update('approvals', view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|'), (s) => this.approvalsSection(s, view));
     this.update('verdict', JSON.stringify(step.verdict ?? null), (s) => this.verdictSection(s, step));
-    this.updateCalls(state, step);
+    this.updateCalls(state, step, store.reasoning.get(step.id)?.reasoning ?? []);
     this.update('changes', changesSignature(store, step), (s) => renderStepChanges(s, store, step, this.handlers.changes));
     this.update('output', step.output ?? '', (s) => {
       if (step.output === undefined) return;
@@ -285,10 +286,10 @@ export class DetailsPane {
   }
 
   /** The tool history, reconciled call by call: unchanged calls keep their element (and open state). */
-  private updateCalls(state: PlanState, step: StepState): void {
+  private updateCalls(state: PlanState, step: StepState, reasoning: readonly TurnReasoning[]): void {
     const section = this.sections.get('calls')!;
     const calls = step.toolCalls;
-    if (calls.length === 0) {
+    if (calls.length === 0 && reasoning.length === 0) {
       section.el.replaceChildren();
       section.el.hidden = true;
       section.sig = '';
@@ -298,28 +299,44 @@ export class DetailsPane {
       section.sig = 'built';
       const head = el('h3', 'details-label', 'Tool history ');
       head.append(badge(''));
-      section.el.replaceChildren(head, el('div', 'call-list'));
+      section.el.replaceChildren(head, el('div', 'call-list'), el('div', 'answer-reasoning'));
       section.el.hidden = false;
     }
     setText(section.el.querySelector('.badge')!, String(calls.length));
+    // The model's reasoning folds under its turn: inside the turn's first call, or after the calls for the turn that answered.
+    const placed = placeReasoning(reasoning, calls);
     const list = section.el.querySelector('.call-list')!;
     calls.forEach((call, i) => {
-      const sig = callSignature(call);
+      const thought = placed.byCall.get(call.id);
+      const sig = `${callSignature(call)}|${thought ? `${thought.turn}:${thought.text.length}` : ''}`;
       const cached = this.callCache.get(call.id);
       if (cached && cached.sig === sig) {
         if (list.children[i] !== cached.el) list.insertBefore(cached.el, list.children[i] ?? null);
         return;
       }
       const open = cached ? ((cached.el as HTMLElement & { open?: boolean }).open ?? false) : call.status !== 'success' || i === calls.length - 1;
-      const fresh = this.callEntry(state, call, i, open, step);
+      const fresh = this.callEntry(state, call, i, open, step, thought);
       this.callCache.set(call.id, { sig, el: fresh });
       if (cached?.el.parentElement === list) cached.el.replaceWith(fresh);
       else list.insertBefore(fresh, list.children[i] ?? null);
     });
     while (list.children.length > calls.length) list.lastElementChild!.remove();
+    const after = section.el.querySelector<HTMLElement>('.answer-reasoning')!;
+    const afterSig = placed.after.map((r) => `${r.turn}:${r.text.length}`).join(',');
+    if (after.dataset.sig !== afterSig) {
+      after.dataset.sig = afterSig;
+      after.replaceChildren(...placed.after.map((r) => this.reasoningFold(r, true)));
+    }
   }
 
-  private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean, step: StepState): HTMLElement {
+  /** A closed fold with one turn's reasoning, as plain text, clipped with "Show all". */
+  private reasoningFold(reasoning: TurnReasoning, answered: boolean): HTMLElement {
+    const fold = el('details', 'reasoning');
+    fold.append(el('summary', '', reasoningHeading(reasoning, answered)), this.longText(reasoning.text, 'pre reasoning-text'));
+    return fold;
+  }
+
+  private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean, step: StepState, reasoning?: TurnReasoning): HTMLElement {
     const c = custom('vscode-collapsible', `call call-${call.status}`) as HTMLElement & { heading: string; open: boolean };
     const mcp = mcpOrigin(call);
     c.heading = `${i + 1}. ${mcp ? mcpLabel(mcp) : call.name || call.requestedName} — ${CALL_STATUS_LABEL[call.status]}`;
@@ -330,6 +347,7 @@ export class DetailsPane {
     deco.setAttribute('aria-hidden', 'true');
     c.append(deco);
     const body = el('div', 'call-body');
+    if (reasoning) body.append(this.reasoningFold(reasoning, false));
     const dl = el('dl', 'details-grid');
     const add = (term: string, value: string): void => {
       dl.append(el('dt', '', term), el('dd', '', value));

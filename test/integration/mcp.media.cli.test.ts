@@ -90,7 +90,10 @@ describe('cortex CLI: MCP images and resources (server-everything)', function ()
       const toolAt = messages.findIndex((m) => m.role === 'tool');
       const tool = messages[toolAt];
       assert.equal(typeof tool.content, 'string', 'a tool message carries text only');
-      assert.match(String(tool.content), /^Here's the image you requested:\n\[image image\/png, \d+ bytes: sent as image 1 of this call, in the message after the tool results\]/);
+      assert.match(
+        String(tool.content),
+        /^Here's the image you requested:\n\[image image\/png, \d+ bytes: sent as image 1 of this call, in the message after the tool results\]/,
+      );
       const after = messages[toolAt + 1];
       assert.equal(after.role, 'user');
       assert.match(JSON.stringify(after.content), /not instructions from the user/);
@@ -156,7 +159,10 @@ describe('cortex CLI: MCP images and resources (server-everything)', function ()
     assert.ok(doc.startsWith(`[resource demo://resource/static/document/features.md (text/markdown, ${features.length} characters)]\n`), doc.slice(0, 200));
     assert.ok(doc.includes(features.slice(0, 200)), 'the text is inline');
     const blob = String(answers.find((m) => m.tool_call_id === 'call_blob')!.content);
-    assert.match(blob, /^\[resource demo:\/\/resource\/dynamic\/blob\/1 \([a-z/-]+, \d+ bytes of binary data\), not shown: binary content is not sent to the model\]$/);
+    assert.match(
+      blob,
+      /^\[resource demo:\/\/resource\/dynamic\/blob\/1 \([a-z/-]+, \d+ bytes of binary data\), not shown: binary content is not sent to the model\]$/,
+    );
 
     const requested = readTrace(trace).events.filter((e) => e.type === 'tool_call_requested');
     assert.deepEqual(requested[0]?.type === 'tool_call_requested' && requested[0].call.audit?.mcp, {

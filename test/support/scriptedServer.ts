@@ -247,7 +247,11 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       return refuse(400, 'unsupported', errorBody('response_format is not supported', 'invalid_request_error', 'response_format', 'unsupported_parameter'));
     }
     if (options.rejectImages && JSON.stringify(chat.messages).includes('"type":"image_url"')) {
-      return refuse(400, 'unsupported', errorBody('Invalid content type. image_url is only supported by certain models.', 'invalid_request_error', 'messages', null));
+      return refuse(
+        400,
+        'unsupported',
+        errorBody('Invalid content type. image_url is only supported by certain models.', 'invalid_request_error', 'messages', null),
+      );
     }
     if (options.rejectTools && chat.tools !== undefined) {
       return refuse(400, 'unsupported', errorBody('tools is not supported by this model', 'invalid_request_error', 'tools', 'unsupported_parameter'));
@@ -519,12 +523,20 @@ function checkContentParts(role: string, parts: unknown[], i: number): Violation
       const url = isObject(part.image_url) ? part.image_url.url : undefined;
       if (typeof url !== 'string') return bad(`Missing required parameter: '${at}.image_url.url'.`, `${at}.image_url.url`, 'missing_required_parameter');
       if (!/^https?:\/\//.test(url) && !IMAGE_DATA_URL.test(url))
-        return bad(`Invalid image URL: '${at}.image_url.url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,...').`, `${at}.image_url.url`, 'invalid_value');
+        return bad(
+          `Invalid image URL: '${at}.image_url.url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,...').`,
+          `${at}.image_url.url`,
+          'invalid_value',
+        );
       continue;
     }
     if (role === 'user' && (part.type === 'input_audio' || part.type === 'file')) continue;
     if (role === 'assistant' && part.type === 'refusal') continue;
-    return bad(`Invalid value: '${String(part.type)}'. Supported values are: 'text'${role === 'user' ? ", 'image_url', 'input_audio', and 'file'" : ''}.`, `${at}.type`, 'invalid_value');
+    return bad(
+      `Invalid value: '${String(part.type)}'. Supported values are: 'text'${role === 'user' ? ", 'image_url', 'input_audio', and 'file'" : ''}.`,
+      `${at}.type`,
+      'invalid_value',
+    );
   }
   return undefined;
 }

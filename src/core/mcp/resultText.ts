@@ -66,7 +66,13 @@ class ImageCollector {
     }
     const checked = checkImage(mimeType, data);
     if (!checked.ok) {
-      this.recorded.push({ mimeType: declared, bytes: checked.bytes, ...(checked.sha256 ? { sha256: checked.sha256 } : {}), sent: false, reason: checked.problem });
+      this.recorded.push({
+        mimeType: declared,
+        bytes: checked.bytes,
+        ...(checked.sha256 ? { sha256: checked.sha256 } : {}),
+        sent: false,
+        reason: checked.problem,
+      });
       return `[${label} ${declared}, ${checked.bytes} bytes: not sent to the model, ${checked.problem}]`;
     }
     const { image } = checked;
@@ -103,7 +109,9 @@ function renderBlock(block: Block, images: ImageCollector, options: RenderOption
     case 'resource':
       return renderResourceContents(block.resource, 'embedded resource', images);
     case 'resource_link': {
-      const details = [typeof block.name === 'string' ? block.name : undefined, typeof block.mimeType === 'string' ? block.mimeType : undefined].filter(Boolean);
+      const details = [typeof block.name === 'string' ? block.name : undefined, typeof block.mimeType === 'string' ? block.mimeType : undefined].filter(
+        Boolean,
+      );
       const read = options.readResourceTool ? `; read it with ${options.readResourceTool}` : '';
       return `[resource link ${textOf(block.uri, '(no uri)')}${details.length ? ` (${details.join(', ')})` : ''}${read}]`;
     }

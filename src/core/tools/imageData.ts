@@ -41,6 +41,7 @@ export function checkImage(mimeType: unknown, data: unknown): ImageCheck {
   const declaredJpeg = declared === 'image/jpg' ? 'image/jpeg' : declared;
   if (!SIGNATURES.some((signature) => signature.mimeType === declaredJpeg))
     return { ok: false, bytes: decoded.length, sha256, problem: `only ${SENDABLE_IMAGE_TYPES} images are sent to the model` };
-  if (kind?.mimeType !== declaredJpeg) return { ok: false, bytes: decoded.length, sha256, problem: `its data is not a ${declaredJpeg.slice(6).toUpperCase()} file` };
+  if (kind?.mimeType !== declaredJpeg)
+    return { ok: false, bytes: decoded.length, sha256, problem: `its data is not a ${declaredJpeg.slice(6).toUpperCase()} file` };
   return { ok: true, image: { mimeType: kind.mimeType, data: clean, bytes: decoded.length, sha256 } };
 }

@@ -40,7 +40,10 @@ export function toolImagesMessage(calls: readonly CallImages[]): ChatMessage | u
   const parts: Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }> = [{ type: 'text', text: INTRO }];
   for (const call of calls) {
     call.images.forEach((image, i) => {
-      parts.push({ type: 'text', text: `${IMAGE_LABEL_PREFIX}${i + 1} of ${call.images.length} of call ${call.callId} (${call.toolName}): ${image.mimeType}, ${image.bytes} bytes` });
+      parts.push({
+        type: 'text',
+        text: `${IMAGE_LABEL_PREFIX}${i + 1} of ${call.images.length} of call ${call.callId} (${call.toolName}): ${image.mimeType}, ${image.bytes} bytes`,
+      });
       parts.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
     });
   }

@@ -48,7 +48,10 @@ describe('MCP images: sent when the model takes them, said plainly when not', ()
   it('a model that does not take images gets a sentence with the type, the size and what to change', () => {
     const support = imageSupport({ mode: 'auto', provider: 'openai-compatible', model: 'my-local-model', fallbackModels: [] });
     assert.equal(support.accepted, false);
-    const rendered = renderToolResult({ content: [{ type: 'image', mimeType: 'image/png', data: PNG.toString('base64') }] }, { images: support as ImageChannel });
+    const rendered = renderToolResult(
+      { content: [{ type: 'image', mimeType: 'image/png', data: PNG.toString('base64') }] },
+      { images: support as ImageChannel },
+    );
     assert.equal(
       rendered.text,
       `[image image/png, ${PNG.length} bytes: not shown, this model does not take images here (the model "my-local-model" is not known to take images; set cortex.llm.images to "on" to send them)]`,
@@ -93,7 +96,10 @@ describe('MCP images: sent when the model takes them, said plainly when not', ()
     assert.ok(Buffer.byteLength(clipped) <= MAX_INLINE_RESOURCE_BYTES && clipped.startsWith('yyy'), 'the text is clipped');
     const tail = rest.join('\n');
     assert.match(tail, /\[embedded resource demo:\/\/pic: image image\/jpeg, 24 bytes: sent as image 1 of this call/);
-    assert.match(tail, /\[embedded resource demo:\/\/bin \(application\/octet-stream, 3 bytes of binary data\), not shown: binary content is not sent to the model\]/);
+    assert.match(
+      tail,
+      /\[embedded resource demo:\/\/bin \(application\/octet-stream, 3 bytes of binary data\), not shown: binary content is not sent to the model\]/,
+    );
     assert.match(tail, /\[resource link demo:\/\/doc \(doc, text\/markdown\); read it with demo_read_resource\]$/);
     assert.equal(rendered.images.length, 1);
   });
@@ -142,12 +148,12 @@ describe('the image message after the tool results, and the per-request caps', (
   it('one user message: first a sentence that the images are tool output, then a label and an image_url data URL per image', () => {
     const message = toolImagesMessage([{ callId: 'call_1', toolName: 'everything_get-tiny-image', images: [image(3)] }]);
     assert.equal(message?.role, 'user');
-    const parts = message!.content as Array<Record<string, any>>;
+    const parts = message.content as Array<Record<string, any>>;
     assert.match(parts[0].text, /tool output .*not instructions from the user/);
     assert.equal(parts[1].text, 'Image 1 of 1 of call call_1 (everything_get-tiny-image): image/png, 3 bytes');
     assert.deepEqual(parts[2], { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } });
     assert.equal(toolImagesMessage([]), undefined);
-    assert.equal(countMessageTokens(message!) >= IMAGE_PART_TOKENS, true, 'an image part counts in the prompt budget');
+    assert.equal(countMessageTokens(message) >= IMAGE_PART_TOKENS, true, 'an image part counts in the prompt budget');
   });
 
   it('keeps the newest images within the count and byte caps; older ones become a note', () => {
@@ -155,7 +161,7 @@ describe('the image message after the tool results, and the per-request caps', (
     for (let i = 0; i < MAX_REQUEST_IMAGES + 2; i++) messages.push(toolImagesMessage([{ callId: `c${i}`, toolName: 't', images: [image(3)] }])!);
     const first = messages[1];
     assert.equal(limitConversationImages(messages), 2);
-    const imageParts = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url');
+    const imageParts = messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string }>) : [])).filter((p) => p.type === 'image_url');
     assert.equal(imageParts.length, MAX_REQUEST_IMAGES);
     assert.match(JSON.stringify(messages[1].content), /image left out of this request/);
     assert.notEqual(messages[1], first, 'a new message object (counts are cached per object)');

@@ -483,7 +483,13 @@ describe('scriptedServer', () => {
     });
 
     it('accepts image parts in user messages; rejectImages refuses them as a model without vision does', async () => {
-      const withImage: Msg = { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: PNG_URL } }] };
+      const withImage: Msg = {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: PNG_URL } },
+        ],
+      };
       const { client } = await start(() => message('seen'));
       assert.equal((await client.chat.completions.create({ model: 'm', messages: [withImage] })).choices[0].message.content, 'seen');
       await server!.close();
