@@ -63,6 +63,7 @@ export class DetailsPane {
   private readonly empty: HTMLElement;
   private readonly sections = new Map<SectionName, Section>();
   private readonly callCache = new Map<string, { sig: string; el: HTMLElement }>();
+  private readonly reasoningCache = new Map<string, { sig: string; el: HTMLElement }>();
   private readonly feedbackDrafts = new Map<string, string>();
   private currentStep: string | undefined;
 
@@ -101,6 +102,7 @@ export class DetailsPane {
     if (this.currentStep !== step.id) {
       this.currentStep = step.id;
       this.callCache.clear();
+      this.reasoningCache.clear();
       for (const section of this.sections.values()) section.sig = '\u0000';
       this.body.scrollTop = 0;
     }
@@ -285,7 +287,11 @@ export class DetailsPane {
     entry.scrollIntoView({ block: 'nearest' });
   }
 
-  /** The tool history, reconciled call by call: unchanged calls keep their element (and open state). */
+  /**
+   * The tool history, reconciled call by call: unchanged calls keep their element (and open state).
+   * The model's reasoning folds under its turn: a closed fold before the turn's first call, or after
+   * the calls for the turn that answered.
+   */
   private updateCalls(state: PlanState, step: StepState, reasoning: readonly TurnReasoning[]): void {
     const section = this.sections.get('calls')!;
     const calls = step.toolCalls;
@@ -299,44 +305,47 @@ export class DetailsPane {
       section.sig = 'built';
       const head = el('h3', 'details-label', 'Tool history ');
       head.append(badge(''));
-      section.el.replaceChildren(head, el('div', 'call-list'), el('div', 'answer-reasoning'));
+      section.el.replaceChildren(head, el('div', 'call-list'));
       section.el.hidden = false;
     }
     setText(section.el.querySelector('.badge')!, String(calls.length));
-    // The model's reasoning folds under its turn: inside the turn's first call, or after the calls for the turn that answered.
     const placed = placeReasoning(reasoning, calls);
-    const list = section.el.querySelector('.call-list')!;
+    const nodes: HTMLElement[] = [];
     calls.forEach((call, i) => {
       const thought = placed.byCall.get(call.id);
-      const sig = `${callSignature(call)}|${thought ? `${thought.turn}:${thought.text.length}` : ''}`;
+      if (thought) nodes.push(this.reasoningFold(thought, false));
+      const sig = callSignature(call);
       const cached = this.callCache.get(call.id);
       if (cached && cached.sig === sig) {
-        if (list.children[i] !== cached.el) list.insertBefore(cached.el, list.children[i] ?? null);
+        nodes.push(cached.el);
         return;
       }
       const open = cached ? ((cached.el as HTMLElement & { open?: boolean }).open ?? false) : call.status !== 'success' || i === calls.length - 1;
-      const fresh = this.callEntry(state, call, i, open, step, thought);
+      const fresh = this.callEntry(state, call, i, open, step);
       this.callCache.set(call.id, { sig, el: fresh });
-      if (cached?.el.parentElement === list) cached.el.replaceWith(fresh);
-      else list.insertBefore(fresh, list.children[i] ?? null);
+      nodes.push(fresh);
     });
-    while (list.children.length > calls.length) list.lastElementChild!.remove();
-    const after = section.el.querySelector<HTMLElement>('.answer-reasoning')!;
-    const afterSig = placed.after.map((r) => `${r.turn}:${r.text.length}`).join(',');
-    if (after.dataset.sig !== afterSig) {
-      after.dataset.sig = afterSig;
-      after.replaceChildren(...placed.after.map((r) => this.reasoningFold(r, true)));
-    }
+    for (const thought of placed.after) nodes.push(this.reasoningFold(thought, true));
+    const list = section.el.querySelector('.call-list')!;
+    nodes.forEach((node, i) => {
+      if (list.children[i] !== node) list.insertBefore(node, list.children[i] ?? null);
+    });
+    while (list.children.length > nodes.length) list.lastElementChild!.remove();
   }
 
-  /** A closed fold with one turn's reasoning, as plain text, clipped with "Show all". */
+  /** A closed fold with one turn's reasoning, as plain text, clipped with "Show all"; kept (with its open state) while unchanged. */
   private reasoningFold(reasoning: TurnReasoning, answered: boolean): HTMLElement {
-    const fold = el('details', 'reasoning');
+    const key = `${reasoning.turn}|${answered}`;
+    const sig = `${reasoning.text.length}|${reasoning.model ?? ''}`;
+    const cached = this.reasoningCache.get(key);
+    if (cached?.sig === sig) return cached.el;
+    const fold = el('details', `reasoning${answered ? ' reasoning-answer' : ''}`);
     fold.append(el('summary', '', reasoningHeading(reasoning, answered)), this.longText(reasoning.text, 'pre reasoning-text'));
+    this.reasoningCache.set(key, { sig, el: fold });
     return fold;
   }
 
-  private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean, step: StepState, reasoning?: TurnReasoning): HTMLElement {
+  private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean, step: StepState): HTMLElement {
     const c = custom('vscode-collapsible', `call call-${call.status}`) as HTMLElement & { heading: string; open: boolean };
     const mcp = mcpOrigin(call);
     c.heading = `${i + 1}. ${mcp ? mcpLabel(mcp) : call.name || call.requestedName} — ${CALL_STATUS_LABEL[call.status]}`;
@@ -347,7 +356,6 @@ export class DetailsPane {
     deco.setAttribute('aria-hidden', 'true');
     c.append(deco);
     const body = el('div', 'call-body');
-    if (reasoning) body.append(this.reasoningFold(reasoning, false));
     const dl = el('dl', 'details-grid');
     const add = (term: string, value: string): void => {
       dl.append(el('dt', '', term), el('dd', '', value));

@@ -3,8 +3,8 @@ import type { ToolCallRecord } from '../src/core/plan/planTypes';
 
 // The model's reasoning per turn of a step (docs/design.md, “The trace format”, llm_request), for
 // the tool history: the trace keeps each executor request's reasoning text; the panel folds it under
-// the turn it belongs to (inside that turn's first call, or after the calls for the turn that
-// answered). Only the panel needs it, so it is folded here from the events, like the rate-limit
+// the turn it belongs to (right before that turn's first call, or after the calls for the turn
+// that answered). Only the panel needs it, so it is folded here from the events, like the rate-limit
 // waits, not by the shared reducer. It is shown as plain text, clipped: a trace is untrusted.
 
 /** The most characters of one turn's reasoning kept (head and tail); the host already caps it, a crafted trace may not. */
@@ -49,7 +49,7 @@ export function noteReasoningEvent(steps: ReadonlyMap<string, StepReasoning>, ev
   return next;
 }
 
-/** Where each turn's reasoning goes in the tool history: inside the first call of its turn, or after the calls. */
+/** Where each turn's reasoning goes in the tool history: before the first call of its turn, or after the calls. */
 export interface ReasoningPlacement {
   byCall: Map<string, TurnReasoning>;
   /** Turns without a call (the step's answer, or calls not recorded): shown after the calls. */

@@ -5,7 +5,7 @@ import { PlanStore } from '../../../webview/store';
 import { clipReasoning, MAX_REASONING_CHARS, noteReasoningEvent, placeReasoning, reasoningHeading, type StepReasoning } from '../../../webview/reasoningTurns';
 
 // The model's reasoning in the panel's tool history: one entry per executor turn of a step, folded
-// under that turn (its first call, or after the calls for the answer), plain text and clipped.
+// under that turn (before its first call, or after the calls for the answer), plain text and clipped.
 
 let seq = 0;
 function request(stepId: string | undefined, reasoning: string | undefined, extra: Partial<Extract<RunEvent, { type: 'llm_request' }>> = {}): RunEvent {
@@ -74,7 +74,7 @@ describe('webview: the model reasoning of each turn', () => {
     assert.equal(noteReasoningEvent(before, { type: 'log', seq: 99, time: 1, level: 'info', message: 'hi' }), before);
   });
 
-  it('places each turn inside its first call, and a turn without calls after them (the answer)', () => {
+  it('places each turn before its first call, and a turn without calls after them (the answer)', () => {
     const placed = placeReasoning(
       [
         { turn: 1, text: 'a' },
