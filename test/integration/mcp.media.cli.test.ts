@@ -123,6 +123,18 @@ describe('cortex CLI: MCP images and resources (server-everything)', function ()
     assert.equal(server().refusals.length, 0);
   });
 
+  it('an endpoint that refuses the image (cortex.llm.images "on" for a model without vision) fails the request with a sentence naming the setting', async () => {
+    await server.restart(imageScript([]), { rejectImages: true });
+    const trace = join(files, 'trace.jsonl');
+    const result = await run('m', { 'cortex.llm.images': 'on' }, trace);
+    assert.notEqual(result.code, 0);
+    const said =
+      /The endpoint refused a request that carried 1 image\(s\) returned by tools; if the model does not take images, set cortex\.llm\.images to "off" \(it is "on"\)\./;
+    assert.match(result.stderr, said);
+    assert.ok(readTrace(trace).events.some((e) => e.type === 'log' && e.level === 'warn' && said.test(e.message)));
+    assert.equal(server().refusals.filter((r) => r.reason === 'unsupported').length >= 1, true);
+  });
+
   it('a server with resources gets a read-only read_resource tool listing them; a server without gets none', async () => {
     const seen: ScriptedRequest[] = [];
     server().setHandler(

@@ -66,6 +66,13 @@ function dataUrlBytes(url: string): number {
   return Math.floor((payload * 3) / 4) - padding;
 }
 
+/** How many image parts the messages carry. */
+export function countImageParts(messages: readonly ChatMessage[]): number {
+  let count = 0;
+  for (const message of messages) if (message.role === 'user' && Array.isArray(message.content)) count += message.content.filter(isImagePart).length;
+  return count;
+}
+
 /**
  * Keeps a conversation within the request caps (MAX_REQUEST_IMAGE_BYTES, MAX_REQUEST_IMAGES):
  * the newest images stay; older ones are replaced, in new message objects, by a text part saying
