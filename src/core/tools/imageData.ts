@@ -33,8 +33,8 @@ export function checkImage(mimeType: unknown, data: unknown): ImageCheck {
   if (typeof data !== 'string') return { ok: false, bytes: 0, problem: 'it has no data' };
   const clean = data.replace(/\s/g, '');
   const bytes = base64Bytes(clean);
-  if (!BASE64.test(clean)) return { ok: false, bytes, problem: 'its data is not valid base64' };
   if (bytes > MAX_IMAGE_BYTES) return { ok: false, bytes, problem: `it is larger than the ${MAX_IMAGE_BYTES / 1024 / 1024} MiB sent per image` };
+  if (!BASE64.test(clean)) return { ok: false, bytes, problem: 'its data is not valid base64' };
   const decoded = Buffer.from(clean, 'base64');
   const sha256 = createHash('sha256').update(decoded).digest('hex');
   const kind = SIGNATURES.find((signature) => signature.matches(decoded));
