@@ -12,7 +12,7 @@ import type { ImageChannel, ToolImage } from '../tools/toolImages';
 
 /** The largest raw result (JSON) kept for the trace. */
 export const MAX_RAW_RESULT_BYTES = 16_384;
-/** The most of one text resource (embedded, or read) put into the result. */
+/** The most of one text resource embedded in a tool result put into it (a read resource is capped like any tool output). */
 export const MAX_INLINE_RESOURCE_BYTES = 8_192;
 
 /** One image of a result as the trace records it. */
@@ -82,14 +82,14 @@ class ImageCollector {
   }
 }
 
-/** One resource's contents (`{uri, mimeType, text | blob}`): text inline and clipped, an image as an image, other binary data described. */
-function renderResourceContents(resource: unknown, label: string, images: ImageCollector): string {
+/** One resource's contents (`{uri, mimeType, text | blob}`): text inline (clipped at `maxTextBytes`), an image as an image, other binary data described. */
+function renderResourceContents(resource: unknown, label: string, images: ImageCollector, maxTextBytes = MAX_INLINE_RESOURCE_BYTES): string {
   if (!isRecord(resource)) return `[${label}]`;
   const uri = textOf(resource.uri, '(no uri)');
   const mime = typeof resource.mimeType === 'string' ? resource.mimeType : undefined;
   if (typeof resource.text === 'string') {
     const head = `[${label} ${uri} (${[mime, `${resource.text.length} characters`].filter(Boolean).join(', ')})]`;
-    return resource.text === '' ? head : `${head}\n${capOutput(resource.text, MAX_INLINE_RESOURCE_BYTES)}`;
+    return resource.text === '' ? head : `${head}\n${capOutput(resource.text, maxTextBytes)}`;
   }
   if (typeof resource.blob === 'string') {
     if (mime?.toLowerCase().startsWith('image/')) return images.render(`${label} ${uri}: image`, mime, resource.blob);
@@ -151,12 +151,15 @@ export function renderToolResult(result: unknown, options: RenderOptions = {}): 
   };
 }
 
-/** Renders a `resources/read` result (its `contents`) for the model and the trace. */
+/** Renders a `resources/read` result (its `contents`) for the model and the trace; its text is capped later like every tool output. */
 export function renderReadResult(result: unknown, options: RenderOptions = {}): RenderedResult {
   const record = isRecord(result) ? result : {};
   const contents = Array.isArray(record.contents) ? record.contents : [];
   const images = new ImageCollector(options.images ?? NO_CHANNEL);
-  const text = contents.length === 0 ? '(the resource has no contents)' : contents.map((item) => renderResourceContents(item, 'resource', images)).join('\n');
+  const text =
+    contents.length === 0
+      ? '(the resource has no contents)'
+      : contents.map((item) => renderResourceContents(item, 'resource', images, Number.POSITIVE_INFINITY)).join('\n');
   return {
     text,
     isError: false,

@@ -116,6 +116,11 @@ describe('MCP images: sent when the model takes them, said plainly when not', ()
       '[resource demo://a (text/markdown, 3 characters)]\n# A\n[resource demo://b (application/pdf, 3 bytes of binary data), not shown: binary content is not sent to the model]',
     );
     assert.equal(renderReadResult({ contents: [] }).text, '(the resource has no contents)');
+    const long = 'z'.repeat(MAX_INLINE_RESOURCE_BYTES * 3);
+    assert.ok(
+      renderReadResult({ contents: [{ uri: 'demo://long', text: long }] }).text.endsWith(long),
+      'a read resource is whole here: the output cap of every tool applies later',
+    );
   });
 });
 
