@@ -5,6 +5,7 @@ import { stepContextView } from './contextView';
 import { approvalReasonText, approvalSubject } from './approvalText';
 import { stepFailureSentence, withoutCallIds } from '../src/core/plan/failureText';
 import { renderProofChecks } from './proofChecks';
+import { mcpImageLines } from './mcpImages';
 import { placeReasoning, reasoningHeading, type TurnReasoning } from './reasoningTurns';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
@@ -370,6 +371,8 @@ export class DetailsPane {
       add('MCP server', mcp.server);
       add('MCP tool', mcp.tool);
       add('Annotations', `${mcpAnnotationText(mcp.annotations)} (the server's own hints)`);
+      const images = mcpImageLines(step.audits, call.id);
+      if (images.length > 0) add(images.length === 1 ? 'Image' : 'Images', images.join('; '));
     }
     add('Status', `${CALL_STATUS_LABEL[call.status]}${call.reason ? ` — ${call.reason}` : ''}`);
     if (call.reusedFrom) add('Not run', `reuses the result of the identical call ${call.reusedFrom} of the same response`);
