@@ -5,6 +5,8 @@ import { stepContextView } from './contextView';
 import { approvalReasonText, approvalSubject } from './approvalText';
 import { stepFailureSentence, withoutCallIds } from '../src/core/plan/failureText';
 import { renderProofChecks } from './proofChecks';
+import { mcpImageLines } from './mcpImages';
+import { placeReasoning, reasoningHeading, type TurnReasoning } from './reasoningTurns';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
@@ -62,6 +64,7 @@ export class DetailsPane {
   private readonly empty: HTMLElement;
   private readonly sections = new Map<SectionName, Section>();
   private readonly callCache = new Map<string, { sig: string; el: HTMLElement }>();
+  private readonly reasoningCache = new Map<string, { sig: string; el: HTMLElement }>();
   private readonly feedbackDrafts = new Map<string, string>();
   private currentStep: string | undefined;
 
@@ -100,6 +103,7 @@ export class DetailsPane {
     if (this.currentStep !== step.id) {
       this.currentStep = step.id;
       this.callCache.clear();
+      this.reasoningCache.clear();
       for (const section of this.sections.values()) section.sig = '\u0000';
       this.body.scrollTop = 0;
     }
@@ -122,7 +126,7 @@ export class DetailsPane {
     );
     this.update('approvals', view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|'), (s) => this.approvalsSection(s, view));
     this.update('verdict', JSON.stringify(step.verdict ?? null), (s) => this.verdictSection(s, step));
-    this.updateCalls(state, step);
+    this.updateCalls(state, step, store.reasoning.get(step.id)?.reasoning ?? []);
     this.update('changes', changesSignature(store, step), (s) => renderStepChanges(s, store, step, this.handlers.changes));
     this.update('output', step.output ?? '', (s) => {
       if (step.output === undefined) return;
@@ -284,11 +288,15 @@ export class DetailsPane {
     entry.scrollIntoView({ block: 'nearest' });
   }
 
-  /** The tool history, reconciled call by call: unchanged calls keep their element (and open state). */
-  private updateCalls(state: PlanState, step: StepState): void {
+  /**
+   * The tool history, reconciled call by call: unchanged calls keep their element (and open state).
+   * The model's reasoning folds under its turn: a closed fold before the turn's first call, or after
+   * the calls for the turn that answered.
+   */
+  private updateCalls(state: PlanState, step: StepState, reasoning: readonly TurnReasoning[]): void {
     const section = this.sections.get('calls')!;
     const calls = step.toolCalls;
-    if (calls.length === 0) {
+    if (calls.length === 0 && reasoning.length === 0) {
       section.el.replaceChildren();
       section.el.hidden = true;
       section.sig = '';
@@ -302,21 +310,40 @@ export class DetailsPane {
       section.el.hidden = false;
     }
     setText(section.el.querySelector('.badge')!, String(calls.length));
-    const list = section.el.querySelector('.call-list')!;
+    const placed = placeReasoning(reasoning, calls);
+    const nodes: HTMLElement[] = [];
     calls.forEach((call, i) => {
+      const thought = placed.byCall.get(call.id);
+      if (thought) nodes.push(this.reasoningFold(thought, false));
       const sig = callSignature(call);
       const cached = this.callCache.get(call.id);
       if (cached && cached.sig === sig) {
-        if (list.children[i] !== cached.el) list.insertBefore(cached.el, list.children[i] ?? null);
+        nodes.push(cached.el);
         return;
       }
       const open = cached ? ((cached.el as HTMLElement & { open?: boolean }).open ?? false) : call.status !== 'success' || i === calls.length - 1;
       const fresh = this.callEntry(state, call, i, open, step);
       this.callCache.set(call.id, { sig, el: fresh });
-      if (cached?.el.parentElement === list) cached.el.replaceWith(fresh);
-      else list.insertBefore(fresh, list.children[i] ?? null);
+      nodes.push(fresh);
     });
-    while (list.children.length > calls.length) list.lastElementChild!.remove();
+    for (const thought of placed.after) nodes.push(this.reasoningFold(thought, true));
+    const list = section.el.querySelector('.call-list')!;
+    nodes.forEach((node, i) => {
+      if (list.children[i] !== node) list.insertBefore(node, list.children[i] ?? null);
+    });
+    while (list.children.length > nodes.length) list.lastElementChild!.remove();
+  }
+
+  /** A closed fold with one turn's reasoning, as plain text, clipped with "Show all"; kept (with its open state) while unchanged. */
+  private reasoningFold(reasoning: TurnReasoning, answered: boolean): HTMLElement {
+    const key = `${reasoning.turn}|${answered}`;
+    const sig = `${reasoning.text.length}|${reasoning.model ?? ''}`;
+    const cached = this.reasoningCache.get(key);
+    if (cached?.sig === sig) return cached.el;
+    const fold = el('details', `reasoning${answered ? ' reasoning-answer' : ''}`);
+    fold.append(el('summary', '', reasoningHeading(reasoning, answered)), this.longText(reasoning.text, 'pre reasoning-text'));
+    this.reasoningCache.set(key, { sig, el: fold });
+    return fold;
   }
 
   private callEntry(state: PlanState, call: ToolCallRecord, i: number, open: boolean, step: StepState): HTMLElement {
@@ -344,6 +371,8 @@ export class DetailsPane {
       add('MCP server', mcp.server);
       add('MCP tool', mcp.tool);
       add('Annotations', `${mcpAnnotationText(mcp.annotations)} (the server's own hints)`);
+      const images = mcpImageLines(step.audits, call.id);
+      if (images.length > 0) add(images.length === 1 ? 'Image' : 'Images', images.join('; '));
     }
     add('Status', `${CALL_STATUS_LABEL[call.status]}${call.reason ? ` — ${call.reason}` : ''}`);
     if (call.reusedFrom) add('Not run', `reuses the result of the identical call ${call.reusedFrom} of the same response`);

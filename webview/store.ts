@@ -3,6 +3,7 @@ import type { RunEvent } from '../src/core/plan/events';
 import type { PlanState } from '../src/core/plan/planTypes';
 import { applyEvent, createPlanState } from '../src/core/plan/reducer';
 import { noteRateLimitEvent, type RateLimitWait } from './rateLimitWait';
+import { noteReasoningEvent, type StepReasoning } from './reasoningTurns';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 
 // The webview's model: the same events folded by the same reducer as the host (approvals included),
@@ -67,6 +68,8 @@ export class PlanStore {
   lastEventTime: number | undefined;
   /** Rate-limited requests waiting for their retry (counted down in the header). */
   rateLimitWaits: readonly RateLimitWait[] = [];
+  /** The model's reasoning per step and executor turn, for the tool history. */
+  reasoning: ReadonlyMap<string, StepReasoning> = new Map();
   private changes: ChangeSet = { ...emptyChanges(), reset: true };
   private requestedResyncFrom: number | undefined;
 
@@ -79,9 +82,11 @@ export class PlanStore {
     const sameRun = runId === this.runId;
     this.state = createPlanState(runId);
     this.rateLimitWaits = [];
+    this.reasoning = new Map();
     for (const event of events) {
       applyEvent(this.state, event);
       this.rateLimitWaits = noteRateLimitEvent(this.rateLimitWaits, event);
+      this.reasoning = noteReasoningEvent(this.reasoning, event);
     }
     this.lastEventTime = events.length ? events[events.length - 1].time : undefined;
     this.state.runId ||= runId;
@@ -245,6 +250,7 @@ export class PlanStore {
     const waits = this.rateLimitWaits;
     this.rateLimitWaits = noteRateLimitEvent(waits, event);
     if (this.rateLimitWaits !== waits) c.run = true;
+    this.reasoning = noteReasoningEvent(this.reasoning, event);
     if (this.state.structureVersion !== version) c.structure = true;
     if ('stepId' in event && typeof event.stepId === 'string') c.steps.add(event.stepId);
     // A revert changes the steps it names and the run's buttons (docs/design.md, “Checkpoints and revert”).

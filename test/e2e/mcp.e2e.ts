@@ -13,9 +13,12 @@ import { openQuickPick, waitForNotification } from './support/workbench';
 // password, then kept in secret storage); the server gets that value and none of the editor's
 // environment; a policy key lets one tool run while the other waits for approval on the node; the
 // chip names the server, the details show server, tool, annotations and the raw result, and
-// "Cortex: MCP servers" lists it with its tools without asking again.
+// "Cortex: MCP servers" lists it with its tools without asking again. The model's reasoning folds
+// under its turn in the tool history, as plain text.
 
 const STEP = 'Add 2 and 3 with the everything server';
+/** The model's reasoning of the first turn: markup in it must show as text. */
+const FIRST_THOUGHT = 'I will ask <b>everything</b> for the sum.';
 
 describe('e2e: MCP servers', function () {
   let env: E2eEnvironment;
@@ -34,11 +37,11 @@ describe('e2e: MCP servers', function () {
           const answers = toolMessages(req);
           if (answers.length === 0) {
             offered = toolNames(req);
-            return toolCalls(call('everything_get-env'), call('everything_get-sum', { a: 2, b: 3 }));
+            return { ...toolCalls(call('everything_get-env'), call('everything_get-sum', { a: 2, b: 3 })), reasoning: FIRST_THOUGHT };
           }
           envMessage = String(answers[0].content);
           toolMessage = String(answers[1].content);
-          return message('2 + 3 = 5');
+          return message('2 + 3 = 5', { reasoning: 'The server says 5, so the answer is 5.' });
         },
         aggregator: message('The everything server says 2 + 3 = 5.'),
       }),
@@ -103,6 +106,22 @@ describe('e2e: MCP servers', function () {
     assert.match(callText, /Raw MCP result/);
     assert.match(callText, /The sum of 2 and 3 is 5\./);
     await screenshot(page, 'e2e-mcp-details');
+
+    // The model's reasoning folds under its turn: turn 1 before its first call, turn 2 (the answer)
+    // after the calls; closed, plain text.
+    const history = details.locator('.call-list > *');
+    const firstFold = history.first();
+    assert.equal(await firstFold.evaluate((node) => node.className), 'reasoning');
+    assert.match((await history.nth(1).getAttribute('class')) ?? '', /call-success/, 'the fold comes right before the first call of turn 1');
+    assert.match((await firstFold.locator('summary').textContent()) ?? '', /^Model reasoning · turn 1 · /);
+    assert.equal(await firstFold.evaluate((fold) => (fold as HTMLDetailsElement).open), false, 'folded');
+    await firstFold.locator('summary').click();
+    await firstFold.locator('pre').waitFor({ state: 'visible' });
+    assert.equal(await firstFold.locator('pre').textContent(), FIRST_THOUGHT);
+    assert.equal(await firstFold.locator('b').count(), 0, "the model's markup is text, never HTML");
+    await screenshot(page, 'e2e-mcp-reasoning');
+    const answerFold = history.last();
+    assert.match((await answerFold.locator('summary').textContent()) ?? '', /^Model reasoning · turn 2 \(its answer\)/);
 
     // The trace records the server of the call, and the server was stopped with the run.
     const runsDir = join(env.codeServer.userDataDir, 'User', 'globalStorage', 'cortex-dev.cortex-agent', 'runs');

@@ -78,7 +78,8 @@ describe('MCP servers: the client against real servers', function () {
         { server: 'everything', tool: 'get-sum', isError: false, raw: '{"content":[{"type":"text","text":"The sum of 2 and 3 is 5."}]}' },
       ]);
       const image = await run(tool('everything_get-tiny-image'), {});
-      assert.match(image.output, /^Here's the image you requested:\n\[image image\/png, \d+ bytes\]/);
+      assert.match(image.output, /^Here's the image you requested:\n\[image image\/png, \d+ bytes: not shown, this model does not take images here/);
+      assert.ok(tool('everything_read_resource').readOnly, 'the reference server lists resources: its read_resource tool is read-only');
       assert.match(logs(log)[0].message, new RegExp(`^MCP server "everything" started \\(stdio, pid ${pid}\\) with ${tools.length} tool\\(s\\)$`));
     } finally {
       await session.stop();
@@ -211,7 +212,12 @@ describe('MCP servers: the client against real servers', function () {
       assert.deepEqual([failed.ok, failed.output], [false, 'the tool could not do it']);
       assert.equal(
         (await run(tool('faulty_mixed'), {})).output,
-        'Here is a picture:\n[image image/png, 300 bytes]\n[embedded resource file:///notes.txt (text/plain, 12 characters)]',
+        [
+          'Here is a picture:',
+          '[image image/png, 300 bytes: not shown, this model does not take images here (this call has no way to send images to the model)]',
+          '[embedded resource file:///notes.txt (text/plain, 12 characters)]',
+          'secret notes',
+        ].join('\n'),
       );
     } finally {
       await session.stop();

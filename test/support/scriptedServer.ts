@@ -97,6 +97,8 @@ export interface ScriptedServerOptions {
   rejectResponseFormat?: boolean;
   /** If true, any request with tools gets 400 "tools is not supported by this model". */
   rejectTools?: boolean;
+  /** If true, a request with an image part gets OpenAI's 400 for a model that takes no images. */
+  rejectImages?: boolean;
   /**
    * The model's context window for prompts: a request whose messages and tools count more tokens
    * (by Cortex's own tokenizer) gets OpenAI's 400 `context_length_exceeded`; answered requests
@@ -243,6 +245,13 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
     }
     if (options.rejectResponseFormat && chat.response_format !== undefined) {
       return refuse(400, 'unsupported', errorBody('response_format is not supported', 'invalid_request_error', 'response_format', 'unsupported_parameter'));
+    }
+    if (options.rejectImages && JSON.stringify(chat.messages).includes('"type":"image_url"')) {
+      return refuse(
+        400,
+        'unsupported',
+        errorBody('Invalid content type. image_url is only supported by certain models.', 'invalid_request_error', 'messages', null),
+      );
     }
     if (options.rejectTools && chat.tools !== undefined) {
       return refuse(400, 'unsupported', errorBody('tools is not supported by this model', 'invalid_request_error', 'tools', 'unsupported_parameter'));
@@ -484,6 +493,51 @@ function checkContent(m: Record<string, any>, i: number): Violation | undefined 
       `messages[${i}].content`,
       'invalid_type',
     );
+  return Array.isArray(c) ? checkContentParts(m.role, c, i) : undefined;
+}
+
+/** Data URLs of the image types OpenAI takes. */
+const IMAGE_DATA_URL = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Content parts as OpenAI checks them: every part an object with a known type; image parts only
+ * in user messages (a tool message may carry text only), each a URL or a base64 data URL of an
+ * image type it takes.
+ */
+function checkContentParts(role: string, parts: unknown[], i: number): Violation | undefined {
+  for (let j = 0; j < parts.length; j++) {
+    const part = parts[j];
+    const at = `messages[${i}].content[${j}]`;
+    if (!isObject(part)) return bad(`Invalid type for '${at}': expected an object, but got ${typeName(part)} instead.`, at, 'invalid_type');
+    if (part.type === 'text') {
+      if (typeof part.text !== 'string') return bad(`Missing required parameter: '${at}.text'.`, `${at}.text`, 'missing_required_parameter');
+      continue;
+    }
+    if (part.type === 'image_url') {
+      if (role !== 'user')
+        return bad(
+          `Invalid 'messages[${i}]'. Image URLs are only allowed for messages with role 'user', but this message with role '${role}' contains an image URL.`,
+          `messages[${i}]`,
+          'invalid_value',
+        );
+      const url = isObject(part.image_url) ? part.image_url.url : undefined;
+      if (typeof url !== 'string') return bad(`Missing required parameter: '${at}.image_url.url'.`, `${at}.image_url.url`, 'missing_required_parameter');
+      if (!/^https?:\/\//.test(url) && !IMAGE_DATA_URL.test(url))
+        return bad(
+          `Invalid image URL: '${at}.image_url.url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,...').`,
+          `${at}.image_url.url`,
+          'invalid_value',
+        );
+      continue;
+    }
+    if (role === 'user' && (part.type === 'input_audio' || part.type === 'file')) continue;
+    if (role === 'assistant' && part.type === 'refusal') continue;
+    return bad(
+      `Invalid value: '${String(part.type)}'. Supported values are: 'text'${role === 'user' ? ", 'image_url', 'input_audio', and 'file'" : ''}.`,
+      `${at}.type`,
+      'invalid_value',
+    );
+  }
   return undefined;
 }
 

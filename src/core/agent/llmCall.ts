@@ -6,6 +6,7 @@ import { LlmError, type ChatRequest, type ChatResponse, type RetryWait } from '.
 import { requestUsage } from '../usage/requestUsage';
 import type { RunContext } from './runContext';
 import { stepAuditEvent } from '../plan/stepAudits';
+import { countImageParts } from '../tools/toolImages';
 
 /** Failovers already announced, per run ("from→to"), so a run says each one once. */
 const announcedFailovers = new WeakMap<RunContext, Set<string>>();
@@ -123,6 +124,16 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
       error: llmError.message,
       durationMs: Date.now() - started,
     });
+    // A model that cannot take images refuses the whole request: say what to change (docs/design.md, “MCP tools”).
+    const images = llmError.kind === 'bad_request' ? countImageParts(request.messages) : 0;
+    if (images > 0)
+      context.log.append({
+        type: 'log',
+        level: 'warn',
+        stepId: request.stepId,
+        message: `The endpoint refused a request that carried ${images} image(s) returned by tools; if the model does not take images, set cortex.llm.images to "off" (it is "${context.config['cortex.llm.images']}").`,
+        data: { kind: 'images_refused', images },
+      });
     throw llmError;
   }
 }

@@ -6,6 +6,7 @@ import { addToolCallEvent } from '../plan/planOperations';
 import { uniqueCallIds } from './uniqueCallIds';
 import { BUDGET_EXCEEDED } from '../usage/runCaps';
 import { limitToolCalls } from '../tools/toolCallLimits';
+import { limitConversationImages } from '../tools/toolImages';
 import { prepareToolCalls } from '../tools/toolPipeline';
 import { RepeatDetector } from '../tools/repeatDetector';
 import { callLlm } from './llmCall';
@@ -136,6 +137,8 @@ export async function executeStep(context: RunContext, stepId: string): Promise<
     const batch = await runToolBatch(context, stepId, prepared.calls);
     if (context.signal.aborted) throw context.signal.reason ?? new Error('cancelled');
     messages.push(...batch.toolMessages);
+    // The images tools returned stay in the conversation within the per-request caps, newest first.
+    limitConversationImages(messages);
     if (batch.gateDenied) return { output: 'Blocked: a required approval was denied.', endReason: 'approval_denied' };
     if (batch.executedCount > 0 && batch.failedExecutions === batch.executedCount && batch.executedCount === replayed.length) {
       return { output: ALL_FAILED_MESSAGE, endReason: 'all_tool_calls_failed' };

@@ -12,6 +12,8 @@ import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
 import { stepAuditEvent } from '../plan/stepAudits';
+import { imageSupport, type ImageSupport } from '../llm/imageSupport';
+import { toolImagesMessage, type CallImages, type ImageChannel } from '../tools/toolImages';
 
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
@@ -33,7 +35,10 @@ interface CallResult {
 }
 
 export interface BatchOutcome {
-  /** One tool message per replayed call, in index order (never one missing, never an extra). */
+  /**
+   * One tool message per replayed call, in index order (never one missing, never an extra), then
+   * the user message with the images the calls returned, when the model takes images.
+   */
   toolMessages: ChatMessage[];
   executedCount: number;
   failedExecutions: number;
@@ -54,6 +59,22 @@ interface Batch {
   gateDenied?: BatchOutcome['gateDenied'];
   /** The diff each write or edit waiting for approval would make, by call id (docs/design.md, “Checkpoints and revert”). */
   previews?: Map<string, string>;
+  /** Whether the model takes images (docs/design.md, “MCP tools”), and the images the calls returned, by call id. */
+  imageSupport: ImageSupport;
+  images: Map<string, CallImages>;
+}
+
+/** The image channel of one call: where its images go, or why the model does not get them. */
+function imageChannel(batch: Batch, call: RunnableCall): ImageChannel {
+  if (!batch.imageSupport.accepted) return batch.imageSupport;
+  return {
+    accepted: true,
+    attach: (images) => {
+      const known = batch.images.get(call.call.id) ?? { callId: call.call.id, toolName: call.name, images: [] };
+      known.images.push(...images);
+      batch.images.set(call.call.id, known);
+    },
+  };
 }
 
 /** Records a call's result, as an event and for the batch. */
@@ -157,6 +178,7 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     runFiles: context.runFiles,
     // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md, “MCP tools”).
     reportRaw: (raw) => log.append(stepAuditEvent(stepId, { kind: 'mcp_result', data: { callId: call.call.id, ...raw } })),
+    images: imageChannel(batch, call),
   };
   // Every file change is recorded with the step and call that made it (docs/design.md, “Checkpoints and revert”).
   const outcome = await recordToolCall(context.checkpoints, { stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) =>
@@ -240,6 +262,9 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
     tool_call_id: e.call.call.id,
     content: results.get(e.call.call.id)?.content ?? 'Error: the call did not run (cancelled).',
   }));
+  // Images ride in a user message after the tool messages: a tool message carries only text.
+  const images = toolImagesMessage(entries.map((e) => batch.images.get(e.call.call.id)).filter((c): c is CallImages => c !== undefined));
+  if (images) toolMessages.push(images);
   const executed = [...results.values()].filter((r) => r.executed);
   // A command that exited non-zero ran: its exit code is evidence, so it does not count as failed.
   const failedExecutions = executed.filter((r) => r.status === 'error' && r.reason !== 'command_exit').length;
@@ -252,7 +277,21 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
  */
 export async function runToolBatch(context: RunContext, stepId: string, calls: PreparedCall[]): Promise<BatchOutcome> {
   const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths'], context.runFiles);
-  const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
+  const { config } = context;
+  const batch: Batch = {
+    context,
+    stepId,
+    protection,
+    results: new Map(),
+    approvals: new Map(),
+    imageSupport: imageSupport({
+      mode: config['cortex.llm.images'],
+      provider: config['cortex.llm.provider'],
+      model: config['cortex.llm.model'],
+      fallbackModels: config['cortex.llm.fallbackModels'],
+    }),
+    images: new Map(),
+  };
   const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
   // A command may run: the checkpoints' shadow repository is set up now, while approvals are awaited.
   if (entries.some((e) => (e.disposition === 'run' || e.disposition === 'confirm') && e.call.tool.kind === 'command'))

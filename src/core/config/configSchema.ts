@@ -64,6 +64,7 @@ export const FlatConfigSchema = z
       })
       .default({}),
     'cortex.llm.textToolCalls': z.enum(['auto', 'on', 'off']).default('auto'),
+    'cortex.llm.images': z.enum(['auto', 'on', 'off']).default('auto'),
     'cortex.llm.query': z.record(z.string().min(1, 'a query parameter needs a name'), z.string()).default({}),
     'cortex.execution.maxParallelSteps': positiveInt(64).default(4),
     'cortex.execution.parallelToolCalls': z.boolean().default(true),

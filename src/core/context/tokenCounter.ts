@@ -22,6 +22,11 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Per tool call in an assistant message: id, type and the function wrapper. */
 export const TOOL_CALL_OVERHEAD_TOKENS = 8;
+/**
+ * Per image part (a tool's image sent to the model): an estimate, since what an image costs depends
+ * on the provider and the image's size (OpenAI: 85 to ~1,100 for a high-detail image up to 1024 px).
+ */
+export const IMAGE_PART_TOKENS = 800;
 /** Every reply is primed with the assistant's role. */
 export const REPLY_PRIMING_TOKENS = 3;
 
@@ -146,6 +151,7 @@ export function countMessageTokens(message: ChatMessage): number {
 /** A message's tokens, its texts counted by `count`. */
 function messageTokens(message: ChatMessage, count: (text: string) => number): number {
   let tokens = MESSAGE_OVERHEAD_TOKENS + count(contentText(message.content));
+  if (Array.isArray(message.content)) for (const part of message.content) if (part.type === 'image_url') tokens += IMAGE_PART_TOKENS;
   if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls) {
       if (call.type !== 'function') continue;

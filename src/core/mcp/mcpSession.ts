@@ -1,6 +1,7 @@
 import type { EventLog } from '../plan/eventLog';
 import type { ToolDefinition } from '../tools/toolTypes';
 import { mcpToolDefinitions } from './mcpTools';
+import { mcpResourceTool } from './resourceTool';
 import type { McpServerDefinition } from '../config/mcpTypes';
 import { McpServerConnection } from './serverConnection';
 import { mcpNameConflicts } from './toolNames';
@@ -57,7 +58,9 @@ export class McpSession {
         });
         continue;
       }
-      const defined = mcpToolDefinitions(connection);
+      // A server with resources also gets its read_resource tool (docs/design.md, “MCP tools”).
+      const resourceTool = mcpResourceTool(connection);
+      const defined = [...mcpToolDefinitions(connection, resourceTool?.name), ...(resourceTool ? [resourceTool] : [])];
       tools.push(...defined);
       const pid = connection.pids[0];
       report('info', `MCP server "${server}" started (${connection.via}${pid !== undefined ? `, pid ${pid}` : ''}) with ${defined.length} tool(s)`, {
@@ -65,6 +68,7 @@ export class McpSession {
         transport: connection.via,
         ...(pid !== undefined ? { pid } : {}),
         tools: defined.map((tool) => tool.name),
+        ...(resourceTool ? { resources: connection.resources.length, resourceTemplates: connection.resourceTemplates.length } : {}),
       });
     }
     const conflicts = mcpNameConflicts(

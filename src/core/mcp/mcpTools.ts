@@ -5,6 +5,7 @@ import { ToolError, type ToolDefinition } from '../tools/toolTypes';
 import { createJsonSchemaValidator } from './jsonSchemaCheck';
 import type { McpAnnotations, McpToolOrigin } from '../config/mcpTypes';
 import { renderToolResult } from './resultText';
+import { reportResult } from './resultReport';
 import type { McpServerConnection } from './serverConnection';
 import { mcpToolName } from './toolNames';
 import { isRecord } from '../text/isRecord';
@@ -41,8 +42,8 @@ function describe(server: string, tool: Tool): string {
   return `${text || `The tool "${tool.name}"`} (MCP server "${server}")`;
 }
 
-/** Registry tools for every tool the connection listed. */
-export function mcpToolDefinitions(connection: McpServerConnection): ToolDefinition[] {
+/** Registry tools for every tool the connection listed; `readResourceTool` names the server's read_resource tool in resource links. */
+export function mcpToolDefinitions(connection: McpServerConnection, readResourceTool?: string): ToolDefinition[] {
   return connection.tools.map((tool) => {
     const parameters = modelParameters(tool.inputSchema);
     const annotations = annotationsOf(tool);
@@ -58,8 +59,8 @@ export function mcpToolDefinitions(connection: McpServerConnection): ToolDefinit
       mcp: origin,
       async run(args, context) {
         const result = await connection.callTool(tool.name, args as Record<string, unknown>, { signal: context.signal, timeoutMs: context.timeoutMs });
-        const rendered = renderToolResult(result);
-        context.reportRaw?.({ server: connection.name, tool: tool.name, isError: rendered.isError, raw: rendered.rawJson });
+        const rendered = renderToolResult(result, { images: context.images, readResourceTool });
+        reportResult(context, { server: connection.name, tool: tool.name }, rendered);
         if (rendered.isError)
           throw new ToolError(rendered.text || `the tool "${tool.name}" of MCP server "${connection.name}" reported an error without a message`);
         return rendered.text;

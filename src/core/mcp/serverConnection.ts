@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { commandEnvironment } from '../sandbox/commandEnvironment';
 import { ToolError } from '../tools/toolTypes';
 import type { OpenSession } from './connect';
@@ -35,6 +35,9 @@ export class McpServerConnection {
   /** Why the server could not start (state 'failed'). */
   error?: string;
   tools: Tool[] = [];
+  /** The resources and resource templates the server listed at start (none unless it has the `resources` capability). */
+  resources: Resource[] = [];
+  resourceTemplates: ResourceTemplate[] = [];
   restarts = 0;
   private session?: OpenSession;
   private restarting?: Promise<void>;
@@ -60,6 +63,7 @@ export class McpServerConnection {
     try {
       await this.open();
       this.tools = await this.listTools();
+      await this.listResources();
       this.state = 'running';
       return true;
     } catch (error) {
@@ -109,6 +113,33 @@ export class McpServerConnection {
     return tools;
   }
 
+  /**
+   * The server's resources and templates, when it declares the `resources` capability. A server
+   * that fails to list them keeps its tools: its resources are simply not offered (a warning says so).
+   */
+  private async listResources(): Promise<void> {
+    const client = this.session!.client;
+    if (!client.getServerCapabilities()?.resources) return;
+    const options = { timeout: this.options.startTimeoutMs, signal: this.options.signal };
+    try {
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_LISTED_PAGES; page++) {
+        const listed = await client.listResources(cursor ? { cursor } : undefined, options);
+        this.resources.push(...listed.resources);
+        cursor = listed.nextCursor;
+        if (!cursor) break;
+      }
+      // Templates are optional in the protocol: a server without them answers "method not found".
+      const templates = await client.listResourceTemplates(undefined, options).catch(() => undefined);
+      this.resourceTemplates = templates?.resourceTemplates ?? [];
+    } catch (error) {
+      this.resources = [];
+      this.options.report('warn', `MCP server "${this.name}" declares resources but could not list them: ${errorText(error)}. Its resources are not offered.`, {
+        server: this.name,
+      });
+    }
+  }
+
   /** Starts a stopped server again, once per run; concurrent callers share the attempt. */
   private async ensureRunning(): Promise<void> {
     if (this.state === 'running') return;
@@ -148,6 +179,19 @@ export class McpServerConnection {
         throw new ToolError(`MCP server "${this.name}" stopped during the call${session.exitText()}${restart}`);
       }
       throw new ToolError(`MCP server "${this.name}" refused the call: ${errorText(error)}`);
+    }
+  }
+
+  /** Reads one resource (`resources/read`), with the same timeout and restart rules as a tool call. */
+  async readResource(uri: string, options: { signal: AbortSignal; timeoutMs: number }): Promise<unknown> {
+    await this.ensureRunning();
+    const session = this.session!;
+    try {
+      return await session.client.readResource({ uri }, { signal: options.signal, timeout: options.timeoutMs + 1000 });
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      if (this.session !== session || this.state !== 'running') throw new ToolError(`MCP server "${this.name}" stopped during the read${session.exitText()}`);
+      throw new ToolError(`MCP server "${this.name}" could not read ${uri}: ${errorText(error)}`);
     }
   }
 

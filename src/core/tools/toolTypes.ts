@@ -4,6 +4,7 @@ import type { ToolKind } from '../policy/toolPolicy';
 import type { z } from 'zod';
 import type { McpToolOrigin } from '../config/mcpTypes';
 import type { ValidationResult } from './argumentValidator';
+import type { ImageChannel } from './toolImages';
 
 /** What every tool run gets: the jail root, cancellation, and output/size limits. */
 export interface ToolContext {
@@ -13,6 +14,8 @@ export interface ToolContext {
   timeoutMs: number;
   /** Receives the raw result of a tool whose message is a rendering of it (MCP tools), for the trace. */
   reportRaw?(raw: Record<string, unknown>): void;
+  /** Whether the model takes images a tool returns (MCP tools), and where they go; absent: it does not. */
+  images?: ImageChannel;
   /**
    * Set when the run records its changes (docs/design.md, “Checkpoints and revert”): a file tool calls it with the real
    * path it is about to write, after its checks and before it touches anything.

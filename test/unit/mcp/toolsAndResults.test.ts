@@ -54,7 +54,7 @@ describe('MCP tool names', () => {
 });
 
 describe('MCP tool results', () => {
-  it('keeps text, marks images, audio, embedded resources and links, and elides binary data in the raw result', () => {
+  it('keeps text and text resources, describes images (without an image channel), audio, binary resources and links, and elides binary data in the raw result', () => {
     const image = Buffer.alloc(300, 1).toString('base64');
     const rendered = renderToolResult({
       content: [
@@ -69,8 +69,18 @@ describe('MCP tool results', () => {
     });
     assert.equal(
       rendered.text,
-      'first\n[image image/png, 300 bytes]\n[audio audio/wav, 3 bytes]\n[embedded resource file:///a.txt (text/plain, 6 characters)]\n[embedded resource file:///b.bin (3 bytes)]\n[resource link file:///c (c)]\nlast',
+      [
+        'first',
+        '[image image/png, 300 bytes: not shown, this model does not take images here (this call has no way to send images to the model)]',
+        '[audio audio/wav, 3 bytes: not sent, Cortex sends no audio to the model]',
+        '[embedded resource file:///a.txt (text/plain, 6 characters)]\nsecret',
+        '[embedded resource file:///b.bin (3 bytes of binary data), not shown: binary content is not sent to the model]',
+        '[resource link file:///c (c)]',
+        'last',
+      ].join('\n'),
     );
+    assert.deepEqual(rendered.images, []);
+    assert.deepEqual(rendered.imageRecords, [{ mimeType: 'image/png', bytes: 300, sent: false, reason: 'this call has no way to send images to the model' }]);
     assert.equal(rendered.isError, false);
     assert.ok(!rendered.rawJson.includes(image), 'no base64 in the trace');
     assert.match(rendered.rawJson, /\(300 bytes of base64 data left out\)/);

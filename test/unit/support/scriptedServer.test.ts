@@ -46,6 +46,7 @@ const assistantCalls = (...ids: string[]): Msg => ({
   content: null,
   tool_calls: ids.map((id) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: '{"path":"a.ts"}' } })),
 });
+const PNG_URL = 'data:image/png;base64,iVBORw0KGgo=';
 const toolAnswer = (id: string): Msg => ({ role: 'tool', tool_call_id: id, content: 'ok' });
 const readFileTool = {
   type: 'function' as const,
@@ -301,6 +302,24 @@ describe('scriptedServer', () => {
       },
       { name: 'an empty tools array', body: { model: 'm', messages: [user], tools: [] }, message: /'tools': empty array/ },
       {
+        name: 'an image part in a tool message',
+        body: {
+          model: 'm',
+          messages: [user, assistantCalls('c1'), { role: 'tool', tool_call_id: 'c1', content: [{ type: 'image_url', image_url: { url: PNG_URL } }] }],
+        },
+        message: /Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL/,
+      },
+      {
+        name: 'an image part that is not an image data URL',
+        body: { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/svg+xml;base64,PHN2Zy8+' } }] }] },
+        message: /Invalid image URL/,
+      },
+      {
+        name: 'a content part of an unknown type',
+        body: { model: 'm', messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: PNG_URL } }] }] },
+        message: /only allowed for messages with role 'user'/,
+      },
+      {
         name: 'a tool message with no preceding tool_calls',
         body: { model: 'm', messages: [user, toolAnswer('call_1')] },
         message: /must be a response to a preceeding message with 'tool_calls'/,
@@ -461,6 +480,24 @@ describe('scriptedServer', () => {
         server.refusals.map((r) => r.reason),
         ['unsupported', 'unsupported'],
       );
+    });
+
+    it('accepts image parts in user messages; rejectImages refuses them as a model without vision does', async () => {
+      const withImage: Msg = {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: PNG_URL } },
+        ],
+      };
+      const { client } = await start(() => message('seen'));
+      assert.equal((await client.chat.completions.create({ model: 'm', messages: [withImage] })).choices[0].message.content, 'seen');
+      await server!.close();
+      const strict = await start(() => message('ok'), { rejectImages: true });
+      const err = await apiError(() => strict.client.chat.completions.create({ model: 'm', messages: [withImage] }));
+      assert.equal(err.status, 400);
+      assert.match(err.message, /image_url is only supported by certain models/);
+      assert.equal((await strict.client.chat.completions.create({ model: 'm', messages: [user] })).choices[0].message.content, 'ok');
     });
 
     it('unknown paths get 404', async () => {
