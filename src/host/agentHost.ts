@@ -222,7 +222,9 @@ function checkRunReport(input: CheckRunInput, index: RunIndex, registry: RunRegi
   try {
     source = registry.source(runId);
   } catch (error) {
-    throw new Error(`The trace of run ${runId} cannot be read (${(error as Error).message}); ask the user to open it with "Cortex: Open run trace…".`);
+    throw new Error(`The trace of run ${runId} cannot be read (${(error as Error).message}); ask the user to open it with "Cortex: Open run trace…".`, {
+      cause: error,
+    });
   }
   if (!source)
     throw new Error(
