@@ -5,8 +5,9 @@ import { LazyAgentHost, loadAgentHostModule } from './lazyAgentHost';
 import { createOutputLogger } from './outputLogger';
 import { runIdArgument } from './commandArguments';
 import type { HomeNode } from './homeItems';
-import { pickModel } from './modelPicker';
+import { pickModel, useVscodeModels } from './modelPicker';
 import { registerRunPlanTool } from './runPlanTool';
+import { registerCheckRunTool } from './checkRunTool';
 import { TaskBox } from './taskBox';
 import { GREETED_KEY, greetOnFirstStart } from './welcome';
 
@@ -74,11 +75,13 @@ export function activate(context: vscode.ExtensionContext): void {
     if (runId) host.get().openRun(runId);
   });
   register('cortex.pickModel', () => pickModel());
+  register('cortex.useVscodeModels', () => useVscodeModels());
   // From the failure notification, the panel's Retry button ({ runId }), the Cortex view (a run item) or the palette (the last failed run).
   register('cortex.retryRun', (arg?: unknown) => host.get().retryRun(runIdArgument(arg)));
   register('cortex.mcpServers', () => host.get().showMcpServers());
   // Cortex as a tool of Copilot's agent mode and other extensions (docs/design.md, “Cortex as a tool of other agents”).
   context.subscriptions.push(registerRunPlanTool((input, token) => host.get().runPlanForTool(input, token)));
+  context.subscriptions.push(registerCheckRunTool((input) => host.get().checkRunForTool(input)));
 
   // The Cortex view: its items come from the agent host, loaded when the view is first shown.
   context.subscriptions.push(
@@ -109,7 +112,10 @@ export function activate(context: vscode.ExtensionContext): void {
   let endpointKeyLive = false;
   const updateEndpointSet = () => {
     const inspected = vscode.workspace.getConfiguration('cortex.llm').inspect<string>('baseUrl');
-    const set = [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue].some((value) => typeof value === 'string' && value !== '');
+    // Models from VS Code need no endpoint: choosing them is setting where the model is.
+    const set =
+      [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue].some((value) => typeof value === 'string' && value !== '') ||
+      vscode.workspace.getConfiguration('cortex.llm').get<string>('provider') === 'vscode-lm';
     void vscode.commands.executeCommand('setContext', 'cortex.endpointSet', set);
   };
   const endpointTimer = setTimeout(() => {
@@ -119,9 +125,17 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     { dispose: () => clearTimeout(endpointTimer) },
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (endpointKeyLive && event.affectsConfiguration('cortex.llm.baseUrl')) updateEndpointSet();
+      if (endpointKeyLive && (event.affectsConfiguration('cortex.llm.baseUrl') || event.affectsConfiguration('cortex.llm.provider'))) updateEndpointSet();
     }),
   );
+  // The walkthrough offers the key-less path only when some extension provides a language model.
+  const updateModelsAvailable = () =>
+    vscode.lm.selectChatModels().then(
+      (models) => vscode.commands.executeCommand('setContext', 'cortex.vscodeModelsAvailable', models.length > 0),
+      () => undefined,
+    );
+  void updateModelsAvailable();
+  context.subscriptions.push(vscode.lm.onDidChangeChatModels(() => void updateModelsAvailable()));
 
   context.globalState.setKeysForSync([GREETED_KEY]);
   // The task box waits for the walkthrough to be open, so the walkthrough never takes its focus.

@@ -7,7 +7,7 @@ import { ApprovalAttention } from './approvalAttention';
 import type { ApiKeyStore } from './apiKeyStore';
 import { showApprovalNotification, statusBarApprovalView, summarizeCall } from './approvalNotifier';
 import { HomeView } from './homeView';
-import { interruptedRuns } from './resumableRuns';
+import { interruptedRuns, matchingFolder } from './resumableRuns';
 import { McpHostServers } from './mcpRunServers';
 import { showMcpServers } from './mcpServersCommand';
 import { openRunTrace } from './openRunTrace';
@@ -23,6 +23,8 @@ import { SettingsReader } from './settingsReader';
 import { DEFAULT_PROTECTED_PATHS } from '../core/files/protectedPaths';
 import type { TaskBox } from './taskBox';
 import { runReportText } from '../core/report/runReport';
+import { foldEvents } from '../core/plan/reducer';
+import type { CheckRunInput } from './checkRunInput';
 import { taskWithScope, type RunPlanInput } from './runPlanInput';
 
 // The agent side of the extension, bundled on its own as dist/agentHost.js: the agent core, the
@@ -61,6 +63,8 @@ export interface AgentHost extends vscode.Disposable {
   retryRun(runId?: string): Promise<void>;
   /** The cortex_runVerifiedPlan tool: runs the task in its panel and answers with the run's report. */
   runPlanForTool(input: RunPlanInput, token: vscode.CancellationToken): Promise<string>;
+  /** `cortex_checkRun`: the report of a recorded run of this workspace, read from its trace. */
+  checkRunForTool(input: CheckRunInput): Promise<string>;
 }
 
 export function createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged }: AgentHostDeps): AgentHost {
@@ -170,6 +174,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
         openHint: 'its panel is open in VS Code; the user can replay it with the command "Cortex: Open run trace…"',
       });
     },
+    checkRunForTool: (input) => Promise.resolve(checkRunReport(input, index, registry)),
     restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
     showMcpServers: async () => {
       const folders = vscode.workspace.workspaceFolders ?? [];
@@ -200,4 +205,47 @@ function modelFacts(): { model: string; baseUrl: string; fallbackModels: string[
     baseUrl: String(llm.get('baseUrl') ?? ''),
     fallbackModels: Array.isArray(fallbacks) ? fallbacks.filter((name): name is string => typeof name === 'string') : [],
   };
+}
+
+/**
+ * The report `cortex_checkRun` returns: the given run, else the newest run recorded for a folder of
+ * this window. Its trace is read like any trace (untrusted: validated, capped). Errors are sentences
+ * the calling model can act on.
+ */
+function checkRunReport(input: CheckRunInput, index: RunIndex, registry: RunRegistry): string {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => ({ path: folder.uri.fsPath }));
+  const ofThisWorkspace = index.list().filter((run) => run.workspace !== undefined && matchingFolder(run.workspace, folders) !== undefined);
+  const runId = input.runId ?? ofThisWorkspace[0]?.runId;
+  if (!runId)
+    throw new Error('No Cortex run of this workspace is recorded on this machine: start one with cortex_runVerifiedPlan, or pass the runId of an earlier run.');
+  let source;
+  try {
+    source = registry.source(runId);
+  } catch (error) {
+    throw new Error(`The trace of run ${runId} cannot be read (${(error as Error).message}); ask the user to open it with "Cortex: Open run trace…".`, {
+      cause: error,
+    });
+  }
+  if (!source)
+    throw new Error(
+      `Cortex has no trace of run ${runId} on this machine${
+        ofThisWorkspace.length
+          ? `; runs of this workspace: ${ofThisWorkspace
+              .slice(0, 5)
+              .map((run) => run.runId)
+              .join(', ')}`
+          : ''
+      }.`,
+    );
+  const events = source.events();
+  const finished = events.find((event) => event.type === 'run_finished');
+  const status = source.isLive() ? 'running' : finished?.type === 'run_finished' ? finished.status : 'interrupted';
+  return runReportText({
+    state: foldEvents(events),
+    status,
+    answer: finished?.type === 'run_finished' ? finished.answer : undefined,
+    error: finished?.type === 'run_finished' ? finished.error : undefined,
+    traceFile: source.traceFile,
+    openHint: 'the user can replay it with the command "Cortex: Open run trace…"',
+  });
 }

@@ -309,7 +309,9 @@ export class RunController implements vscode.Disposable {
     return {
       config,
       apiKey,
-      ...(config['cortex.llm.provider'] === 'vscode-lm' ? { llm: new VscodeLmClient(config['cortex.llm.vscodeModel']) } : {}),
+      ...(config['cortex.llm.provider'] === 'vscode-lm'
+        ? { llm: new VscodeLmClient([config['cortex.llm.vscodeModel'], ...config['cortex.llm.vscodeFallbackModels']]) }
+        : {}),
       approvals: broker,
       trusted,
       logger: this.logger,

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AccumulatedToolCall, ChatMessage, ChatRequest, ChatResponse, LlmClient } from '../core/llm/llmTypes';
+import type { AccumulatedToolCall, ChatMessage, ChatRequest, ChatResponse, LlmAttempt, LlmClient } from '../core/llm/llmTypes';
 import { LlmError } from '../core/llm/llmTypes';
 import { modelSelector } from './vscodeModelSelector';
 
@@ -70,30 +70,76 @@ export function languageModelFailure(error: unknown, model: string): LlmError {
   return new LlmError('server', `The model ${model} failed: ${message}`);
 }
 
-export class VscodeLmClient implements LlmClient {
-  constructor(private readonly selector: string) {}
+/**
+ * Failures that move on to the next of cortex.llm.vscodeFallbackModels: the model is gone, over
+ * its quota or blocked, rate-limited or failing. Never a permission the person has to give (another
+ * model would ask the same), never a cancel.
+ */
+export function failsOver(error: LlmError): boolean {
+  return error.kind === 'not_found' || error.kind === 'quota' || error.kind === 'rate_limit' || error.kind === 'server';
+}
 
-  private async model(): Promise<vscode.LanguageModelChat> {
-    const [model] = await vscode.lm.selectChatModels(modelSelector(this.selector));
+/** Token counts from the model's own `countTokens` (none when it cannot count: the tokenizer estimates then). */
+async function countedUsage(
+  model: vscode.LanguageModelChat,
+  messages: readonly vscode.LanguageModelChatMessage[],
+  reply: string,
+  token: vscode.CancellationToken,
+): Promise<ChatResponse['usage']> {
+  try {
+    let promptTokens = 0;
+    for (const message of messages) promptTokens += await model.countTokens(message, token);
+    return { promptTokens, completionTokens: reply ? await model.countTokens(reply, token) : 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+export class VscodeLmClient implements LlmClient {
+  /** `selectors`: cortex.llm.vscodeModel, then cortex.llm.vscodeFallbackModels, tried in this order. */
+  constructor(private readonly selectors: readonly string[]) {}
+
+  private async model(selector: string): Promise<vscode.LanguageModelChat> {
+    const [model] = await vscode.lm.selectChatModels(modelSelector(selector));
     if (!model)
       throw new LlmError(
         'not_found',
-        `No language model in VS Code matches cortex.llm.vscodeModel "${this.selector}": install and sign in to an extension that provides models (GitHub Copilot, for example), or set cortex.llm.provider to openai-compatible.`,
+        `No language model in VS Code matches ${selector ? `"${selector}"` : 'cortex.llm.vscodeModel'}: install and sign in to an extension that provides models (GitHub Copilot, for example), choose one with "Cortex: Choose model…", or set cortex.llm.provider to openai-compatible.`,
       );
     return model;
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
-    const started = Date.now();
-    const model = await this.model();
+    const attempts: LlmAttempt[] = [];
+    const selectors = this.selectors.length > 0 ? this.selectors : [''];
+    let failure: LlmError | undefined;
+    for (const selector of selectors) {
+      const started = Date.now();
+      try {
+        const response = await this.chatWith(selector, request);
+        attempts.push({ model: response.usedModel, ok: true, durationMs: Date.now() - started });
+        return { ...response, requestedModel: selectors[0], attempts };
+      } catch (error) {
+        failure = error as LlmError;
+        attempts.push({ model: selector || '(first offered)', ok: false, error: failure.message, durationMs: Date.now() - started });
+        if (request.signal?.aborted || !failsOver(failure)) break;
+      }
+    }
+    const tried = attempts.length > 1 ? ` (tried ${attempts.map((a) => a.model).join(', ')})` : '';
+    throw new LlmError(failure!.kind, `${failure!.message}${tried}`, failure!.status, attempts);
+  }
+
+  private async chatWith(selector: string, request: ChatRequest): Promise<Omit<ChatResponse, 'requestedModel' | 'attempts'>> {
+    const model = await this.model(selector);
     const name = `${model.vendor}/${model.id}`;
     const source = new vscode.CancellationTokenSource();
     const onAbort = () => source.cancel();
     request.signal?.addEventListener('abort', onAbort);
     try {
       if (request.signal?.aborted) throw new vscode.CancellationError();
+      const messages = toLanguageModelMessages(request.messages);
       const response = await model.sendRequest(
-        toLanguageModelMessages(request.messages),
+        messages,
         {
           justification: 'Cortex plans and carries out the task you gave it with this model.',
           tools: (request.tools ?? []).map((tool) => ({
@@ -125,14 +171,15 @@ export class VscodeLmClient implements LlmClient {
           });
         }
       }
+      // The API reports no usage: the model counts its own tokens, so the budget and the cost see its figures.
+      const usage = await countedUsage(model, messages, content + toolCalls.map((call) => call.name + call.rawArguments).join(''), source.token);
       return {
         content,
         toolCalls,
         droppedToolNames: [],
         finishReason: toolCalls.length ? 'tool_calls' : 'stop',
-        requestedModel: this.selector,
         usedModel: name,
-        attempts: [{ model: name, ok: true, durationMs: Date.now() - started }],
+        ...(usage ? { usage } : {}),
         notes: [],
       };
     } catch (error) {

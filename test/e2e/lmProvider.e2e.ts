@@ -6,7 +6,7 @@ import { cortexLog, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, sc
 import { installFixtureExtension } from './support/fixtureExtension';
 import { currentPage } from './support/hooks';
 import { eventually, startTask } from './support/scenario';
-import { waitForNotification } from './support/workbench';
+import { runCommand, waitForNotification } from './support/workbench';
 
 // Models from VS Code, no key (docs/design.md, “Models from VS Code”): with cortex.llm.provider =
 // vscode-lm, a run's requests go through vscode.lm to a model another extension provides. Here the
@@ -99,6 +99,75 @@ describe('e2e: models from VS Code (vscode-lm provider)', function () {
     assert.match(cortexLog(env), /started in \S+ \(VS Code language model cortex-e2e\/scripted, key from VS Code language models/);
     await screenshot(page, 'e2e-vscode-lm-done');
   });
+  it('fails over to the next VS Code model when the chosen one is over its quota, counts tokens with the model, and the model quick pick lists both', async () => {
+    env.server.setHandler(
+      route({
+        planner: json({ title: 'Failover', steps: ['Say which model answered'], dependencies: {} }),
+        executor: message('the fallback model answered'),
+        aggregator: message('Answered by the fallback model.'),
+      }),
+    );
+    const workspace = newWorkspace(env, 'vscode-lm-failover');
+    const page = (currentPage.page = await openWorkspace(env, workspace, {
+      'chat.disableAIFeatures': false,
+      'cortex.llm.provider': 'vscode-lm',
+      'cortex.llm.vscodeModel': 'cortex-e2e/broken',
+      'cortex.llm.vscodeFallbackModels': ['cortex-e2e/scripted'],
+      'cortexE2e.scriptedBaseUrl': env.server.baseUrl,
+    }));
+    await startTask(page, 'Say which model answers');
+    await waitForNotification(page, /Cortex finished: Answered by the fallback model\./, 90_000);
+    const trace = findFiles(env.codeServer.userDataDir, /^run-.*\.jsonl$/)
+      .map((file) => readFileSync(file, 'utf8'))
+      .find((text) => text.includes(workspace));
+    assert.ok(trace, 'the run wrote its trace');
+    const requests = trace
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            usedModel?: string;
+            attempts?: Array<{ model: string; ok: boolean; error?: string }>;
+            usage?: { estimated?: boolean; promptTokens: number };
+          },
+      )
+      .filter((event) => event.type === 'llm_request');
+    assert.equal(requests.length, 3);
+    for (const request of requests) {
+      assert.equal(request.usedModel, 'cortex-e2e/scripted-1');
+      assert.deepEqual(
+        request.attempts?.map((a) => [a.model, a.ok]),
+        [
+          ['cortex-e2e/broken', false],
+          ['cortex-e2e/scripted-1', true],
+        ],
+      );
+      assert.match(request.attempts?.[0].error ?? '', /quota/);
+      // Counted by the model's own countTokens, not estimated by Cortex's tokenizer.
+      assert.ok(request.usage && !request.usage.estimated && request.usage.promptTokens > 0, JSON.stringify(request.usage));
+    }
+
+    // The run says once, in words, which model it left and why.
+    const notices = trace
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; message?: string })
+      .filter((event) => event.type === 'log' && event.message?.includes('— using'));
+    assert.equal(notices.length, 1, JSON.stringify(notices));
+    assert.match(notices[0].message!, /^model cortex-e2e\/broken failed \(.*quota.*\) in VS Code — using cortex-e2e\/scripted-1$/);
+
+    // "Cortex: Choose model…" lists the models VS Code offers and writes the pick.
+    await runCommand(page, 'Cortex: Choose model…');
+    const input = page.locator('.quick-input-widget');
+    await input.getByText('Scripted model', { exact: true }).waitFor({ timeout: 20_000 });
+    await input.getByText('Over-quota model', { exact: true }).waitFor();
+    await screenshot(page, 'e2e-vscode-lm-model-pick');
+    await input.getByText('Scripted model', { exact: true }).click();
+    await waitForNotification(page, /Cortex now uses Scripted model \(cortex\.llm\.vscodeModel = cortex-e2e\/scripted\/scripted-1\)/, 20_000);
+  });
+
   it("cancelling ends the run promptly while its request through VS Code's model hangs", async () => {
     let executorCalls = 0;
     env.server.setHandler(

@@ -34,9 +34,14 @@ describe('e2e: Cortex as a language model tool', function () {
     );
     const workspace = newWorkspace(env, 'lm-tool');
     const resultFile = join(env.home, `lm-tool-result-${Date.now()}.json`);
+    const checkFile = join(env.home, `lm-check-result-${Date.now()}.json`);
     const page = (currentPage.page = await openWorkspace(env, workspace, {
       'chat.disableAIFeatures': false,
-      'cortexE2e.call': { tool: 'cortex_runVerifiedPlan', input: { task: 'Write the notes file', scope: 'notes.txt' }, resultFile },
+      // The run, then cortex_checkRun on the newest run of the workspace once the run has ended.
+      'cortexE2e.call': [
+        { tool: 'cortex_runVerifiedPlan', input: { task: 'Write the notes file', scope: 'notes.txt' }, resultFile },
+        { tool: 'cortex_checkRun', input: {}, resultFile: checkFile },
+      ],
     }));
     const read = () => (existsSync(resultFile) ? (JSON.parse(readFileSync(resultFile, 'utf8')) as Record<string, any>) : undefined);
     await runCommand(page, 'Cortex e2e: invoke language model tool');
@@ -80,5 +85,20 @@ describe('e2e: Cortex as a language model tool', function () {
     const planner = env.server.requests.filter((r) => r.purpose === 'planner').at(-1)!;
     assert.match(JSON.stringify(planner.body), /Scope: keep the work within notes\.txt/);
     await screenshot(page, 'e2e-lm-tool-done');
+
+    // cortex_checkRun reports the same run from its trace, asking nothing first.
+    const readCheck = () => (existsSync(checkFile) ? (JSON.parse(readFileSync(checkFile, 'utf8')) as Record<string, any>) : undefined);
+    await eventually(
+      page,
+      () => readCheck()?.state === 'done' || readCheck()?.state === 'error',
+      () => `check result: ${JSON.stringify(readCheck())}`,
+      30_000,
+    );
+    const check = readCheck()!;
+    assert.equal(check.state, 'done', check.error);
+    const runId = /^Cortex run (run-\S+) completed/.exec(text)![1];
+    assert.match(check.text, new RegExp(`^Cortex run ${runId} completed: 1 step\\(s\\) in the final plan; proof: 1 verified, 0 unverified, 0 failed\\.`));
+    assert.match(check.text, /\n- s1 \[verified\] Write notes\.txt with two lines\n/);
+    assert.ok(check.tools.some((t: { name: string }) => t.name === 'cortex_checkRun'));
   });
 });

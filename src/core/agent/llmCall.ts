@@ -159,9 +159,9 @@ function announceRateLimitWait(context: RunContext, request: Omit<ChatRequest, '
  * channel show it); the client then keeps using the fallback, so later requests do not repeat it.
  */
 function announceFailover(context: RunContext, request: Omit<ChatRequest, 'signal'>, response: ChatResponse): void {
-  const skipped = new Map<string, number | undefined>();
-  // The last status per model is the one that made the client move on (earlier ones were retried).
-  for (const a of response.attempts) if (!a.ok && a.model !== response.usedModel) skipped.set(a.model, a.status);
+  const skipped = new Map<string, { status?: number; error?: string }>();
+  // The last failure per model is the one that made the client move on (earlier ones were retried).
+  for (const a of response.attempts) if (!a.ok && a.model !== response.usedModel) skipped.set(a.model, { status: a.status, error: a.error });
   if (skipped.size === 0) return;
   const key = `${[...skipped.keys()].join(',')}→${response.usedModel}`;
   const said = announcedFailovers.get(context) ?? new Set<string>();
@@ -169,13 +169,14 @@ function announceFailover(context: RunContext, request: Omit<ChatRequest, 'signa
   if (said.has(key)) return;
   said.add(key);
   const baseUrl = context.config['cortex.llm.baseUrl'];
+  const where = context.config['cortex.llm.provider'] === 'vscode-lm' ? 'in VS Code' : `at ${baseUrl}`;
   context.log.append({
     type: 'log',
     level: 'warn',
     message: failoverNotice(
-      [...skipped].map(([model, status]) => ({ model, status })),
+      [...skipped].map(([model, failure]) => ({ model, ...failure })),
       response.usedModel,
-      baseUrl,
+      where,
     ),
     stepId: request.stepId,
     data: { failover: { from: [...skipped.keys()], to: response.usedModel, baseUrl, purpose: request.purpose } },

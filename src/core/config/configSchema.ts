@@ -42,6 +42,7 @@ export const FlatConfigSchema = z
     'cortex.llm.model': z.string().trim().min(1, 'must name a model').default('gpt-4o-mini'),
     'cortex.llm.provider': z.enum(['openai-compatible', 'vscode-lm']).default('openai-compatible'),
     'cortex.llm.vscodeModel': z.string().trim().max(200).default(''),
+    'cortex.llm.vscodeFallbackModels': z.array(z.string().trim().min(1).max(200)).max(10).default([]),
     'cortex.llm.fallbackModels': z.array(z.string().trim().min(1)).max(10).default([]),
     'cortex.llm.requestTimeoutSeconds': positiveInt(3600).default(120),
     'cortex.llm.streamIdleTimeoutSeconds': positiveInt(3600).default(60),

@@ -277,10 +277,15 @@ export function endsTheRun(kind: string | undefined): boolean {
   return kind === 'auth' || kind === 'unreachable' || kind === 'not_found' || kind === 'quota' || kind === 'cancelled';
 }
 
-/** The one line a run says when a request had to leave its model for a fallback. */
-export function failoverNotice(skipped: Array<{ model: string; status?: number }>, usedModel: string, baseUrl: string): string {
-  const why = skipped.map((s) =>
-    s.status === 404 ? `model ${s.model} not found` : `model ${s.model} refused the request's tools${s.status ? ` (${s.status})` : ''}`,
-  );
-  return `${why.join(', ')} at ${baseUrl} — using ${usedModel}`;
+/**
+ * The one line a run says when a request had to leave its model for a fallback. `where`: "at URL"
+ * for the endpoint, "in VS Code" for its language models (whose failures carry their words, no status).
+ */
+export function failoverNotice(skipped: Array<{ model: string; status?: number; error?: string }>, usedModel: string, where: string): string {
+  const why = skipped.map((s) => {
+    if (s.status === 404) return `model ${s.model} not found`;
+    if (s.status === undefined && s.error) return `model ${s.model} failed (${oneLine(s.error, 120)})`;
+    return `model ${s.model} refused the request's tools${s.status ? ` (${s.status})` : ''}`;
+  });
+  return `${why.join(', ')} ${where} — using ${usedModel}`;
 }

@@ -38,7 +38,8 @@ function evidenceLine(step: StepState): string {
 
 export interface RunReportInput {
   state: PlanState;
-  status: 'completed' | 'failed' | 'cancelled' | 'running';
+  /** `interrupted`: the trace stopped without run_finished (the process ended mid-run). */
+  status: 'completed' | 'failed' | 'cancelled' | 'running' | 'interrupted';
   answer?: string;
   error?: string;
   traceFile?: string;

@@ -28,7 +28,7 @@ export type { ToolKind };
 /** A file tool's proposed change: see `ToolDefinition.changePreview`. */
 export interface ChangePreview {
   path: string;
-  after(before: string | null): string | undefined;
+  after: (before: string | null) => string | undefined;
 }
 
 /**

@@ -25,6 +25,7 @@ function fakeHost(onDispose: () => void): AgentHost {
     resumeRun: unused,
     retryRun: unused,
     runPlanForTool: unused,
+    checkRunForTool: unused,
     openRun: unused,
     get home(): never {
       return unused();

@@ -79,7 +79,7 @@ describe('LLM error words', () => {
   });
 
   it('words a failover as one line naming the missing model, the endpoint and the model used', () => {
-    assert.equal(failoverNotice([{ model: 'x', status: 404 }], 'y', 'http://h/v1'), 'model x not found at http://h/v1 — using y');
+    assert.equal(failoverNotice([{ model: 'x', status: 404 }], 'y', 'at http://h/v1'), 'model x not found at http://h/v1 — using y');
     assert.equal(
       failoverNotice(
         [
@@ -87,9 +87,14 @@ describe('LLM error words', () => {
           { model: 'z', status: 400 },
         ],
         'y',
-        'http://h/v1',
+        'at http://h/v1',
       ),
       "model x not found, model z refused the request's tools (400) at http://h/v1 — using y",
+    );
+    // VS Code's models fail with words, not a status.
+    assert.equal(
+      failoverNotice([{ model: 'copilot/a', error: 'You have exceeded your quota.' }], 'copilot/b', 'in VS Code'),
+      'model copilot/a failed (You have exceeded your quota.) in VS Code — using copilot/b',
     );
   });
 

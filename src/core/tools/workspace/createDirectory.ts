@@ -9,7 +9,6 @@ import { withFsErrors } from '../../files/fsErrors';
 export const CreateDirectoryArgsSchema = z.strictObject({
   path: z.string().min(1).describe('Folder path, relative to the workspace root; missing parents are created'),
 });
-export type CreateDirectoryArgs = z.infer<typeof CreateDirectoryArgsSchema>;
 
 /** create_directory: creates a workspace folder and its missing parents (an existing folder is fine). */
 export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchema> = {

@@ -13,7 +13,6 @@ export const EditFileArgsSchema = z.strictObject({
   new_text: z.string().describe('Text to put in its place'),
   replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one'),
 });
-export type EditFileArgs = z.infer<typeof EditFileArgsSchema>;
 
 /** Start offsets of every occurrence of `needle` (non-overlapping). */
 function occurrences(haystack: string, needle: string): number[] {

@@ -10,7 +10,6 @@ export const ReadFileArgsSchema = z.strictObject({
   start_line: z.number().int().min(1).optional().describe('First line to return (1-based, inclusive)'),
   end_line: z.number().int().min(1).optional().describe('Last line to return (1-based, inclusive)'),
 });
-export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
 
 /** Selects lines [start, end] (1-based, inclusive; end clamped to the file) or explains why not. */
 export function selectLines(text: string, start: number | undefined, end: number | undefined): string {

@@ -22,7 +22,6 @@ export const SearchTextArgsSchema = z.strictObject({
   case_sensitive: z.boolean().optional().describe('Match case exactly (default true)'),
   max_results: z.number().int().min(1).max(1000).optional().describe('Maximum number of matching lines to return (default 100)'),
 });
-export type SearchTextArgs = z.infer<typeof SearchTextArgsSchema>;
 
 /** Compiles the model's pattern, or throws a ToolError quoting the problem. */
 export function compileSearchPattern(pattern: string, caseSensitive: boolean): RegExp {

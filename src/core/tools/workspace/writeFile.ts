@@ -11,7 +11,6 @@ export const WriteFileArgsSchema = z.strictObject({
   path: z.string().min(1).describe('File path, relative to the workspace root'),
   content: z.string().describe('The complete new content of the file'),
 });
-export type WriteFileArgs = z.infer<typeof WriteFileArgsSchema>;
 
 const DIRECTORY_HINT = '; give a file path';
 
