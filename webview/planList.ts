@@ -3,7 +3,7 @@ import { approvalLabel, callLabel } from './approvalText';
 import { stepFailureSentence } from '../src/core/plan/failureText';
 import { oneLine } from './format';
 import { CALL_STATUS_LABEL, type StepView } from './stepView';
-import { canRetryInNewRun, RETRY_STEP_HINT } from './stepRetry';
+import { canRetryInNewRun, carriedOverText, RETRY_STEP_HINT } from './stepRetry';
 
 export { RETRY_STEP_HINT };
 
@@ -45,8 +45,11 @@ export function planRow(state: PlanState, step: StepState, view: StepView): Plan
     const verb = last.status === 'pending' ? 'Running' : `Last call (${CALL_STATUS_LABEL[last.status]})`;
     return { ...base, activity: `${verb}: ${oneLine(callLabel(last), 160)}`, tone: 'plain' };
   }
+  // A step a retry took over from its earlier run says so: it did not run in this one.
+  const carried = carriedOverText(step) ? 'Carried over from the earlier run, not run again. ' : '';
   if (step.status === 'completed' && step.verdict) {
-    return { ...base, activity: `Verified${step.verdict.reason ? `: ${oneLine(step.verdict.reason, 200)}` : ''}`, tone: 'ok' };
+    return { ...base, activity: `${carried}Verified${step.verdict.reason ? `: ${oneLine(step.verdict.reason, 200)}` : ''}`, tone: 'ok' };
   }
+  if (carried) return { ...base, activity: carried.trim(), tone: 'plain' };
   return { ...base, activity: '', tone: 'plain' };
 }

@@ -71,5 +71,7 @@ describe('Retry step in the panel', () => {
     const state = storeOf(events, true).state;
     assert.equal(retryOfText(state.retryOf!), 'Retry of step “Write release.txt” (s2) from run r1');
     assert.equal(carriedOverText(state.steps.get('s1')!), 'from run r1, where it completed; not run again');
+    const s1 = state.steps.get('s1')!;
+    assert.equal(planRow(state, s1, stepView(state, s1, false)).activity, 'Carried over from the earlier run, not run again.');
   });
 });
