@@ -32,6 +32,7 @@ const PROGRESS_INTERVAL_MS = 250;
 const SET_KEY = 'Set API key';
 const OPEN_SETTINGS = 'Open endpoint settings';
 const RETRY = 'Retry';
+const RETRY_STEP = 'Retry step';
 const REPORT_BUTTONS = ['Show panel', 'Open trace'];
 
 type Outcome = Pick<RunResult, 'status' | 'answer' | 'error'>;
@@ -489,11 +490,17 @@ export class RunController implements vscode.Disposable {
     }
     if (plan.completedSteps > 0) {
       const steps = plan.completedSteps === 1 ? '1 step' : `${plan.completedSteps} steps`;
+      const failed = plan.failedStep;
+      // Retrying only the failed step keeps the completed ones (docs/design.md, “Retrying a step”).
       const go = await vscode.window.showWarningMessage(
-        `${steps} of that run completed and their changes are still on disk. Run the whole task again as a new run?`,
+        failed
+          ? `${steps} of that run completed and their changes are still on disk. Retry only “${clip(failed.description, 80, { markerWithin: true })}” (the completed steps are carried over, not run again), or run the whole task again as a new run?`
+          : `${steps} of that run completed and their changes are still on disk. Run the whole task again as a new run?`,
         { modal: true },
+        ...(failed ? [RETRY_STEP] : []),
         'Run again',
       );
+      if (failed && go === RETRY_STEP) return this.retryStep(id, failed.stepId);
       if (go !== 'Run again') return;
     }
     const config = await this.settings.readOrReport();
