@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { openRetryStep, prepareRetryStepRun, type OpenedRetry } from '../core/agent/retryStepRun';
 import { sameFolder } from '../core/files/recordedWorkspace';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
-import { checkOptionTokens, UsageError, type CliArgs } from './cliArgs';
+import { checkOptionTokens, UsageError } from './cliArgs';
 import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { cliRunDependencies } from './cliRunDependencies';
@@ -143,9 +143,10 @@ export async function retryStepMain(argv: string[], io: CliIo & { cwd: string; e
     const oldTrace = resolve(io.cwd, args.trace!);
     const newTrace = args.newTrace ? resolve(io.cwd, args.newTrace) : derivedRetryTrace(oldTrace, args.step!);
     checkNewTrace(oldTrace, newTrace);
-    const cliArgs: CliArgs = { ...args, task: '', workspace: args.workspace ?? '.', trace: newTrace };
-    loaded = loadCliConfig(cliArgs, io.cwd, io.env);
-    opened = openRetryStep({ traceFile: oldTrace, stepId: args.step!, workspaceRoot: loaded.workspace });
+    // The old run is checked before anything is made for the new one (the new trace's folder).
+    const workspace = resolve(io.cwd, args.workspace ?? '.');
+    opened = openRetryStep({ traceFile: oldTrace, stepId: args.step!, workspaceRoot: workspace });
+    loaded = loadCliConfig({ ...args, task: '', workspace, trace: newTrace }, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run, the new one included.
     lock = acquireRunLock(newTrace);

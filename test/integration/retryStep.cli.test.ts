@@ -204,6 +204,11 @@ describe('cortex retry-step (real CLI processes)', function () {
     writeFileSync(after, `${lines.join('\n')}\n${JSON.stringify(extra)}\n`);
     await refused(retryArgs({ ...s, trace: after }, 's2'), new RegExp(`has a step_status_changed event at seq ${last + 1} where none can be`));
 
+    // A trace that is not there: refused before the new trace's folder is made.
+    const missing = join(s.dir, 'nowhere', 'run.jsonl');
+    await refused(retryArgs({ ...s, trace: missing }, 's2'), /trace file .*nowhere\/run\.jsonl does not exist/);
+    assert.equal(existsSync(join(s.dir, 'nowhere')), false, 'no folder was made for the new trace');
+
     assert.equal(server.chatRequests().length, mark, 'no refusal asked the model anything');
     assert.equal(existsSync(join(s.dir, 'run.retry-s2.jsonl')), false, 'no refusal wrote a trace');
   });
