@@ -1,6 +1,7 @@
 import type { ApprovalRequestMessage, WebviewToHost } from '../src/protocol/messages';
 import type { EndpointFix } from './endpointFixes';
 import type { PlanStore } from './store';
+import { canRetryInNewRun } from './stepRetry';
 
 // Builds the webview → host messages for user actions. Each returns undefined when the action was
 // already sent (double click, second "Approve all"), so one click never posts twice.
@@ -52,6 +53,13 @@ export function resumeRun(store: PlanStore): WebviewToHost | undefined {
 export function retryStep(store: PlanStore, stepId: string): WebviewToHost | undefined {
   if (!store.runId || !store.markRetried(stepId)) return undefined;
   return { type: 'step/retry', runId: store.runId, stepId };
+}
+
+/** run/retryStep: a failed or blocked step of a finished run, run again in a new run (docs/design.md, “Retrying a step”). */
+export function retryStepInNewRun(store: PlanStore, stepId: string): WebviewToHost | undefined {
+  const step = store.state.steps.get(stepId);
+  if (!store.runId || !step || !canRetryInNewRun(store.state, step)) return undefined;
+  return { type: 'run/retryStep', runId: store.runId, stepId };
 }
 
 /** The message behind an endpoint-error button: the host runs Set API key, opens the settings, or retries the run. */

@@ -1,6 +1,6 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
-import { answerAll, approvalAnswer, cancelRun, endpointFixMessage, resumeRun, retryStep, type AnswerMessage } from './actions';
+import { answerAll, approvalAnswer, cancelRun, endpointFixMessage, resumeRun, retryStep, retryStepInNewRun, type AnswerMessage } from './actions';
 import { ApprovalBar } from './approvalBar';
 import { openChangeMessage, reviewChangesMessage, revertChangesMessage } from './changesView';
 import { DetailsPane } from './details';
@@ -109,6 +109,7 @@ export class PanelApp {
     });
     this.result = new ResultArea({
       openDetails: (id) => this.select(id, true),
+      retryStep: (id, b) => this.send(retryStepInNewRun(this.store, id), b),
       // Set API key and the settings may be needed twice (an input closed by mistake); Retry runs once.
       fix: (fix, b) => this.send(endpointFixMessage(this.store, fix), fix === 'retry' ? b : undefined),
     });
@@ -117,6 +118,8 @@ export class PanelApp {
       approve: (a, b) => this.answer(a, 'approve', undefined, b),
       deny: (a, b) => this.answer(a, 'deny', undefined, b),
       retry: (id, b) => this.send(retryStep(this.store, id), b),
+      retryInNewRun: (id, b) => this.send(retryStepInNewRun(this.store, id), b),
+      openDetails: (id) => this.select(id, true),
     });
     this.chosenView = this.saved.planView;
     const app = el('div', 'app');
@@ -159,6 +162,7 @@ export class PanelApp {
       approve: (a, b) => this.answer(a, 'approve', undefined, b),
       deny: (a, feedback, b) => this.answer(a, 'deny', feedback, b),
       retry: (id, b) => this.send(retryStep(this.store, id), b),
+      retryInNewRun: (id, b) => this.send(retryStepInNewRun(this.store, id), b),
       select: (id) => this.select(id, true),
       close: () => this.select(undefined, true),
       changes: {

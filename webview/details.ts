@@ -7,6 +7,7 @@ import { stepFailureSentence, withoutCallIds } from '../src/core/plan/failureTex
 import { renderProofChecks } from './proofChecks';
 import { mcpImageLines } from './mcpImages';
 import { placeReasoning, reasoningHeading, type TurnReasoning } from './reasoningTurns';
+import { canRetryInNewRun, carriedOverText, RETRY_STEP_HINT } from './stepRetry';
 import { badge, button, custom, el, iconButton, pre, setText } from './dom';
 import { formatDuration, formatOffset, humanize, mcpAnnotationText, mcpLabel, mcpOrigin, mcpRawResult, prettyJson, prettyValue, truncate } from './format';
 import { CALL_STATUS_ICON, icon } from './icons';
@@ -22,6 +23,8 @@ export interface DetailsHandlers {
   approve(approval: ApprovalRequestMessage, source: HTMLButtonElement): void;
   deny(approval: ApprovalRequestMessage, feedback: string | undefined, source: HTMLButtonElement): void;
   retry(stepId: string, source: HTMLButtonElement): void;
+  /** Runs a failed or blocked step of a finished run again in a new run (docs/design.md, “Retrying a step”). */
+  retryInNewRun(stepId: string, source: HTMLButtonElement): void;
   select(stepId: string): void;
   close(): void;
   /** The step's changed files: a file's diff, the review, the revert (docs/design.md, “Checkpoints and revert”). */
@@ -121,7 +124,17 @@ export class DetailsPane {
     });
     this.update(
       'state',
-      JSON.stringify([step.status, step.endReason, step.blockedBy, step.replacedBy, step.startedAt, step.finishedAt, view.retry, state.replans.length]),
+      JSON.stringify([
+        step.status,
+        step.endReason,
+        step.blockedBy,
+        step.replacedBy,
+        step.startedAt,
+        step.finishedAt,
+        view.retry,
+        state.replans.length,
+        canRetryInNewRun(state, step),
+      ]),
       (s) => this.stateSection(s, state, step, view),
     );
     this.update('approvals', view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|'), (s) => this.approvalsSection(s, view));
@@ -183,6 +196,15 @@ export class DetailsPane {
     };
     const sentence = stepFailureSentence(state, step);
     if (sentence) s.append(el('p', 'failure-sentence', sentence));
+    if (view.retry === 'none' && canRetryInNewRun(state, step)) {
+      const row = el('div', 'details-actions retry-step-actions');
+      const retry = button('Retry step', 'btn btn-primary', `Retry step: ${step.description}. ${RETRY_STEP_HINT}`, (_ev, self) =>
+        this.handlers.retryInNewRun(step.id, self),
+      );
+      retry.title = RETRY_STEP_HINT;
+      row.append(retry, el('span', 'muted', RETRY_STEP_HINT));
+      s.append(row);
+    }
     // The sentence says why; without one, the reason code in words.
     const reason = sentence ? '' : endLabel(step);
     add('Status', `${view.statusLabel}${reason ? ` — ${reason}` : ''}`);
@@ -193,6 +215,8 @@ export class DetailsPane {
       const record = creatingReplan(state, step.id);
       add('Origin', record ? `new: added by replan ${record.attempt} of ${record.maxAttempts} after ${record.failedStepId} failed` : 'new: added by a replan');
     }
+    const carried = carriedOverText(step);
+    if (carried) add('Carried over', carried);
     if (step.dependsOn.length) add('Depends on', this.withStepLinks('', step.dependsOn));
     if (step.startedAt !== undefined) add('Started', formatOffset(step.startedAt, state.startedAt));
     if (step.finishedAt !== undefined)

@@ -6,6 +6,7 @@ import { icon, RUN_STATUS_ICON, setIcon } from './icons';
 import { runHasChanges } from './changesView';
 import { rateLimitCountdown } from './rateLimitWait';
 import type { PlanStore } from './store';
+import { retryOfText } from './stepRetry';
 
 // The run header: title, run status, elapsed time, tokens (when the provider reported usage),
 // Cancel while running, Resume, the run's changes and its trace; while a rate-limited request
@@ -47,6 +48,8 @@ export class RunHeader {
   /** The rate-limit countdown; a timer role, so screen readers are not told every second. */
   private readonly rateLimit = el('div', 'rate-limit-wait');
   private readonly rateLimitText = el('span', 'rate-limit-wait-text');
+  /** For a run that retries a step of a finished run: which one (docs/design.md, “Retrying a step”). */
+  private readonly retryOf = el('div', 'run-retry-of');
 
   constructor(private readonly handlers: HeaderHandlers) {
     this.root = el('header', 'run-header');
@@ -76,7 +79,8 @@ export class RunHeader {
     this.rateLimit.setAttribute('role', 'timer');
     this.rateLimit.append(icon('watch', 'rate-limit-wait-icon'), this.rateLimitText);
     this.rateLimit.hidden = true;
-    this.root.append(row, this.rateLimit, this.announcer);
+    this.retryOf.hidden = true;
+    this.root.append(row, this.retryOf, this.rateLimit, this.announcer);
   }
 
   update(store: PlanStore, now: number): void {
@@ -111,6 +115,8 @@ export class RunHeader {
     this.resume.hidden = !(interrupted && store.resumable);
     this.resume.disabled = store.resumeRequested;
     setText(this.resume, store.resumeRequested ? 'Resuming…' : 'Resume');
+    setText(this.retryOf, s.retryOf ? retryOfText(s.retryOf) : '');
+    this.retryOf.hidden = !s.retryOf;
     const changed = runHasChanges(s);
     this.reviewChanges.hidden = !changed.any;
     this.revertRun.hidden = !changed.active || running || interrupted;

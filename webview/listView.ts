@@ -1,7 +1,7 @@
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { button, el, setAttr, setText } from './dom';
 import { icon, setIcon } from './icons';
-import type { PlanRow } from './planList';
+import { RETRY_STEP_HINT, type PlanRow } from './planList';
 import type { StepView } from './stepView';
 
 // The plan as a list: one row per live step, in plan order, with its status, its full text, what it
@@ -14,6 +14,10 @@ export interface ListHandlers {
   deny(approval: ApprovalRequestMessage, source: HTMLButtonElement): void;
   /** Run again a step that ended on a denied required approval. */
   retry(stepId: string, source: HTMLButtonElement): void;
+  /** A failed or blocked step of a finished run: run it again in a new run. */
+  retryInNewRun(stepId: string, source: HTMLButtonElement): void;
+  /** Show the step's details (selects it and moves the focus there). */
+  openDetails(stepId: string): void;
 }
 
 interface RowParts {
@@ -95,7 +99,7 @@ export class ListView {
 
   private fill(parts: RowParts, row: PlanRow, view: StepView): void {
     const actionSig = view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|');
-    const sig = JSON.stringify([view.status, row.description, row.activity, row.tone, row.warnings, actionSig, view.retry, view.ariaLabel]);
+    const sig = JSON.stringify([view.status, row.description, row.activity, row.tone, row.warnings, actionSig, view.retry, row.retryable, view.ariaLabel]);
     if (sig === parts.sig) return;
     parts.sig = sig;
     parts.li.className = `plan-row status-${view.status} tone-${row.tone}${view.isNew ? ' is-new' : ''}${this.selectedId === row.id ? ' selected' : ''}`;
@@ -133,6 +137,16 @@ export class ListView {
       );
       retry.disabled = view.retry === 'sent';
       items.push(retry);
+    }
+    if (row.retryable) {
+      const retry = button('Retry step', 'btn btn-primary btn-small', `Retry step: ${row.description}. ${RETRY_STEP_HINT}`, (_ev, self) =>
+        this.handlers.retryInNewRun(view.id, self),
+      );
+      retry.title = RETRY_STEP_HINT;
+      const details = button('Open details', 'btn btn-secondary btn-small', `Open the details of step ${view.id}: ${row.description}`, () =>
+        this.handlers.openDetails(view.id),
+      );
+      items.push(retry, details);
     }
     parts.actions.replaceChildren(...items);
     parts.actions.hidden = items.length === 0;

@@ -2,6 +2,7 @@ import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { button, el } from './dom';
 import { endpointFixes, type EndpointFix } from './endpointFixes';
 import { runFailureSummary } from '../src/core/plan/failureText';
+import { canRetryInNewRun, RETRY_STEP_HINT } from './stepRetry';
 
 // The run's outcome above the plan: the final answer, or what went wrong in words (the steps that
 // did not complete, by their descriptions), with the buttons that fix it: Open details for the
@@ -10,6 +11,8 @@ import { runFailureSummary } from '../src/core/plan/failureText';
 
 export interface ResultHandlers {
   openDetails(stepId: string): void;
+  /** Runs the failed step again in a new run (docs/design.md, “Retrying a step”). */
+  retryStep(stepId: string, source: HTMLButtonElement): void;
   fix(fix: EndpointFix, source: HTMLButtonElement): void;
 }
 
@@ -76,12 +79,20 @@ export class ResultArea {
     if (sentence) this.root.append(el('p', 'result-text result-error', sentence));
     const actions = el('div', 'result-actions');
     const failed = firstFailedStep(state);
-    if (failed && fixes.length === 0)
+    if (failed && fixes.length === 0) {
+      if (canRetryInNewRun(state, failed)) {
+        const retry = button('Retry step', 'btn btn-primary', `Retry step: ${failed.description}. ${RETRY_STEP_HINT}`, (_ev, self) =>
+          this.handlers.retryStep(failed.id, self),
+        );
+        retry.title = RETRY_STEP_HINT;
+        actions.append(retry);
+      }
       actions.append(
         button('Open details', 'btn btn-secondary', `Open the details of the step that failed: ${failed.description}`, () =>
           this.handlers.openDetails(failed.id),
         ),
       );
+    }
     for (const fix of fixes) {
       const spec = FIX_BUTTONS[fix];
       actions.append(button(spec.text, `btn ${spec.primary ? 'btn-primary' : 'btn-secondary'}`, spec.label, (_ev, self) => this.handlers.fix(fix, self)));

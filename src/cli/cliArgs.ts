@@ -5,6 +5,7 @@ export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--bas
                   [--mcp-config FILE] [--checkpoints DIR] [--header 'NAME: VALUE']...
                   [--query NAME=VALUE]... [--require-verified] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
+       cortex retry-step --trace FILE --step ID [--new-trace FILE] [--workspace DIR] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
        cortex revert --trace FILE [--step ID]... [--force] [--undo] [--allow-protected PATH]...
                      [--checkpoints DIR] [--workspace DIR]
@@ -13,6 +14,8 @@ Runs the Cortex planning agent headless.
 cortex resume continues an interrupted run from its trace, with the current settings
 (--config and flags); "cortex resume --help" says more. While a run is driven, FILE.lock
 (next to --trace FILE) names its process, and a second process is refused.
+cortex retry-step runs a failed or blocked step of a finished run again in a new run (a new
+trace), which carries the run's completed steps over without running them again.
 Every file change of a run is recorded in --checkpoints DIR (by default FILE.checkpoints next to
 --trace FILE), outside the workspace. cortex diff prints the run's changes, or one step's, as a
 unified diff; cortex revert puts back what the run (or each --step ID and the steps after it)
@@ -105,7 +108,9 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
   if (v.help) return { task: '', workspace: cwd, fallbackModels: [], help: true };
   const [command, ...rest] = positionals;
   if (command !== 'run')
-    throw new UsageError(command ? `unknown command "${command}" (expected "run", "resume", "diff" or "revert")` : 'missing command: cortex run "TASK"');
+    throw new UsageError(
+      command ? `unknown command "${command}" (expected "run", "resume", "retry-step", "diff" or "revert")` : 'missing command: cortex run "TASK"',
+    );
   if (rest.length !== 1 || !rest[0].trim()) throw new UsageError(rest.length > 1 ? 'give the task as one quoted argument' : 'missing task: cortex run "TASK"');
   if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${v.approve}"`);
   return {
@@ -130,7 +135,7 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
 type OptionTokens = ReturnType<typeof parseArgs>['tokens'];
 
 /** Our own checks on leniently parsed tokens, with messages in Cortex's words. */
-function checkOptionTokens(tokens: OptionTokens, options: Record<string, { type: 'string' | 'boolean' }>, command?: string): void {
+export function checkOptionTokens(tokens: OptionTokens, options: Record<string, { type: 'string' | 'boolean' }>, command?: string): void {
   for (const token of tokens ?? []) {
     if (token.kind !== 'option') continue;
     const spec = options[token.name];

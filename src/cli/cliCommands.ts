@@ -8,6 +8,7 @@ import { revertMain } from './cliRevert';
 import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { isResumeCommand, resumeMain } from './cliResume';
+import { isRetryStepCommand, retryStepMain } from './cliRetryStep';
 import { driveCliRun } from './cliSession';
 import { warnIfTraceInsideWorkspace } from './traceInsideWorkspace';
 import { EXIT } from './exitCode';
@@ -26,6 +27,7 @@ export interface CommandIo {
 /** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`. Returns the process exit code (see USAGE). */
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
   if (isResumeCommand(argv)) return resumeMain(argv, io);
+  if (isRetryStepCommand(argv)) return retryStepMain(argv, io);
   const review = reviewCommandOf(argv);
   if (review) return review === 'diff' ? diffMain(argv, io) : revertMain(argv, io);
   let args;

@@ -12,7 +12,7 @@ import { loadWarm, type WarmModule } from './warmCodeCache';
 // keeps this entry compiled, and a code cache written after a run (warmCodeCache.ts) keeps the
 // agent's code compiled, so a start does not parse and compile it again each time.
 
-const COMMAND_WORDS = new Set(['resume', 'diff', 'revert']);
+const COMMAND_WORDS = new Set(['resume', 'retry-step', 'diff', 'revert']);
 const REVIEW_WORDS = new Set(['diff', 'revert']);
 
 /** `cortex run …`, `cortex resume …`, `cortex diff …` and `cortex revert …`: the headless agent for CI. Returns the process exit code (see USAGE). */

@@ -85,7 +85,12 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
   const panels = new PanelManager(
     context.extensionUri,
     logger,
-    { openTrace: openTraceOf, ...panelResumeActions(resumer, logger), changes },
+    {
+      openTrace: openTraceOf,
+      ...panelResumeActions(resumer, logger),
+      changes,
+      retryStep: (source, stepId): Promise<void> => controller.retryStep(source.runId, stepId),
+    },
     context.workspaceState,
   );
   // The saved contents of runs' changes, for the diff editor (docs/design.md, “Checkpoints and revert”).

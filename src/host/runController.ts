@@ -10,6 +10,7 @@ import type { Logger } from '../core/ports';
 import type { McpServerDefinition } from '../core/config/mcpTypes';
 import { openResume, prepareResumedRun, type OpenedResume, type ResumedRunOptions } from '../core/agent/resumeRun';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
+import { openRetryStep, prepareRetryStepRun, type OpenedRetry } from '../core/agent/retryStepRun';
 import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { ApprovalAttention } from './approvalAttention';
@@ -31,6 +32,7 @@ const PROGRESS_INTERVAL_MS = 250;
 const SET_KEY = 'Set API key';
 const OPEN_SETTINGS = 'Open endpoint settings';
 const RETRY = 'Retry';
+const RETRY_STEP = 'Retry step';
 const REPORT_BUTTONS = ['Show panel', 'Open trace'];
 
 type Outcome = Pick<RunResult, 'status' | 'answer' | 'error'>;
@@ -73,6 +75,8 @@ export class RunController implements vscode.Disposable {
   private readonly statusBar: vscode.StatusBarItem;
   /** The sessions of the runs this window drives. */
   private readonly sessions = new Map<string, RunSession>();
+  /** Step retries being set up (run id and step id), so one click starts one run. */
+  private readonly retryingSteps = new Set<string>();
   /** Called when runs start, progress, wait for approvals or end (the Cortex view refreshes). */
   onDidChange: () => void = () => {};
 
@@ -478,11 +482,17 @@ export class RunController implements vscode.Disposable {
     }
     if (plan.completedSteps > 0) {
       const steps = plan.completedSteps === 1 ? '1 step' : `${plan.completedSteps} steps`;
+      const failed = plan.failedStep;
+      // Retrying only the failed step keeps the completed ones (docs/design.md, “Retrying a step”).
       const go = await vscode.window.showWarningMessage(
-        `${steps} of that run completed and their changes are still on disk. Run the whole task again as a new run?`,
+        failed
+          ? `${steps} of that run completed and their changes are still on disk. Retry only “${clip(failed.description, 80, { markerWithin: true })}” (the completed steps are carried over, not run again), or run the whole task again as a new run?`
+          : `${steps} of that run completed and their changes are still on disk. Run the whole task again as a new run?`,
         { modal: true },
+        ...(failed ? [RETRY_STEP] : []),
         'Run again',
       );
+      if (failed && go === RETRY_STEP) return this.retryStep(id, failed.stepId);
       if (go !== 'Run again') return;
     }
     const config = await this.settings.readOrReport();
@@ -490,6 +500,88 @@ export class RunController implements vscode.Disposable {
     const key = await this.apiKeyOrReport(config);
     if (!key) return;
     await this.start(plan.task, folder, config, key.key, key.source);
+  }
+
+  /**
+   * Retry step (docs/design.md, “Retrying a step”): a failed or blocked step of a finished run runs
+   * again in a new run, with a trace and a panel of its own, which carries the run's completed
+   * steps over. The run's folder must be open here; the old trace is only read.
+   */
+  async retryStep(runId: string, stepId: string): Promise<void> {
+    const key = `${runId}\u0000${stepId}`;
+    // A second click (or a second panel of the run) while the retry is being set up starts nothing.
+    if (this.retryingSteps.has(key)) return;
+    this.retryingSteps.add(key);
+    try {
+      await this.startStepRetry(runId, stepId);
+    } finally {
+      this.retryingSteps.delete(key);
+    }
+  }
+
+  private async startStepRetry(runId: string, stepId: string): Promise<void> {
+    const source = this.registry.source(runId);
+    if (!source?.traceFile) {
+      void vscode.window.showErrorMessage(`Cortex cannot retry step ${stepId}: the trace of run ${runId} is no longer on disk.`);
+      return;
+    }
+    if (source.isLive()) {
+      void vscode.window.showInformationMessage(`Cortex retries a step once its run has finished; run ${runId} is still going.`);
+      return;
+    }
+    const started = source.events()[0];
+    const workspace = started?.type === 'run_started' ? started.workspace : undefined;
+    const folder =
+      workspace === undefined
+        ? undefined
+        : matchingFolder(
+            workspace,
+            (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, f })),
+          )?.f;
+    if (!folder) {
+      void vscode.window.showErrorMessage(
+        `Cortex cannot retry this step here: the run worked in ${workspace ?? 'a folder its trace does not name'}, which is not a folder of this window.`,
+      );
+      return;
+    }
+    const config = await this.settings.readOrReport();
+    if (!config) return;
+    const apiKey = await this.apiKeyOrReport(config);
+    if (!apiKey) return;
+    let opened: OpenedRetry;
+    try {
+      opened = openRetryStep({ traceFile: source.traceFile, stepId, workspaceRoot: folder.uri.fsPath });
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Cortex cannot retry this step: ${(error as Error).message}`);
+      return;
+    }
+    const newId = newRunId();
+    const traceFile = this.registry.traceFileFor(newId);
+    const trusted = vscode.workspace.isTrusted;
+    const mcp = (await this.mcp
+      ?.forRun(folder.uri.fsPath, config, trusted)
+      .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
+    const session = await this.openSession(
+      { file: traceFile, append: false },
+      () => acquireRunLock(traceFile),
+      undefined,
+      (log, approvals) =>
+        Promise.resolve(prepareRetryStepRun(opened, log, { ...this.runOptions(folder, config, apiKey.key, approvals, trusted, mcp, traceFile), runId: newId })),
+      `Cortex could not retry step ${stepId} of run ${runId}`,
+    );
+    if (!session) return;
+    const { retryOf } = opened.point;
+    const startLine = `run ${newId} started in ${folder.uri.fsPath} to retry step ${retryOf.stepId} of run ${retryOf.runId} (${modelInUse(config)}, key from ${apiKey.source}; carried over: ${opened.point.carriedStepIds.join(', ') || 'none'})`;
+    await this.drive({
+      runId: newId,
+      task: opened.point.started.task,
+      folder,
+      session: session.session,
+      agent: session.agent,
+      traceFile,
+      trusted,
+      startLine,
+    });
   }
 
   private updateRunning(): void {

@@ -49,8 +49,11 @@ export type RetryPlan =
   | { action: 'show'; runId: string }
   /** Stopped without finishing and resumable here: it goes on from its trace. */
   | { action: 'resume'; traceFile: string; workspace: string }
-  /** Finished without success: the same task starts again as a new run. `completedSteps` > 0 asks first. */
-  | { action: 'restart'; task: string; workspace: string; completedSteps: number }
+  /**
+   * Finished without success: the same task starts again as a new run. `completedSteps` > 0 asks
+   * first, and offers to retry only `failedStep` (docs/design.md, “Retrying a step”) when the run finished with one.
+   */
+  | { action: 'restart'; task: string; workspace: string; completedSteps: number; failedStep?: { stepId: string; description: string } }
   | { action: 'none'; reason: string };
 
 export interface RetryFacts {
@@ -72,7 +75,16 @@ export function retryPlan(facts: RetryFacts): RetryPlan {
   if (finished?.type === 'run_finished' && finished.status === 'completed') return { action: 'none', reason: 'it completed' };
   const state = foldEvents(facts.events);
   const completedSteps = [...state.steps.values()].filter((step) => step.status === 'completed').length;
-  return { action: 'restart', task: started.task, workspace: started.workspace, completedSteps };
+  const steps = state.stepOrder.map((id) => state.steps.get(id)!);
+  // The step to offer: the first that failed, else the first blocked on its own (not by another step).
+  const failed = finished ? (steps.find((s) => s.status === 'failed') ?? steps.find((s) => s.status === 'blocked' && !s.blockedBy)) : undefined;
+  return {
+    action: 'restart',
+    task: started.task,
+    workspace: started.workspace,
+    completedSteps,
+    ...(completedSteps > 0 && failed ? { failedStep: { stepId: failed.id, description: failed.description } } : {}),
+  };
 }
 
 /** The run Retry means without an argument: the newest failed (or interrupted) run of the list. */

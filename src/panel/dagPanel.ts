@@ -15,6 +15,8 @@ export interface PanelActions {
   canResume?(source: RunSource): boolean;
   /** Resumes the run; its panel then follows the live run (see `showSource`). */
   resume?(source: RunSource): Promise<void>;
+  /** Runs a failed or blocked step of the finished run again, in a new run with its own panel (docs/design.md, “Retrying a step”). */
+  retryStep?(source: RunSource, stepId: string): Promise<void>;
   /** Reviewing and reverting the run's file changes (docs/design.md, “Checkpoints and revert”). */
   changes?: PanelChangeActions;
 }
@@ -240,6 +242,16 @@ export class DagPanel implements vscode.Disposable {
       case 'step/retry': {
         const result = this.source.retryStep(message.stepId);
         if (!result.accepted) this.notice('warning', `Retry of ${message.stepId} was not accepted: ${result.reason ?? 'unknown reason'}`);
+        return;
+      }
+      case 'run/retryStep': {
+        if (!this.actions.retryStep) {
+          this.notice('info', 'Retrying a step is not available here.');
+          return;
+        }
+        void this.actions
+          .retryStep(this.source, message.stepId)
+          .catch((error: unknown) => this.notice('error', `Could not retry the step: ${(error as Error).message}`));
         return;
       }
       case 'run/resume': {

@@ -61,6 +61,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run/cancel'), runId: Id }).strict(),
   z.object({ type: z.literal('run/resume'), runId: Id }).strict(),
   z.object({ type: z.literal('step/retry'), runId: Id, stepId: Id }).strict(),
+  // A failed or blocked step of a finished run, run again in a new run (docs/design.md, “Retrying a step”).
+  z.object({ type: z.literal('run/retryStep'), runId: Id, stepId: Id }).strict(),
   z.object({ type: z.literal('run/openTrace') }).strict(),
   // The fixes for a run that ended on an endpoint error: store a key, open the cortex.llm settings, run the task again.
   z.object({ type: z.literal('endpoint/setApiKey') }).strict(),

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedRequest } from '../support/scriptedServer';
-import { ARTIFACTS, cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
+import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
+import { panelShot, setPanelWidth } from './support/panelShots';
 import { eventually, startTask, stepOf } from './support/scenario';
 import { answerInput, EXTENSION_ID, waitForNotification } from './support/workbench';
 
@@ -41,19 +42,6 @@ const TEN_STEPS = [
   'Tag the release v1.4.0',
 ];
 
-/** Resizes the window until the panel's document is `width` CSS px wide (±2). */
-async function setPanelWidth(page: Page, frame: Frame, width: number): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    const inner = await frame.evaluate(() => window.innerWidth);
-    if (Math.abs(inner - width) <= 2) return;
-    const viewport = page.viewportSize() ?? { width: 1600, height: 900 };
-    await page.setViewportSize({ width: viewport.width + (width - inner), height: 900 });
-    await page.waitForTimeout(400);
-  }
-  const inner = await frame.evaluate(() => window.innerWidth);
-  assert.ok(Math.abs(inner - width) <= 2, `the panel is ${inner} px wide, not ${width}`);
-}
-
 /**
  * Switches the workbench theme through the browser's colour scheme (the scenario's settings turn on
  * `window.autoDetectColorScheme`), and waits until the panel has it.
@@ -63,17 +51,6 @@ async function setTheme(page: Page, frame: Frame, theme: Theme): Promise<void> {
   await page.emulateMedia(theme === 'high-contrast' ? { colorScheme: 'dark', forcedColors: 'active' } : { colorScheme: theme, forcedColors: 'none' });
   await frame.waitForFunction((t) => document.body.classList.contains(`vscode-${t}`), theme, { timeout: 30_000 });
   await page.waitForTimeout(300);
-}
-
-/** A screenshot of the panel alone (its webview element), without the workbench's toasts over it. */
-async function panelShot(page: Page, name: string): Promise<void> {
-  await page.mouse.move(1, 1);
-  const hideToasts = await page.addStyleTag({ content: '.notifications-toasts { display: none !important; }' });
-  await page
-    .locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`)
-    .first()
-    .screenshot({ path: join(ARTIFACTS, `${name}.png`) });
-  await hideToasts.evaluate((style) => (style as Element).remove());
 }
 
 /** Visible inside the panel's viewport, with a box a person can read or click (not a sliver). */

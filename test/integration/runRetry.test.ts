@@ -66,6 +66,11 @@ describe('retrying a run', () => {
     const plan = retryPlan({ runId: 'r2', live: false, events, resumability: NOT_RESUMABLE });
     assert.equal(plan.action, 'restart');
     assert.equal(plan.action === 'restart' && plan.completedSteps, 1);
+    assert.deepEqual(
+      plan.action === 'restart' && plan.failedStep,
+      { stepId: 's2', description: 'Second part' },
+      'Retry step is offered for the step that did not complete',
+    );
   });
 
   it('resumes a resumable run, shows a live one, and leaves a completed one alone', () => {

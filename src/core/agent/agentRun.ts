@@ -9,7 +9,7 @@ import { LlmError, type LlmClient } from '../llm/llmTypes';
 import { MemoryStore } from '../memory/memoryStore';
 import { createMemoryTools } from '../memory/memoryTools';
 import { runFailureSummary } from '../plan/failureText';
-import type { PlanSnapshot } from '../plan/events';
+import type { NewRunEvent, PlanSnapshot, RetryOf } from '../plan/events';
 import type { McpSession } from '../mcp/mcpSession';
 import type { McpServerDefinition } from '../config/mcpTypes';
 import { startRunMcp } from '../mcp/runMcp';
@@ -70,6 +70,14 @@ export interface AgentRunOptions {
    * with the checkpoint folder, protected paths for the run's own tools when inside the workspace.
    */
   checkpointsExclude?: readonly string[];
+  /** A retry's new step ids continue after the highest `s<n>` its old run used (docs/design.md, “Retrying a step”). */
+  stepNumbersUsed?: number;
+}
+
+/** A run that retries a step of a finished run (docs/design.md, “Retrying a step”): the old plan's events follow run_started. */
+export interface RetryStart {
+  retryOf: RetryOf;
+  carry: readonly NewRunEvent[];
 }
 
 /** How a resumed run continues (docs/design.md, “Resuming a run”); `run_resumed` records it. */
@@ -126,7 +134,7 @@ export class AgentRun {
 
   constructor(private readonly options: AgentRunOptions) {
     this.runId = options.runId ?? newRunId();
-    this.ids = new StepIdAllocator('s', highestStepNumber(options.log.state));
+    this.ids = new StepIdAllocator('s', Math.max(highestStepNumber(options.log.state), options.stepNumbersUsed ?? 0));
     const { config } = options;
     let batch = 0;
     this.caps = new RunCaps(config);
@@ -188,7 +196,8 @@ export class AgentRun {
     return { accepted: true };
   }
 
-  async start(): Promise<RunResult> {
+  /** Starts the run; a retry (`retry`) starts from the plan it carries over instead of asking the planner. */
+  async start(retry?: RetryStart): Promise<RunResult> {
     if (this.started) throw new Error('a run can only be started once');
     this.started = true;
     const { log, config } = this.context;
@@ -199,7 +208,9 @@ export class AgentRun {
       workspace: this.options.workspaceRoot,
       model: config['cortex.llm.model'],
       baseUrl: config['cortex.llm.baseUrl'],
+      ...(retry ? { retryOf: retry.retryOf } : {}),
     });
+    for (const event of retry?.carry ?? []) log.append(event);
     const unpriced = this.caps.unpricedWarning(config);
     if (unpriced) log.append({ type: 'log', level: 'warn', message: unpriced });
     // Said once per run, before any step runs: commands run unsandboxed, or will be refused
@@ -215,7 +226,7 @@ export class AgentRun {
     try {
       await readRunInstructions(this.context);
       await this.startMcpServers();
-      await this.plan();
+      if (!retry) await this.plan();
       const notice = await sandboxSaid;
       if (notice) log.append({ type: 'log', level: 'warn', message: notice });
       await this.schedule();

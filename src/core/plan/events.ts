@@ -176,6 +176,10 @@ export const ReplanRecordSchema = z.object({
   action: z.enum(['redesign', 'give_up']),
 });
 
+/** The step of a finished run that a new run retries (docs/design.md, “Retrying a run”, “Retrying a step”). */
+export const RetryOfSchema = z.object({ runId: z.string(), stepId: z.string(), description: z.string() });
+export type RetryOf = z.infer<typeof RetryOfSchema>;
+
 export const PlanSnapshotSchema = z.object({
   runId: z.string(),
   task: z.string(),
@@ -191,12 +195,24 @@ export const PlanSnapshotSchema = z.object({
   usage: UsageSchema,
   /** The run's warnings and errors (`log` events at warn or error), in order: the panel shows them. */
   notices: z.array(z.object({ level: z.enum(['warn', 'error']), message: z.string(), stepId: z.string().optional(), seq: z.number() })).optional(),
+  /** Set when this run retries a step of a finished run and carries the rest of it over. */
+  retryOf: RetryOfSchema.optional(),
 });
 export type PlanSnapshot = z.infer<typeof PlanSnapshotSchema>;
 export type StepSnapshot = z.infer<typeof StepSnapshotSchema>;
 
 export const RunEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...Base, type: z.literal('run_started'), runId: z.string(), task: z.string(), workspace: z.string(), model: z.string(), baseUrl: z.string() }),
+  z.object({
+    ...Base,
+    type: z.literal('run_started'),
+    runId: z.string(),
+    task: z.string(),
+    workspace: z.string(),
+    model: z.string(),
+    baseUrl: z.string(),
+    /** A run that retries a step of a finished run: the events after this one carry that run's plan over. */
+    retryOf: RetryOfSchema.optional(),
+  }),
   z.object({
     ...Base,
     type: z.literal('run_resumed'),

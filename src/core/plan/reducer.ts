@@ -40,6 +40,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       state.task = event.task;
       state.startedAt = event.time;
       state.status = 'running';
+      if (event.retryOf) state.retryOf = { ...event.retryOf };
       break;
     case 'run_resumed':
       foldRunResumed(state, event);

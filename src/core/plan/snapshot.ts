@@ -21,5 +21,6 @@ export function toSnapshot(state: PlanState): PlanSnapshot {
     finishedAt: state.finishedAt,
     usage: { ...state.usage },
     ...(state.notices ? { notices: structuredClone(state.notices) } : {}),
+    ...(state.retryOf ? { retryOf: { ...state.retryOf } } : {}),
   };
 }

@@ -30,11 +30,15 @@ const MemoryInjectedData = z.looseObject({
 /** `mcp_result` (MCP): the raw result of one MCP call, for the trace and the details pane. */
 const McpResultData = z.looseObject({ callId: z.string(), raw: z.string().optional() });
 
+/** `carried_over` (retrying a step): a completed step of a finished run, carried into the run that retries one of its steps; it did not run again. */
+const CarriedOverData = z.looseObject({ fromRunId: z.string(), fromStatus: z.string() });
+
 /** Each kind with the data its producer records; kinds the panel only lists as JSON stay open records. */
 const AUDIT_DATA = {
   context_cost: ContextCostData,
   memory_injected: MemoryInjectedData,
   mcp_result: McpResultData,
+  carried_over: CarriedOverData,
   mcp_tools: Loose,
   text_tool_calls: Loose,
   tool_calls_per_turn: Loose,
@@ -64,6 +68,7 @@ export const StepAuditSchema = z.discriminatedUnion('kind', [
   AUDIT_DATA.context_cost.extend({ kind: z.literal('context_cost'), ...Stored }),
   AUDIT_DATA.memory_injected.extend({ kind: z.literal('memory_injected'), ...Stored }),
   AUDIT_DATA.mcp_result.extend({ kind: z.literal('mcp_result'), ...Stored }),
+  AUDIT_DATA.carried_over.extend({ kind: z.literal('carried_over'), ...Stored }),
   AUDIT_DATA.mcp_tools.extend({ kind: z.literal('mcp_tools'), ...Stored }),
   AUDIT_DATA.text_tool_calls.extend({ kind: z.literal('text_tool_calls'), ...Stored }),
   AUDIT_DATA.tool_calls_per_turn.extend({ kind: z.literal('tool_calls_per_turn'), ...Stored }),

@@ -23,7 +23,7 @@ export function eventTextLevel(event: RunEvent): EventTextLevel {
 export function formatEvent(event: RunEvent, state: PlanState, verbose = false): string | undefined {
   switch (event.type) {
     case 'run_started':
-      return `cortex: run ${event.runId} with ${event.model} at ${event.baseUrl}`;
+      return `cortex: run ${event.runId} with ${event.model} at ${event.baseUrl}${event.retryOf ? `\ncortex: retry of step ${event.retryOf.stepId} ("${oneLine(event.retryOf.description, 200)}") from run ${event.retryOf.runId}` : ''}`;
     case 'run_resumed': {
       const kept = state.stepOrder.filter((id) => state.steps.get(id)?.status === 'completed').length;
       const again = event.restartedStepIds.length ? `, ${event.restartedStepIds.join(', ')} start again` : '';
@@ -67,7 +67,8 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
     }
     case 'log':
       // Which project instructions files the run follows is said even without --verbose (docs/design.md, “Project instructions”).
-      return verbose || event.level === 'warn' || event.level === 'error' || event.data?.kind === 'project_instructions'
+      // So is what a retry of a step carries over and runs (docs/design.md, “Retrying a step”).
+      return verbose || event.level === 'warn' || event.level === 'error' || event.data?.kind === 'project_instructions' || event.data?.kind === 'retry_step'
         ? `  ${event.level}: ${event.message}`
         : undefined;
     case 'llm_request':

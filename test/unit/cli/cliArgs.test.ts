@@ -56,7 +56,7 @@ describe('cli arguments', () => {
   });
   for (const [argv, message] of [
     [[], 'missing command: cortex run "TASK"'],
-    [['walk', 'x'], 'unknown command "walk" (expected "run", "resume", "diff" or "revert")'],
+    [['walk', 'x'], 'unknown command "walk" (expected "run", "resume", "retry-step", "diff" or "revert")'],
     [['run'], 'missing task: cortex run "TASK"'],
     [['run', 'a', 'b'], 'give the task as one quoted argument'],
     [['run', '--approve', 'some', 'x'], '--approve must be "all" or "none", not "some"'],
