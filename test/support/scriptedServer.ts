@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { countPromptTokens } from '../../src/core/context/tokenCounter';
 
@@ -105,6 +106,8 @@ export interface ScriptedServerOptions {
    * report that count as `usage.prompt_tokens` unless the reply sets its own usage.
    */
   maxPromptTokens?: number;
+  /** Serve HTTPS with this certificate (PEM) instead of HTTP: an endpoint behind a private certificate authority. */
+  tls?: { key: string; cert: string };
 }
 
 export type RefusalReason = 'protocol' | 'auth' | 'model' | 'unsupported' | 'not_found' | 'context';
@@ -158,7 +161,7 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
   const failures: string[] = [];
   let closing = false;
 
-  const server = http.createServer({ noDelay: true, keepAlive: true }, (req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     void serve(req, res).catch((err: unknown) => {
       // A bug in the server itself: make it visible and never leave the client waiting.
       console.error('[scriptedServer] internal error:', err);
@@ -167,8 +170,11 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
         sendJson(res, 500, errorBody(`scripted server internal error: ${errorText(err)}`, 'server_error'), { 'x-should-retry': 'false' });
       else res.destroy();
     });
-  });
-  server.on('connection', (socket) => {
+  };
+  const server = options.tls
+    ? https.createServer({ noDelay: true, keepAlive: true, key: options.tls.key, cert: options.tls.cert }, onRequest)
+    : http.createServer({ noDelay: true, keepAlive: true }, onRequest);
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -361,7 +367,7 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
   const { port } = server.address() as AddressInfo;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,
     requests,
     rejections,
     refusals,

@@ -73,19 +73,7 @@ export interface FailureDecision {
   message: string;
 }
 
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ERR_INVALID_URL',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
 const ABOUT_TOOLS = /\b(tools?|tool_choice|tool[ _-]?calls?|tool[ _-]?calling|tool[ _-]?use|functions?|function[ _-]?call(s|ing)?|schema)\b/i;
 const ABOUT_MODEL = /\bmodels?\b/i;
 const ABOUT_STREAM_OPTIONS = /stream_options|include_usage/i;
@@ -150,9 +138,33 @@ function redactProxy(proxy: string): string {
   }
 }
 
+/** What each certificate failure means, for the one line that names it. */
+const CERTIFICATE_PROBLEMS: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate comes from a certificate authority this machine does not trust',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate was issued by a certificate authority this machine does not know',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate was issued by a certificate authority this machine does not know',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
+};
+
+/**
+ * A TLS certificate the client would not trust: which problem, and what fixes it (a private
+ * authority's certificate for Node, or the endpoint's owner for an expired or misnamed one).
+ */
+function certificateFailure(code: string, ctx: FailureContext): FailureDecision {
+  const where = ctx.proxy ? `the LLM endpoint ${ctx.baseUrl} (through the proxy ${redactProxy(ctx.proxy)})` : `the LLM endpoint ${ctx.baseUrl}`;
+  const fix =
+    code === 'CERT_HAS_EXPIRED' || code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+      ? 'the endpoint (or the proxy in front of it) must present a valid certificate for this address'
+      : `if your company uses its own certificate authority, give its certificate (PEM) with ${(ctx.hints ?? EDITOR_LLM_HINTS).extraCaCerts}`;
+  return decision('unreachable', false, `Cortex does not trust ${where}: ${CERTIFICATE_PROBLEMS[code]} (${code}); ${fix}.`);
+}
+
 function classifyNetwork(facts: FailureFacts, ctx: FailureContext, said: string): FailureDecision {
   const code = facts.networkCode;
   const setting = (ctx.hints ?? EDITOR_LLM_HINTS).setting;
+  if (facts.phase === 'request' && code && code in CERTIFICATE_PROBLEMS) return certificateFailure(code, ctx);
   if (facts.phase === 'request' && code && UNREACHABLE_CODES.has(code) && ctx.proxy) {
     return decision(
       'unreachable',

@@ -11,10 +11,13 @@ export interface LlmHints {
   apiKey: string;
   /** How the user names a setting where they change it (a settings key, a flag). */
   setting: (key: LlmSettingKey) => string;
+  /** Where the certificate of a private certificate authority is given (a noun phrase). */
+  extraCaCerts: string;
 }
 
 /** The extension's wording: the key command and settings by their keys. */
 export const EDITOR_LLM_HINTS: LlmHints = {
   apiKey: "Run 'Cortex: Set API key' or set OPENAI_API_KEY.",
   setting: (key) => key,
+  extraCaCerts: 'NODE_EXTRA_CA_CERTS=FILE in the environment VS Code starts with',
 };
