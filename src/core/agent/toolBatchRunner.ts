@@ -12,6 +12,7 @@ import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
 import { stepAuditEvent } from '../plan/stepAudits';
+import { rememberableParts } from './rememberableParts';
 
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
@@ -86,6 +87,7 @@ function requestApproval(batch: Batch, entry: ConfirmEntry): void {
       denyEffect: verdict.denyEffect,
       reason: verdict.reason,
       diff: batch.previews?.get(call.call.id),
+      rememberable: rememberableParts(entry, batch.context.trusted),
     },
     batch.context.signal,
   );
@@ -112,15 +114,16 @@ function open(batch: Batch, entries: readonly BatchEntry[]): void {
  * The approval step of a call that needs one (docs/design.md, “Approvals”): waits for the answer asked for
  * in `open`. A denial is recorded as `rejected`; a denied required gate either ends the step
  * (`gateDenied`) or, when the host holds denied gates, blocks the step until Retry asks again.
- * True when the call may run; a cancelled request leaves the call as it is (it never ran).
+ * Who approved it when the call may run (a person, or a remembered answer), else false; a
+ * cancelled request leaves the call as it is (it never ran).
  */
-async function awaitApproval(batch: Batch, entry: ConfirmEntry): Promise<boolean> {
+async function awaitApproval(batch: Batch, entry: ConfirmEntry): Promise<'person' | 'remembered' | false> {
   const { context, stepId } = batch;
   const { call, verdict } = entry;
   for (;;) {
     const outcome = await batch.approvals.get(call.call.id)!;
     if (outcome.decision === 'cancelled') return false;
-    if (outcome.decision === 'approve') return true;
+    if (outcome.decision === 'approve') return outcome.source === 'remembered' ? 'remembered' : 'person';
     record(batch, call, { status: 'rejected', content: userDeniedMessage(call.name, outcome.feedback), executed: false, reason: 'approval_denied' });
     if (!verdict.required || verdict.denyEffect !== 'block') return false;
     if (!context.holdDeniedGates) {
@@ -137,7 +140,8 @@ async function awaitApproval(batch: Batch, entry: ConfirmEntry): Promise<boolean
 
 /** Runs one call that passed the policy (after its approval, when it needs one) and records the result. */
 async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
-  if (entry.disposition === 'confirm' && !(await awaitApproval(batch, entry))) return;
+  const approvedBy = entry.disposition === 'confirm' ? await awaitApproval(batch, entry) : undefined;
+  if (approvedBy === false) return;
   const { context, stepId } = batch;
   const { config, log } = context;
   const call: RunnableCall = entry.call;
@@ -152,7 +156,8 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     // (an auto-approved command is checked on disk once more before it runs).
     commandExecution: executionSettingsFromConfig(config),
     protectedPaths: batch.protection.matcher,
-    approvedByPerson: entry.disposition === 'confirm',
+    // A remembered prefix approved the prefix, not these words: the stricter reading applies.
+    approvedByPerson: approvedBy === 'person',
     // Even an approved command cannot write the run's own files inside the sandbox (mounted read-only).
     runFiles: context.runFiles,
     // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md, “MCP tools”).
