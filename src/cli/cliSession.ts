@@ -7,6 +7,7 @@ import { terminalSafe } from '../core/text/terminalSafe';
 import { formatEvent } from '../core/trace/eventText';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import { attachCliApprovals } from './cliApprovals';
+import { ApprovalMemory } from '../core/policy/approvalMemory';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
 import { batchWritesPerTurn } from './turnBatchedOutput';
@@ -70,7 +71,8 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     stderrBatch.hold();
     printLine(io.stderr, line);
   });
-  const approvals = new ApprovalBroker();
+  // Only a terminal can answer "for this run"; the CLI remembers nothing beyond the run.
+  const approvals = new ApprovalBroker(session.approve === undefined ? { memory: new ApprovalMemory() } : {});
   const detach = attachCliApprovals(approvals, session.approve, {
     // Read when a request needs it: a run that asks nothing never creates stdin.
     get input() {
