@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { updateToolResultEvent } from '../plan/planOperations';
-import type { ApprovalOutcome } from '../policy/approvalBroker';
+import type { ApprovalOutcome, RememberableParts } from '../policy/approvalBroker';
 import { callProtection, type CallProtection } from '../tools/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
@@ -12,7 +12,7 @@ import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
 import { stepAuditEvent } from '../plan/stepAudits';
-import { rememberableParts } from './rememberableParts';
+import { rememberableParts, type RememberPlace } from './rememberableParts';
 
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
@@ -55,6 +55,8 @@ interface Batch {
   gateDenied?: BatchOutcome['gateDenied'];
   /** The diff each write or edit waiting for approval would make, by call id (docs/design.md, “Checkpoints and revert”). */
   previews?: Map<string, string>;
+  /** What a remembered answer may cover, by call id; absent for a call no remembered answer may approve (docs/design.md, “Remembered approvals”). */
+  rememberable?: Map<string, RememberableParts>;
 }
 
 /** Records a call's result, as an event and for the batch. */
@@ -87,7 +89,7 @@ function requestApproval(batch: Batch, entry: ConfirmEntry): void {
       denyEffect: verdict.denyEffect,
       reason: verdict.reason,
       diff: batch.previews?.get(call.call.id),
-      rememberable: rememberableParts(entry, batch.context.trusted),
+      rememberable: batch.rememberable?.get(call.call.id),
     },
     batch.context.signal,
   );
@@ -251,6 +253,17 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
   return { toolMessages, executedCount: executed.length, failedExecutions, gateDenied: batch.gateDenied };
 }
 
+/** The rememberable parts of each call that waits for approval (a broker without a memory ignores them). */
+async function rememberableCalls(entries: readonly BatchEntry[], place: RememberPlace): Promise<Map<string, RememberableParts>> {
+  const found = new Map<string, RememberableParts>();
+  for (const entry of entries) {
+    if (entry.disposition !== 'confirm') continue;
+    const parts = await rememberableParts(entry, place);
+    if (parts) found.set(entry.call.call.id, parts);
+  }
+  return found;
+}
+
 /**
  * Runs the calls of one model response: invalid payloads, de-duplication, policy, approvals and
  * execution (sequential by index, or read-only tools concurrently), recording everything as events.
@@ -268,6 +281,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     context.config['cortex.limits.maxReadFileBytes'],
     protection.guard(undefined),
   );
+  batch.rememberable = await rememberableCalls(entries, { trusted: context.trusted, workspaceRoot: context.workspaceRoot, protectedPaths: protection.matcher });
   open(batch, entries);
   const startedAt = Date.now();
   await execute(batch, entries);
