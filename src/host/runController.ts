@@ -3,6 +3,7 @@ import { AgentRun, newRunId, type RunResult } from '../core/agent/agentRun';
 import type { FlatConfig } from '../core/config/configSchema';
 import { EventLog } from '../core/plan/eventLog';
 import type { PlanState } from '../core/plan/planTypes';
+import { ApprovalMemory, type RememberedPrefixStore } from '../core/policy/approvalMemory';
 import { ApprovalBroker } from '../core/policy/approvalBroker';
 import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
@@ -100,6 +101,8 @@ export class RunController implements vscode.Disposable {
     private readonly mcp?: McpHostServers,
     /** The extension's global storage: workspace memories live under it, outside the repository. */
     private readonly storageDir?: string,
+    /** The workspace's "always allow" command prefixes (docs/design.md, “Remembered approvals”). */
+    private readonly approvalStore?: RememberedPrefixStore,
   ) {
     this.statusBar = vscode.window.createStatusBarItem('cortex.run', vscode.StatusBarAlignment.Left, 100);
     this.statusBar.name = 'Cortex run';
@@ -193,7 +196,7 @@ export class RunController implements vscode.Disposable {
     const traceFile = this.registry.traceFileFor(runId);
     const trusted = vscode.workspace.isTrusted;
     const log = new EventLog({ onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`) });
-    const broker = new ApprovalBroker({ logger: this.logger });
+    const broker = this.newBroker(trusted);
     // MCP servers: the user's, and the workspace's once allowed (docs/design.md, “MCP tools”).
     const mcp = (await this.mcp
       ?.forRun(folder.uri.fsPath, config, trusted)
@@ -260,7 +263,7 @@ export class RunController implements vscode.Disposable {
       history: opened.events,
       onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`),
     });
-    const broker = new ApprovalBroker({ logger: this.logger });
+    const broker = this.newBroker(trusted);
     const mcp = (await this.mcp
       ?.forRun(folder.uri.fsPath, config, trusted)
       .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
@@ -299,6 +302,12 @@ export class RunController implements vscode.Disposable {
   }
 
   /** What a new and a resumed run of this window are given alike. */
+  /** A run's broker: in a trusted workspace it applies remembered answers; in Restricted Mode nothing is remembered or applied. */
+  private newBroker(trusted: boolean): ApprovalBroker {
+    const memory = trusted ? new ApprovalMemory({ store: this.approvalStore, logger: this.logger }) : undefined;
+    return new ApprovalBroker({ logger: this.logger, ...(memory ? { memory } : {}) });
+  }
+
   private runOptions(
     folder: vscode.WorkspaceFolder,
     config: FlatConfig,
