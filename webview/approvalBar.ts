@@ -93,6 +93,15 @@ export class ApprovalBar {
     const row = el('div', 'approvals-item-actions');
     row.append(approve, ...this.rememberButtons(a), deny, feedback);
     li.append(row);
+    // What the remembered answers cover, in words beside the buttons (not only in their tooltips).
+    if (a.remember)
+      li.append(
+        el(
+          'p',
+          'approvals-remember-note muted',
+          `${a.remember.workspace ? '“Approve for this run” and “Always allow” also approve' : '“Approve for this run” also approves'} ${describeRule(a.remember.rule)}${'prefix' in a.remember.rule ? ' (plain words after it, never shell syntax)' : ''}.`,
+        ),
+      );
     return li;
   }
 
