@@ -110,8 +110,11 @@ export class ApprovalBar {
     const offer = a.remember;
     if (!offer) return [];
     const covers = describeRule(offer.rule);
-    const run = button('Approve for this run', 'btn btn-secondary approvals-remember', `Approve this call and, for the rest of this run, ${covers}`, (_ev, self) =>
-      this.handlers.approveRemembered(a, 'run', self),
+    const run = button(
+      'Approve for this run',
+      'btn btn-secondary approvals-remember',
+      `Approve this call and, for the rest of this run, ${covers}`,
+      (_ev, self) => this.handlers.approveRemembered(a, 'run', self),
     );
     run.title = `Also approves, until this run ends: ${covers}`;
     if (!offer.workspace) return [run];

@@ -18,7 +18,15 @@ export function attachCliApprovals(
   const seen = new Set<string>();
   let queue: Promise<void> = Promise.resolve();
   const answer = (request: ApprovalRequest, decision: 'approve' | 'deny', feedback?: string, source = 'cli', scope?: 'run') =>
-    broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision, feedback, source, ...(scope ? { scope } : {}) });
+    broker.answer({
+      requestId: request.requestId,
+      callId: request.callId,
+      argsHash: request.argsHash,
+      decision,
+      feedback,
+      source,
+      ...(scope ? { scope } : {}),
+    });
 
   const ask = async (request: ApprovalRequest) => {
     const rl = createInterface({ input: io.input, output: io.output, terminal: true });

@@ -41,5 +41,5 @@ export async function manageApprovals(state: StateLike, logger: Logger): Promise
   const kept = rules.filter((rule) => !picked.some((item) => sameRule(item.rule, rule)));
   await store.write(kept);
   logger.info(`remembered approvals: removed ${picked.map((item) => item.label).join(', ')}`);
-  void vscode.window.showInformationMessage(`Cortex: removed ${picked.length === 1 ? picked[0]!.label : `${picked.length} approvals`}.`);
+  void vscode.window.showInformationMessage(`Cortex: removed ${picked.length === 1 ? picked[0].label : `${picked.length} approvals`}.`);
 }

@@ -217,7 +217,9 @@ export class DagPanel implements vscode.Disposable {
           ...(message.scope ? { scope: message.scope } : {}),
         });
         if (result.accepted)
-          this.logger.info(`panel ${this.runId}: ${message.decision}${message.scope ? ` (${message.scope})` : ''} ${message.callId} (request ${message.requestId})`);
+          this.logger.info(
+            `panel ${this.runId}: ${message.decision}${message.scope ? ` (${message.scope})` : ''} ${message.callId} (request ${message.requestId})`,
+          );
         // The events the answer caused go out first, so the reply never overtakes them.
         this.batcher.flush();
         this.post(

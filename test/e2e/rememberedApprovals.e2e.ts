@@ -65,28 +65,45 @@ describe('e2e: remembered approvals', function () {
     const forRun = bar().getByRole('button', { name: /^Approve this call and, for the rest of this run, run_command `touch …`/ });
     await forRun.waitFor({ state: 'visible' });
     assert.match((await forRun.getAttribute('title')) ?? '', /until this run ends: run_command `touch …`/);
-    await bar().getByRole('button', { name: /^Approve this call and always allow run_command `touch …` in this workspace/ }).waitFor({ state: 'visible' });
-    assert.match(await bar().locator('.approvals-remember-note').innerText(), /also approve run_command `touch …` \(plain words after it, never shell syntax\)/);
+    await bar()
+      .getByRole('button', { name: /^Approve this call and always allow run_command `touch …` in this workspace/ })
+      .waitFor({ state: 'visible' });
+    assert.match(
+      await bar().locator('.approvals-remember-note').innerText(),
+      /also approve run_command `touch …` \(plain words after it, never shell syntax\)/,
+    );
     for (const width of [460, 1280]) {
       await setPanelWidth(page, panel.frame, width);
       panel = await cortexPanel(page);
       await panelShot(page, `remembered-approval-bar-${width}`);
     }
     assert.equal(existsSync(join(workspace, 'one.txt')), false, 'nothing runs before approval');
-    await bar().getByRole('button', { name: /^Approve this call and, for the rest of this run/ }).click();
+    await bar()
+      .getByRole('button', { name: /^Approve this call and, for the rest of this run/ })
+      .click();
 
     // touch two.txt runs unasked; the next request is the shell line, which offers nothing to remember.
     await item().filter({ hasText: 'touch three.txt && touch four.txt' }).waitFor({ state: 'visible', timeout: 60_000 });
     assert.equal(existsSync(join(workspace, 'one.txt')), true);
     assert.equal(existsSync(join(workspace, 'two.txt')), true, 'the same-prefix command ran without a prompt');
     assert.equal(await item().count(), 1);
-    assert.equal(await bar().getByRole('button', { name: /for the rest of this run|always allow/ }).count(), 0, 'shell syntax: only Approve and Deny');
+    assert.equal(
+      await bar()
+        .getByRole('button', { name: /for the rest of this run|always allow/ })
+        .count(),
+      0,
+      'shell syntax: only Approve and Deny',
+    );
     assert.equal(await bar().locator('.approvals-remember-note').count(), 0);
-    await bar().getByRole('button', { name: /^Deny run_command/ }).click();
+    await bar()
+      .getByRole('button', { name: /^Deny run_command/ })
+      .click();
 
     // mkdir out (`out` reads as a subcommand word, so the prefix is both words): always allowed in this workspace from now on.
     await item().filter({ hasText: 'mkdir out' }).waitFor({ state: 'visible', timeout: 60_000 });
-    await bar().getByRole('button', { name: /^Approve this call and always allow run_command `mkdir out …` in this workspace/ }).click();
+    await bar()
+      .getByRole('button', { name: /^Approve this call and always allow run_command `mkdir out …` in this workspace/ })
+      .click();
     await waitForNotification(page, /Cortex finished: Files created\./, 60_000);
     assert.equal(existsSync(join(workspace, 'out')), true);
     for (const name of ['three.txt', 'four.txt']) assert.equal(existsSync(join(workspace, name)), false, `${name}: the denied shell line never ran`);

@@ -51,7 +51,11 @@ describe('agent run: remembered approvals', () => {
       ['test', 'deny', undefined, undefined],
     ]);
     const offers = eventsOf(events, 'tool_call_awaiting_approval').map((e) => e.approval.remember);
-    assert.deepEqual(offers, [{ rule, workspace: false }, { rule, workspace: false }, undefined, undefined], 'shell syntax and a protected file offer nothing to remember');
+    assert.deepEqual(
+      offers,
+      [{ rule, workspace: false }, { rule, workspace: false }, undefined, undefined],
+      'shell syntax and a protected file offer nothing to remember',
+    );
     const calls = result.snapshot.steps[0].toolCalls;
     assert.equal(calls[1].approval?.answeredBy, 'remembered');
     assert.equal(calls[1].status, 'success');

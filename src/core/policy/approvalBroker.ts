@@ -189,7 +189,8 @@ export class ApprovalBroker {
     if (scope !== 'call') {
       if (answer.decision !== 'approve') return refused('malformed', 'only an approval can be remembered, not a denial');
       const offer = approval.remember;
-      if (!offer || !this.memory || !waiter.rememberable) return refused('malformed', 'this call cannot be approved beyond itself (it is only asked for one call at a time)');
+      if (!offer || !this.memory || !waiter.rememberable)
+        return refused('malformed', 'this call cannot be approved beyond itself (it is only asked for one call at a time)');
       if (scope === 'workspace' && !offer.workspace) return refused('malformed', 'only a command prefix can be allowed for the workspace, and only in VS Code');
       remembered = offer.rule;
     }
@@ -245,9 +246,11 @@ export class ApprovalBroker {
   private remember(rule: RememberedRule, workspace: boolean): void {
     const memory = this.memory!;
     if (!workspace) return memory.rememberForRun(rule);
-    memory.rememberInWorkspace(rule).catch((error: unknown) =>
-      this.logger.error('could not keep the approval for the workspace', { error: error instanceof Error ? error.message : String(error) }),
-    );
+    memory
+      .rememberInWorkspace(rule)
+      .catch((error: unknown) =>
+        this.logger.error('could not keep the approval for the workspace', { error: error instanceof Error ? error.message : String(error) }),
+      );
   }
 
   /** Approves a waiting request a remembered answer covers (`source: 'remembered'`); true when it did. */

@@ -71,7 +71,7 @@ export function commandPrefix(command: NonNullable<RememberableCall['command']>)
   const words = literal.words;
   if (words.length > MAX_PREFIX_WORDS || words.some((word) => word.length > MAX_WORD_CHARS)) return undefined;
   if (exactOnly(words, command.handoffs)) return [...words];
-  const prefix = [words[0]!];
+  const prefix = [words[0]];
   for (const word of words.slice(1, 1 + MAX_SUBCOMMANDS)) {
     if (!SUBCOMMAND.test(word)) break;
     prefix.push(word);
@@ -127,7 +127,7 @@ export function sameRule(a: RememberedRule, b: RememberedRule): boolean {
 
 /** An interpreter, wrapper or shell: what it runs is not in the prefix, so only the exact command matches. */
 function exactOnly(words: readonly string[], handoffs: readonly string[]): boolean {
-  if (handoffs.length > 0 || RUNS_ANOTHER.has(words[0]!)) return true;
+  if (handoffs.length > 0 || RUNS_ANOTHER.has(words[0])) return true;
   return strippedForms([...words]).length > 0 || innerScript([...words]) !== undefined;
 }
 
@@ -140,7 +140,7 @@ function folderOf(p: string): string | undefined {
 }
 
 function commonFolder(folders: string[]): string {
-  let common = folders[0]!.split('/');
+  let common = folders[0].split('/');
   for (const folder of folders.slice(1)) {
     const parts = folder.split('/');
     let i = 0;

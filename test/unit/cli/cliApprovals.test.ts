@@ -59,7 +59,10 @@ describe('CLI approvals on a terminal', () => {
     let shown = '';
     output.on('data', (d) => (shown += d));
     const detach = attachCliApprovals(run.broker, undefined, { input, output });
-    const rememberable = (text: string) => ({ argumentsJson: JSON.stringify({ command: text }), rememberable: { command: { text, handoffs: [], errors: [] } } });
+    const rememberable = (text: string) => ({
+      argumentsJson: JSON.stringify({ command: text }),
+      rememberable: { command: { text, handoffs: [], errors: [] } },
+    });
     const first = run.ask('c1', rememberable('npm test'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(shown.includes('[r] yes for this run, also run_command `npm test …`'), JSON.stringify(shown));

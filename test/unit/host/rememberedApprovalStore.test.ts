@@ -19,7 +19,12 @@ describe('remembered approvals in the workspace state', () => {
     await first.rememberInWorkspace({ tool: 'run_command', prefix: ['npm', 'test'] });
     assert.deepEqual(state.values.get(REMEMBERED_APPROVALS_KEY), [{ tool: 'run_command', prefix: ['npm', 'test'] }]);
     const next = new ApprovalMemory({ store: workspacePrefixStore(state) });
-    const found = next.find({ toolName: 'run_command', argumentsJson: '{}', argsHash: 'a'.repeat(64), command: { text: 'npm test', handoffs: [], errors: [] } });
+    const found = next.find({
+      toolName: 'run_command',
+      argumentsJson: '{}',
+      argsHash: 'a'.repeat(64),
+      command: { text: 'npm test', handoffs: [], errors: [] },
+    });
     assert.equal(found?.scope, 'workspace');
   });
 
@@ -32,7 +37,10 @@ describe('remembered approvals in the workspace state', () => {
 
   it('keeps a malformed value it finds out of what it writes back', async () => {
     const state = memento();
-    state.values.set(REMEMBERED_APPROVALS_KEY, [{ tool: 'run_command', prefix: 'npm test' }, { tool: 'run_command', prefix: ['make'] }]);
+    state.values.set(REMEMBERED_APPROVALS_KEY, [
+      { tool: 'run_command', prefix: 'npm test' },
+      { tool: 'run_command', prefix: ['make'] },
+    ]);
     await new ApprovalMemory({ store: workspacePrefixStore(state) }).rememberInWorkspace({ tool: 'run_command', prefix: ['cargo', 'build'] });
     assert.deepEqual(state.values.get(REMEMBERED_APPROVALS_KEY), [
       { tool: 'run_command', prefix: ['make'] },

@@ -46,11 +46,11 @@ describe('approval broker: remembered answers', () => {
     assert.deepEqual(await second.outcome, { decision: 'approve', source: 'remembered' });
     assert.deepEqual(run.broker.pending(), []);
     const [answered, remembered] = answers(run.log.events);
-    assert.equal(answered!.scope, 'run');
-    assert.deepEqual(answered!.remembered, { tool: 'run_command', prefix: ['npm', 'test'] });
-    assert.equal(remembered!.callId, 'c2');
-    assert.equal(remembered!.source, 'remembered');
-    assert.equal(remembered!.scope, 'run');
+    assert.equal(answered.scope, 'run');
+    assert.deepEqual(answered.remembered, { tool: 'run_command', prefix: ['npm', 'test'] });
+    assert.equal(remembered.callId, 'c2');
+    assert.equal(remembered.source, 'remembered');
+    assert.equal(remembered.scope, 'run');
     const call = run.log.state.steps.get('s1')!.toolCalls.find((c) => c.id === 'c2')!;
     assert.equal(call.approval?.state, 'approved');
     assert.equal(call.approval?.answeredBy, 'remembered');
@@ -67,7 +67,7 @@ describe('approval broker: remembered answers', () => {
       run.broker.pending().map((p) => p.callId),
       ['c2', 'c3', 'c4'],
     );
-    assert.equal(run.broker.pending()[0]!.remember, undefined, 'shell syntax offers nothing to remember');
+    assert.equal(run.broker.pending()[0].remember, undefined, 'shell syntax offers nothing to remember');
   });
 
   it('a plain Approve remembers nothing', () => {
@@ -130,7 +130,7 @@ describe('approval broker: remembered answers', () => {
     const next = approvalRun({ memory: new ApprovalMemory({ store }) });
     const later = next.ask('c9', commandArgs('cargo build'));
     assert.deepEqual(await later.outcome, { decision: 'approve', source: 'remembered' });
-    assert.equal(answers(next.log.events)[0]!.scope, 'workspace');
+    assert.equal(answers(next.log.events)[0].scope, 'workspace');
   });
 
   it('drops a malformed stored entry with a log line and applies the valid ones', async () => {
@@ -146,6 +146,9 @@ describe('approval broker: remembered answers', () => {
       ['c2'],
     );
     assert.equal(warnings.length, 2, warnings.join('\n'));
-    assert.ok(warnings.some((line) => /dropped a malformed entry 42/.test(line)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((line) => /dropped a malformed entry 42/.test(line)),
+      warnings.join('\n'),
+    );
   });
 });

@@ -82,7 +82,15 @@ describe('remembered rules: command prefixes', () => {
   });
 
   it('never matches quoted words, escapes or arguments leaving the workspace', () => {
-    for (const later of ["npm test 'a b'", 'npm test a\\ b', 'npm test /etc/passwd', 'npm test ../outside', 'npm test ~/x', 'npm test --config=/etc/x', 'npm test HEAD~1'])
+    for (const later of [
+      "npm test 'a b'",
+      'npm test a\\ b',
+      'npm test /etc/passwd',
+      'npm test ../outside',
+      'npm test ~/x',
+      'npm test --config=/etc/x',
+      'npm test HEAD~1',
+    ])
       assert.equal(matches('npm test', later), false, later);
   });
 
@@ -149,8 +157,14 @@ describe('remembered rules: the workspace store is untrusted data', () => {
 
   it('drops a stored value that is not a list', () => {
     const dropped: string[] = [];
-    assert.deepEqual(parseStoredPrefixes({ prefix: ['npm'] }, (why) => dropped.push(why)), []);
+    assert.deepEqual(
+      parseStoredPrefixes({ prefix: ['npm'] }, (why) => dropped.push(why)),
+      [],
+    );
     assert.equal(dropped.length, 1);
-    assert.deepEqual(parseStoredPrefixes(undefined, () => assert.fail('nothing stored is not malformed')), []);
+    assert.deepEqual(
+      parseStoredPrefixes(undefined, () => assert.fail('nothing stored is not malformed')),
+      [],
+    );
   });
 });
