@@ -29,8 +29,12 @@ const PLAIN_WORD = /^[A-Za-z0-9_\-.,/:@%+=^]+$/;
 const MAX_SUBCOMMANDS = 2;
 const MAX_PREFIX_WORDS = 16;
 const MAX_WORD_CHARS = 200;
-/** Programs that run another program given as an argument; no deny rule or prefix can judge what that is. */
-const RUNS_ANOTHER = new Set(['sudo', 'doas', 'su', 'runuser', 'chroot', 'nsenter', 'unshare', 'flock', 'script', 'eval']);
+/** Programs that run another program given as an argument (here or elsewhere); no prefix can judge what that is. */
+const RUNS_ANOTHER = new Set(['sudo', 'doas', 'su', 'runuser', 'chroot', 'nsenter', 'unshare', 'flock', 'script', 'eval', 'ssh', 'npx', 'pnpx', 'bunx', 'uvx', 'pipx']);
+/** Subcommands that run a program named after them (`npm exec X`, `pnpm dlx X`). */
+const RUNS_ANOTHER_SUBCOMMAND = new Set(['exec', 'dlx', 'x']);
+/** Programs whose `run` runs any command named after it (`uv run X`), unlike `npm run` (a script of package.json). */
+const RUN_RUNS_ANOTHER = new Set(['uv', 'poetry', 'pipenv', 'pdm', 'hatch', 'conda', 'docker', 'podman', 'kubectl', 'nix']);
 
 /** What "Approve for this run" would remember for this call, or undefined when nothing may be. */
 export function rememberOffer(call: RememberableCall): RememberOffer | undefined {
@@ -128,6 +132,8 @@ export function sameRule(a: RememberedRule, b: RememberedRule): boolean {
 /** An interpreter, wrapper or shell: what it runs is not in the prefix, so only the exact command matches. */
 function exactOnly(words: readonly string[], handoffs: readonly string[]): boolean {
   if (handoffs.length > 0 || RUNS_ANOTHER.has(words[0])) return true;
+  const sub = words[1] ?? '';
+  if (RUNS_ANOTHER_SUBCOMMAND.has(sub) || (sub === 'run' && RUN_RUNS_ANOTHER.has(words[0]))) return true;
   return strippedForms([...words]).length > 0 || innerScript([...words]) !== undefined;
 }
 

@@ -52,6 +52,12 @@ describe('remembered rules: command prefixes', () => {
     assert.equal(matches('node', 'node evil.js'), false);
     assert.equal(matches('env npm test', 'env npm test rm'), false);
     assert.equal(matches('sudo make', 'sudo make install'), false);
+    // Package runners and "run anything" subcommands name the program to run after them.
+    assert.deepEqual(prefixOf('npx -y cowsay'), ['npx', '-y', 'cowsay']);
+    assert.equal(matches('npx -y cowsay', 'npx -y evil'), false);
+    assert.equal(matches('npm exec -y cowsay', 'npm exec -y evil'), false);
+    assert.equal(matches('uv run pytest', 'uv run pytest rm'), false);
+    assert.deepEqual(prefixOf('npm run build'), ['npm', 'run', 'build'], 'npm run runs a script of package.json');
   });
 
   it('matches the prefix alone or followed by plain words', () => {
