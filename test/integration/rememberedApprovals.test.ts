@@ -60,4 +60,60 @@ describe('agent run: remembered approvals', () => {
     assert.equal(calls[1].approval?.answeredBy, 'remembered');
     assert.equal(calls[1].status, 'success');
   });
+
+  it('a file tool remembers its folder: a write below it runs unasked; another folder and a protected file still ask', async () => {
+    const executor = sequence(
+      toolCalls(call('write_file', { path: 'src/a.ts', content: 'a' })),
+      toolCalls(call('write_file', { path: 'src/deep/b.ts', content: 'b' })),
+      toolCalls(call('write_file', { path: 'lib/c.ts', content: 'c' })),
+      toolCalls(call('write_file', { path: 'src/generated/d.ts', content: 'd' })),
+      message('wrote src/a.ts and src/deep/b.ts'),
+    );
+    server().setHandler(route({ planner: json({ title: 'files', steps: ['Write the files'], dependencies: {} }), executor, aggregator: message('done') }));
+    const asked: string[] = [];
+    const { result, events, workspace } = await runAgainst(server(), {
+      memory: new ApprovalMemory(),
+      settings: { 'cortex.policy.tools': { write_file: 'confirm' }, 'cortex.policy.protectedPaths': { write: ['src/generated/**'], read: [] } },
+      onApproval: (request, broker) => {
+        const path = JSON.parse(request.argumentsJson).path as string;
+        asked.push(path);
+        const first = path === 'src/a.ts';
+        assert.deepEqual(broker.answer({ ...request, decision: first ? 'approve' : 'deny', scope: first ? 'run' : 'call' }), { accepted: true });
+      },
+    });
+    server().assertNoRejections();
+    assert.equal(result.status, 'completed', result.error);
+    assert.deepEqual(asked, ['src/a.ts', 'lib/c.ts', 'src/generated/d.ts']);
+    assert.equal(existsSync(join(workspace, 'src', 'deep', 'b.ts')), true, 'the write below the folder ran unasked');
+    for (const path of ['lib/c.ts', 'src/generated/d.ts']) assert.equal(existsSync(join(workspace, path)), false, path);
+    assert.deepEqual(
+      eventsOf(events, 'approval_answered').map((e) => [e.source ?? null, e.remembered ?? null]),
+      [
+        [null, { tool: 'write_file', folder: 'src' }],
+        ['remembered', { tool: 'write_file', folder: 'src' }],
+        [null, null],
+        [null, null],
+      ],
+    );
+  });
+
+  it('a confirm-required gate offers nothing to remember, and an answer "for this run" to it is refused', async () => {
+    const executor = sequence(toolCalls(call('run_command', { command: 'touch gate.txt' })), message('ran it'));
+    server().setHandler(route({ planner: json({ title: 'gate', steps: ['Run the gate'], dependencies: {} }), executor, aggregator: message('done') }));
+    const { result, events, workspace } = await runAgainst(server(), {
+      memory: new ApprovalMemory(),
+      settings: { 'cortex.policy.tools': { run_command: 'confirm-required' } },
+      onApproval: (request, broker) => {
+        assert.equal(request.remember, undefined);
+        assert.equal(broker.answer({ ...request, decision: 'approve', scope: 'run' }).accepted, false);
+        assert.equal(broker.answer({ ...request, decision: 'approve' }).accepted, true);
+      },
+    });
+    assert.equal(result.status, 'completed', result.error);
+    assert.equal(existsSync(join(workspace, 'gate.txt')), true);
+    assert.deepEqual(
+      eventsOf(events, 'approval_refused').map((e) => e.reason),
+      ['malformed'],
+    );
+  });
 });
