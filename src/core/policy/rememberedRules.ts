@@ -30,7 +30,24 @@ const MAX_SUBCOMMANDS = 2;
 const MAX_PREFIX_WORDS = 16;
 const MAX_WORD_CHARS = 200;
 /** Programs that run another program given as an argument (here or elsewhere); no prefix can judge what that is. */
-const RUNS_ANOTHER = new Set(['sudo', 'doas', 'su', 'runuser', 'chroot', 'nsenter', 'unshare', 'flock', 'script', 'eval', 'ssh', 'npx', 'pnpx', 'bunx', 'uvx', 'pipx']);
+const RUNS_ANOTHER = new Set([
+  'sudo',
+  'doas',
+  'su',
+  'runuser',
+  'chroot',
+  'nsenter',
+  'unshare',
+  'flock',
+  'script',
+  'eval',
+  'ssh',
+  'npx',
+  'pnpx',
+  'bunx',
+  'uvx',
+  'pipx',
+]);
 /** Subcommands that run a program named after them (`npm exec X`, `pnpm dlx X`). */
 const RUNS_ANOTHER_SUBCOMMAND = new Set(['exec', 'dlx', 'x']);
 /** Programs whose `run` runs any command named after it (`uv run X`), unlike `npm run` (a script of package.json). */
