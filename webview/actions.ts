@@ -11,7 +11,13 @@ export const MAX_FEEDBACK_CHARS = 4000;
 export type AnswerMessage = Extract<WebviewToHost, { type: 'approval/answer' }>;
 
 /** approval/answer for one pending request, with the `replyTo` nonce the host's reply will quote. */
-export function approvalAnswer(store: PlanStore, approval: ApprovalRequestMessage, decision: 'approve' | 'deny', feedback?: string): AnswerMessage | undefined {
+export function approvalAnswer(
+  store: PlanStore,
+  approval: ApprovalRequestMessage,
+  decision: 'approve' | 'deny',
+  feedback?: string,
+  scope?: 'run' | 'workspace',
+): AnswerMessage | undefined {
   if (!store.runId) return undefined;
   const replyTo = store.markAnswered(approval.requestId, decision);
   if (!replyTo) return undefined;
@@ -26,6 +32,7 @@ export function approvalAnswer(store: PlanStore, approval: ApprovalRequestMessag
   };
   const text = feedback?.trim();
   if (decision === 'deny' && text) message.feedback = text.slice(0, MAX_FEEDBACK_CHARS);
+  if (decision === 'approve' && scope) message.scope = scope;
   return message;
 }
 

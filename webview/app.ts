@@ -102,6 +102,7 @@ export class PanelApp {
     });
     this.approvalBar = new ApprovalBar({
       approve: (a, b) => this.answer(a, 'approve', undefined, b),
+      approveRemembered: (a, scope, b) => this.sendAnswer(approvalAnswer(this.store, a, 'approve', undefined, scope), b),
       deny: (a, feedback, b) => this.answer(a, 'deny', feedback, b),
       approveAll: (b) => this.sendAll(answerAll(this.store, 'approve'), b),
       denyAll: (b) => this.sendAll(answerAll(this.store, 'deny'), b),

@@ -1,17 +1,22 @@
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalReasonText, approvalSubject } from './approvalText';
+import { describeRule } from '../src/core/plan/rememberedApproval';
 import { button, el } from './dom';
 import { stepName } from '../src/core/plan/failureText';
 import type { PlanStore } from './store';
 
 // The sticky approval bar under the run header: shown whenever one or more tool calls wait, at any
 // zoom and in either view. Each request shows what would run (the command line or the file, with
-// its diff), why Cortex asks in words, Approve, Deny and an optional feedback for Deny; two or more
+// its diff), why Cortex asks in words, Approve, Deny and an optional feedback for Deny; a request
+// that may be remembered also gets "Approve for this run" and, for a command prefix, "Always allow
+// in this workspace" (docs/design.md, “Remembered approvals”), each naming what it covers; two or more
 // also get "Approve all (N)" / "Deny all". Rebuilt only when the set of waiting requests changes,
 // so typed feedback survives the event stream.
 
 export interface ApprovalBarHandlers {
   approve(approval: ApprovalRequestMessage, source: HTMLButtonElement): void;
+  /** Approve and remember what the request's offer covers, for the run or the workspace. */
+  approveRemembered(approval: ApprovalRequestMessage, scope: 'run' | 'workspace', source: HTMLButtonElement): void;
   deny(approval: ApprovalRequestMessage, feedback: string | undefined, source: HTMLButtonElement): void;
   approveAll(source: HTMLButtonElement): void;
   denyAll(source: HTMLButtonElement): void;
@@ -86,8 +91,40 @@ export class ApprovalBar {
     const approve = button('Approve', 'btn btn-primary', `Approve ${name}`, (_ev, self) => this.handlers.approve(a, self));
     const deny = button('Deny', 'btn btn-secondary', `Deny ${name}`, (_ev, self) => this.handlers.deny(a, feedback.value.trim() || undefined, self));
     const row = el('div', 'approvals-item-actions');
-    row.append(approve, deny, feedback);
+    row.append(approve, ...this.rememberButtons(a), deny, feedback);
     li.append(row);
+    // What the remembered answers cover, in words beside the buttons (not only in their tooltips).
+    if (a.remember)
+      li.append(
+        el(
+          'p',
+          'approvals-remember-note muted',
+          `${a.remember.workspace ? '“Approve for this run” and “Always allow” also approve' : '“Approve for this run” also approves'} ${describeRule(a.remember.rule)}${'prefix' in a.remember.rule ? ' (plain words after it, never shell syntax)' : ''}.`,
+        ),
+      );
     return li;
+  }
+
+  /** "Approve for this run" and "Always allow in this workspace" when the request's offer allows them; what they cover is in their tooltip. */
+  private rememberButtons(a: ApprovalRequestMessage): HTMLButtonElement[] {
+    const offer = a.remember;
+    if (!offer) return [];
+    const covers = describeRule(offer.rule);
+    const run = button(
+      'Approve for this run',
+      'btn btn-secondary approvals-remember',
+      `Approve this call and, for the rest of this run, ${covers}`,
+      (_ev, self) => this.handlers.approveRemembered(a, 'run', self),
+    );
+    run.title = `Also approves, until this run ends: ${covers}`;
+    if (!offer.workspace) return [run];
+    const always = button(
+      'Always allow in this workspace',
+      'btn btn-secondary approvals-remember',
+      `Approve this call and always allow ${covers} in this workspace`,
+      (_ev, self) => this.handlers.approveRemembered(a, 'workspace', self),
+    );
+    always.title = `Also approves, in this workspace from now on (remove it with Cortex: Manage approvals): ${covers}`;
+    return [run, always];
   }
 }

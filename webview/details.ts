@@ -3,6 +3,7 @@ import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalDiff, changesSignature, renderStepChanges, type ChangesHandlers } from './changesView';
 import { stepContextView } from './contextView';
 import { approvalReasonText, approvalSubject } from './approvalText';
+import { rememberedText } from './rememberedText';
 import { stepFailureSentence, withoutCallIds } from '../src/core/plan/failureText';
 import { renderProofChecks } from './proofChecks';
 import { mcpImageLines } from './mcpImages';
@@ -414,6 +415,8 @@ export class DetailsPane {
         'Approval',
         `${a.required ? 'required' : 'optional'} gate, deny ${a.denyEffect === 'block' ? 'blocks the step' : 'lets the model continue'}${a.reason ? ` — ${a.reason}` : ''}${a.feedback ? ` · feedback: ${a.feedback}` : ''}`,
       );
+      const remembered = rememberedText(a);
+      if (remembered) add('Remembered', remembered);
     }
     body.append(dl, el('h4', 'details-sublabel', 'Arguments'), this.longText(prettyJson(call.arguments), 'pre code'));
     if (call.rawArguments && call.rawArguments !== call.arguments)

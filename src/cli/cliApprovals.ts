@@ -1,11 +1,13 @@
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalBroker, ApprovalRequest } from '../core/policy/approvalBroker';
+import { describeRule } from '../core/plan/rememberedApproval';
 import { terminalSafe } from '../core/text/terminalSafe';
 
 /**
  * Answers approval requests in the terminal: `--approve all|none` answers every request; without
  * it a TTY is asked one request at a time, and without a TTY the request is denied (never allowed
- * silently). The prompt shows the exact command with every terminal control made visible, so a
+ * silently). A TTY may also answer "for this run" (docs/design.md, “Remembered approvals”): later
+ * calls that answer covers run unasked until the run ends; the CLI keeps nothing beyond the run. The prompt shows the exact command with every terminal control made visible, so a
  * command cannot hide part of itself (a carriage return, an erase-line or a concealed-text sequence).
  */
 export function attachCliApprovals(
@@ -15,14 +17,25 @@ export function attachCliApprovals(
 ): () => void {
   const seen = new Set<string>();
   let queue: Promise<void> = Promise.resolve();
-  const answer = (request: ApprovalRequest, decision: 'approve' | 'deny', feedback?: string, source = 'cli') =>
-    broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision, feedback, source });
+  const answer = (request: ApprovalRequest, decision: 'approve' | 'deny', feedback?: string, source = 'cli', scope?: 'run') =>
+    broker.answer({
+      requestId: request.requestId,
+      callId: request.callId,
+      argsHash: request.argsHash,
+      decision,
+      feedback,
+      source,
+      ...(scope ? { scope } : {}),
+    });
 
   const ask = async (request: ApprovalRequest) => {
     const rl = createInterface({ input: io.input, output: io.output, terminal: true });
     try {
-      const reply = await rl.question(approvalPrompt(request));
-      answer(request, /^y(es)?$/i.test(reply.trim()) ? 'approve' : 'deny', undefined, 'cli-tty');
+      // Answered meanwhile (a remembered answer given to another request covered it): nothing to ask.
+      if (!broker.pending().some((p) => p.requestId === request.requestId)) return;
+      const reply = (await rl.question(approvalPrompt(request))).trim();
+      if (request.remember && /^r(un)?$/i.test(reply)) answer(request, 'approve', undefined, 'cli-tty', 'run');
+      else answer(request, /^y(es)?$/i.test(reply) ? 'approve' : 'deny', undefined, 'cli-tty');
     } finally {
       rl.close();
     }
@@ -44,7 +57,10 @@ export function attachCliApprovals(
 export function approvalPrompt(request: ApprovalRequest): string {
   const what = request.toolName === 'run_command' ? commandOf(request.argumentsJson) : request.argumentsJson;
   const kind = request.required ? 'REQUIRED approval' : 'Approval';
-  return `\n[cortex] ${kind} for ${terminalSafe(request.toolName)} (step ${request.stepId}): ${terminalSafe(what)}\n  reason: ${terminalSafe(request.reason)}\n  Approve? [y/N] `;
+  const question = request.remember
+    ? `  Approve? [y]es / [r] yes for this run, also ${terminalSafe(describeRule(request.remember.rule))} / [N]o `
+    : '  Approve? [y/N] ';
+  return `\n[cortex] ${kind} for ${terminalSafe(request.toolName)} (step ${request.stepId}): ${terminalSafe(what)}\n  reason: ${terminalSafe(request.reason)}\n${question}`;
 }
 
 /** The command in backticks, or the raw arguments when they hold no command string. */

@@ -6,6 +6,7 @@ import type { RunLock } from '../core/resume/runLock';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { formatEvent } from '../core/trace/eventText';
 import { attachCliApprovals } from './cliApprovals';
+import { ApprovalMemory } from '../core/policy/approvalMemory';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
 import { batchWritesPerTurn } from './turnBatchedOutput';
@@ -53,6 +54,8 @@ export async function driveCliRun(session: CliSession): Promise<number> {
       trace: session.trace,
       lock,
       history: session.history,
+      // Only a terminal can answer "for this run"; the CLI remembers nothing beyond the run.
+      ...(session.approve === undefined ? { approvalMemory: new ApprovalMemory() } : {}),
       onListenerError: (error) => printLine(io.stderr, `cortex: output failed: ${(error as Error).message}`),
       build: (log, approvals) => session.makeRun(log, approvals),
     });

@@ -79,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // From the failure notification, the panel's Retry button ({ runId }), the Cortex view (a run item) or the palette (the last failed run).
   register('cortex.retryRun', (arg?: unknown) => host.get().retryRun(runIdArgument(arg)));
   register('cortex.mcpServers', () => host.get().showMcpServers());
+  register('cortex.manageApprovals', () => host.get().manageApprovals());
   // Cortex as a tool of Copilot's agent mode and other extensions (docs/design.md, “Cortex as a tool of other agents”).
   context.subscriptions.push(registerRunPlanTool((input, token) => host.get().runPlanForTool(input, token)));
   context.subscriptions.push(registerCheckRunTool((input) => host.get().checkRunForTool(input)));

@@ -10,6 +10,8 @@ import { HomeView } from './homeView';
 import { interruptedRuns, matchingFolder } from './resumableRuns';
 import { McpHostServers } from './mcpRunServers';
 import { showMcpServers } from './mcpServersCommand';
+import { manageApprovals } from './manageApprovalsCommand';
+import { workspacePrefixStore } from './rememberedApprovalStore';
 import { openRunTrace } from './openRunTrace';
 import { panelResumeActions, resumeRunCommand, type Resumer } from './resumeCommand';
 import { PanelManager } from './panelManager';
@@ -53,6 +55,8 @@ export interface AgentHost extends vscode.Disposable {
   restorePanel(panel: vscode.WebviewPanel, state: PanelState | undefined): Promise<void>;
   /** "Cortex: MCP servers": the configured servers with their state and tools. */
   showMcpServers(): Promise<void>;
+  /** `cortex.manageApprovals`: the workspace's always-allowed command prefixes, removable. */
+  manageApprovals(): Promise<void>;
   /** "Cortex: Resume run…": an interrupted run of this workspace, continued from its trace. */
   resumeRun(runId?: string): Promise<void>;
   /** A recent run's panel, live or replayed from its trace (the Cortex view's run items). */
@@ -110,7 +114,19 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     logger,
   );
   const mcp = new McpHostServers(context, logger);
-  const controller = new RunController(settings, keys, registry, index, panels, attention, logger, taskBox, mcp, context.globalStorageUri.fsPath);
+  const controller = new RunController(
+    settings,
+    keys,
+    registry,
+    index,
+    panels,
+    attention,
+    logger,
+    taskBox,
+    mcp,
+    context.globalStorageUri.fsPath,
+    workspacePrefixStore(context.workspaceState),
+  );
   controller.onDidChange = homeChanged;
   const isLive = (runId: string) => registry.running().some((run) => run.runId === runId);
   const home = new HomeView(() => ({
@@ -191,6 +207,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
       const config = await settings.readOrReport();
       if (config) await showMcpServers(mcp, folder, config, logger);
     },
+    manageApprovals: () => manageApprovals(context.workspaceState, logger),
     dispose: () => {
       controller.dispose();
       panels.dispose();

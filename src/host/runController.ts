@@ -5,6 +5,7 @@ import type { PlanState } from '../core/plan/planTypes';
 import type { ApprovalBroker } from '../core/policy/approvalBroker';
 import type { RunEvent } from '../core/plan/events';
 import { RunSession, type RunSessionOptions } from '../core/agent/runSession';
+import { ApprovalMemory, type RememberedPrefixStore } from '../core/policy/approvalMemory';
 import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
 import type { McpServerDefinition } from '../core/config/mcpTypes';
@@ -92,6 +93,8 @@ export class RunController implements vscode.Disposable {
     private readonly mcp?: McpHostServers,
     /** The extension's global storage: workspace memories live under it, outside the repository. */
     private readonly storageDir?: string,
+    /** The workspace's "always allow" command prefixes (docs/design.md, “Remembered approvals”). */
+    private readonly approvalStore?: RememberedPrefixStore,
   ) {
     this.statusBar = vscode.window.createStatusBarItem('cortex.run', vscode.StatusBarAlignment.Left, 100);
     this.statusBar.name = 'Cortex run';
@@ -228,6 +231,7 @@ export class RunController implements vscode.Disposable {
         lock: lock(),
         history,
         logger: this.logger,
+        approvalMemory: this.approvalMemory(),
         onListenerError: (error) => this.logger.error(`event listener failed: ${(error as Error).stack ?? String(error)}`),
         build,
       });
@@ -297,6 +301,11 @@ export class RunController implements vscode.Disposable {
       trusted,
       startLine,
     });
+  }
+
+  /** Remembered answers: in a trusted workspace they apply; in Restricted Mode nothing is remembered or applied. */
+  private approvalMemory(): ApprovalMemory | undefined {
+    return vscode.workspace.isTrusted ? new ApprovalMemory({ store: this.approvalStore, logger: this.logger }) : undefined;
   }
 
   /** What a new and a resumed run of this window are given alike. */

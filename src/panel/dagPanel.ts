@@ -216,8 +216,12 @@ export class DagPanel implements vscode.Disposable {
           argsHash: message.argsHash,
           decision: message.decision,
           feedback: message.feedback,
+          ...(message.scope ? { scope: message.scope } : {}),
         });
-        if (result.accepted) this.logger.info(`panel ${this.runId}: ${message.decision} ${message.callId} (request ${message.requestId})`);
+        if (result.accepted)
+          this.logger.info(
+            `panel ${this.runId}: ${message.decision}${message.scope ? ` (${message.scope})` : ''} ${message.callId} (request ${message.requestId})`,
+          );
         // The events the answer caused go out first, so the reply never overtakes them.
         this.batcher.flush();
         this.post(

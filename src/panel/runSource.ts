@@ -1,5 +1,6 @@
 import type { RunEvent } from '../core/plan/events';
 import type { AnswerResult } from '../core/policy/approvalBroker';
+import type { ApprovalScope } from '../core/plan/rememberedApproval';
 
 /** Run ids come back from webview state, globalState and trace files: accept only file-name-safe ids. */
 export function isRunId(value: unknown): value is string {
@@ -13,6 +14,8 @@ export interface PanelApprovalAnswer {
   argsHash: string;
   decision: 'approve' | 'deny';
   feedback?: string;
+  /** 'run' / 'workspace': remembered beyond this call (docs/design.md, “Remembered approvals”). */
+  scope?: ApprovalScope;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PendingApproval } from '../core/plan/approvalState';
 import { ApprovalRefusalSchema, RunEventSchema } from '../core/plan/events';
+import { ApprovalScopeSchema } from '../core/plan/rememberedApproval';
 
 // The one postMessage protocol between the extension host and the webview, validated with
 // `safeParse` on both sides. Handshake: the webview posts `webview/ready` (with its run's id,
@@ -54,6 +55,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
       argsHash: z.string().regex(/^[0-9a-f]{64}$/),
       decision: z.enum(['approve', 'deny']),
       feedback: z.string().max(4000).optional(),
+      /** 'run' / 'workspace': also approve what the request's remember offer covers (docs/design.md, “Remembered approvals”). */
+      scope: ApprovalScopeSchema.optional(),
       /** A nonce the host's `host/approvalAnswer` quotes back. */
       replyTo: Id,
     })

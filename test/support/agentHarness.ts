@@ -7,6 +7,7 @@ import { EventLog } from '../../src/core/plan/eventLog';
 import type { RunEvent } from '../../src/core/plan/events';
 import { ApprovalBroker, type ApprovalRequest } from '../../src/core/policy/approvalBroker';
 import type { ScriptedServer } from './scriptedServer';
+import type { ApprovalMemory } from '../../src/core/policy/approvalMemory';
 
 export function tempWorkspace(prefix = 'cortex-ws-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
@@ -22,6 +23,8 @@ export interface HarnessOptions {
   onApproval?: (request: ApprovalRequest, broker: ApprovalBroker, run: AgentRun) => void;
   /** The run's checkpoint folder: file changes (made by commands too) are recorded. */
   checkpointsDir?: string;
+  /** Remembered answers the run's broker applies (docs/design.md, “Remembered approvals”). */
+  memory?: ApprovalMemory;
   /** Called once the run has started (e.g. to cancel it later). */
   onStart?: (run: AgentRun, log: EventLog) => void;
 }
@@ -49,7 +52,7 @@ export async function runAgainst(server: ScriptedServer, options: HarnessOptions
       throw error;
     },
   });
-  const approvals = new ApprovalBroker();
+  const approvals = new ApprovalBroker(options.memory ? { memory: options.memory } : {});
   const run = new AgentRun({
     task: options.task ?? 'test task',
     workspaceRoot: workspace,

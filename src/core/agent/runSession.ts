@@ -1,6 +1,7 @@
 import { EventLog } from '../plan/eventLog';
 import type { RunEvent } from '../plan/events';
 import { ApprovalBroker } from '../policy/approvalBroker';
+import type { ApprovalMemory } from '../policy/approvalMemory';
 import type { Logger } from '../ports';
 import type { RunLock } from '../resume/runLock';
 import { createTraceWriter } from '../trace/traceWriter';
@@ -27,6 +28,8 @@ export interface RunSessionOptions {
   history?: readonly RunEvent[];
   /** For the approval broker's diagnostics. */
   logger?: Logger;
+  /** Answers that approve more than one call ("for this run", "in this workspace"); none: every call is asked. */
+  approvalMemory?: ApprovalMemory;
   /** A listener of the log threw (the UI's output failed): reported, the run goes on. */
   onListenerError?: (error: unknown) => void;
   /** Builds the run on the session's log and approvals (called once, by `prepare`). */
@@ -51,7 +54,7 @@ export class RunSession {
     this.log = new EventLog({ history: options.history, onListenerError: options.onListenerError });
     // The trace listens first, so it has every event before the UI's listeners run.
     this.stopTrace = this.writer ? this.log.subscribe(this.writer.listener) : () => undefined;
-    this.approvals = new ApprovalBroker({ logger: options.logger });
+    this.approvals = new ApprovalBroker({ logger: options.logger, ...(options.approvalMemory ? { memory: options.approvalMemory } : {}) });
   }
 
   /** The run, once built. */

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../llm/llmTypes';
 import { updateToolResultEvent } from '../plan/planOperations';
-import type { ApprovalOutcome } from '../policy/approvalBroker';
+import type { ApprovalOutcome, RememberableParts } from '../policy/approvalBroker';
 import { callProtection, type CallProtection } from '../tools/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
@@ -14,6 +14,7 @@ import type { RunContext } from './runContext';
 import { stepAuditEvent } from '../plan/stepAudits';
 import { imageSupport, type ImageSupport } from '../llm/imageSupport';
 import { toolImagesMessage, type CallImages, type ImageChannel } from '../tools/toolImages';
+import { rememberableParts, type RememberPlace } from './rememberableParts';
 
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
@@ -59,6 +60,8 @@ interface Batch {
   gateDenied?: BatchOutcome['gateDenied'];
   /** The diff each write or edit waiting for approval would make, by call id (docs/design.md, “Checkpoints and revert”). */
   previews?: Map<string, string>;
+  /** What a remembered answer may cover, by call id; absent for a call no remembered answer may approve (docs/design.md, “Remembered approvals”). */
+  rememberable?: Map<string, RememberableParts>;
   /** Whether the model takes images (docs/design.md, “MCP tools”), and the images the calls returned, by call id. */
   imageSupport: ImageSupport;
   images: Map<string, CallImages>;
@@ -107,6 +110,7 @@ function requestApproval(batch: Batch, entry: ConfirmEntry): void {
       denyEffect: verdict.denyEffect,
       reason: verdict.reason,
       diff: batch.previews?.get(call.call.id),
+      rememberable: batch.rememberable?.get(call.call.id),
     },
     batch.context.signal,
   );
@@ -133,15 +137,16 @@ function open(batch: Batch, entries: readonly BatchEntry[]): void {
  * The approval step of a call that needs one (docs/design.md, “Approvals”): waits for the answer asked for
  * in `open`. A denial is recorded as `rejected`; a denied required gate either ends the step
  * (`gateDenied`) or, when the host holds denied gates, blocks the step until Retry asks again.
- * True when the call may run; a cancelled request leaves the call as it is (it never ran).
+ * Who approved it when the call may run (a person, or a remembered answer), else false; a
+ * cancelled request leaves the call as it is (it never ran).
  */
-async function awaitApproval(batch: Batch, entry: ConfirmEntry): Promise<boolean> {
+async function awaitApproval(batch: Batch, entry: ConfirmEntry): Promise<'person' | 'remembered' | false> {
   const { context, stepId } = batch;
   const { call, verdict } = entry;
   for (;;) {
     const outcome = await batch.approvals.get(call.call.id)!;
     if (outcome.decision === 'cancelled') return false;
-    if (outcome.decision === 'approve') return true;
+    if (outcome.decision === 'approve') return outcome.source === 'remembered' ? 'remembered' : 'person';
     record(batch, call, { status: 'rejected', content: userDeniedMessage(call.name, outcome.feedback), executed: false, reason: 'approval_denied' });
     if (!verdict.required || verdict.denyEffect !== 'block') return false;
     if (!context.holdDeniedGates) {
@@ -158,7 +163,8 @@ async function awaitApproval(batch: Batch, entry: ConfirmEntry): Promise<boolean
 
 /** Runs one call that passed the policy (after its approval, when it needs one) and records the result. */
 async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
-  if (entry.disposition === 'confirm' && !(await awaitApproval(batch, entry))) return;
+  const approvedBy = entry.disposition === 'confirm' ? await awaitApproval(batch, entry) : undefined;
+  if (approvedBy === false) return;
   const { context, stepId } = batch;
   const { config, log } = context;
   const call: RunnableCall = entry.call;
@@ -173,7 +179,8 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     // (an auto-approved command is checked on disk once more before it runs).
     commandExecution: executionSettingsFromConfig(config),
     protectedPaths: batch.protection.matcher,
-    approvedByPerson: entry.disposition === 'confirm',
+    // A remembered prefix approved the prefix, not these words: the stricter reading applies.
+    approvedByPerson: approvedBy === 'person',
     // Even an approved command cannot write the run's own files inside the sandbox (mounted read-only).
     runFiles: context.runFiles,
     // An MCP tool's raw result (binary data elided) goes to the trace beside the call (docs/design.md, “MCP tools”).
@@ -271,6 +278,17 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
   return { toolMessages, executedCount: executed.length, failedExecutions, gateDenied: batch.gateDenied };
 }
 
+/** The rememberable parts of each call that waits for approval (a broker without a memory ignores them). */
+async function rememberableCalls(entries: readonly BatchEntry[], place: RememberPlace): Promise<Map<string, RememberableParts>> {
+  const found = new Map<string, RememberableParts>();
+  for (const entry of entries) {
+    if (entry.disposition !== 'confirm') continue;
+    const parts = await rememberableParts(entry, place);
+    if (parts) found.set(entry.call.call.id, parts);
+  }
+  return found;
+}
+
 /**
  * Runs the calls of one model response: invalid payloads, de-duplication, policy, approvals and
  * execution (sequential by index, or read-only tools concurrently), recording everything as events.
@@ -302,6 +320,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     context.config['cortex.limits.maxReadFileBytes'],
     protection.guard(undefined),
   );
+  batch.rememberable = await rememberableCalls(entries, { trusted: context.trusted, workspaceRoot: context.workspaceRoot, protectedPaths: protection.matcher });
   open(batch, entries);
   const startedAt = Date.now();
   await execute(batch, entries);

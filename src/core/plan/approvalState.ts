@@ -1,4 +1,5 @@
 import type { EventOf } from './events';
+import type { RememberOffer } from './rememberedApproval';
 import type { ApprovalInfo, PlanState, StepState, ToolCallRecord } from './planTypes';
 
 // Approvals as the plan state knows them (docs/design.md, “Approvals”): the reducer folds the lifecycle
@@ -19,6 +20,8 @@ export interface PendingApproval {
   reason: string;
   /** For a write or an edit: the diff it would make (docs/design.md, “Checkpoints and revert”). */
   diff?: string;
+  /** What "Approve for this run" would remember, when the call may be remembered (docs/design.md, “Remembered approvals”). */
+  remember?: RememberOffer;
 }
 
 type ApprovalEvent = EventOf<'tool_call_awaiting_approval'> | EventOf<'approval_answered'> | EventOf<'approval_withdrawn'>;
@@ -40,6 +43,8 @@ export function foldApprovalEvent(state: PlanState, event: ApprovalEvent): void 
     approval.state = event.decision === 'approve' ? 'approved' : 'denied';
     if (event.feedback !== undefined) approval.feedback = event.feedback;
     if (event.source !== undefined) approval.answeredBy = event.source;
+    if (event.scope !== undefined) approval.scope = event.scope;
+    if (event.remembered !== undefined) approval.remembered = event.remembered;
   } else {
     approval.state = 'withdrawn';
     approval.withdrawnBecause = event.reason;
@@ -90,6 +95,7 @@ export function toPending(stepId: string, call: ToolCallRecord, approval: Approv
     denyEffect: approval.denyEffect,
     reason: approval.reason,
     ...(approval.diff !== undefined ? { diff: approval.diff } : {}),
+    ...(approval.remember !== undefined ? { remember: approval.remember } : {}),
   };
 }
 

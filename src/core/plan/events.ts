@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FilesChangedFields, FilesRevertedFields, StepFileChangeSchema } from './changeSchema';
 import { PURPOSES, type Purpose } from '../llm/purpose';
 import { StepExpectsSchema } from './stepChecks';
+import { ApprovalScopeSchema, RememberedRuleSchema, RememberOfferSchema } from './rememberedApproval';
 
 // The run as an append-only list of events. The same objects are the JSONL trace, the webview's
 // feed and the CLI's output; `applyEvent` folds them into PlanState. Types are snake_case because
@@ -37,6 +38,8 @@ const ApprovalRequestSchema = z.object({
   requestId: z.string(),
   /** For a write or an edit: the (shortened) unified diff it would make (docs/design.md, “Checkpoints and revert”). */
   diff: z.string().optional(),
+  /** Set when the call may be remembered: what "Approve for this run" would remember (docs/design.md, “Remembered approvals”). */
+  remember: RememberOfferSchema.optional(),
 });
 
 /** Why an answer was refused; it changed nothing (docs/design.md, “Approvals”). */
@@ -58,6 +61,9 @@ const ApprovalStateSchema = ApprovalRequestSchema.extend({
   feedback: z.string().optional(),
   /** Who answered: panel, notification, cli... */
   answeredBy: z.string().optional(),
+  /** How far the approval reached, and what it remembered (docs/design.md, “Remembered approvals”). */
+  scope: ApprovalScopeSchema.optional(),
+  remembered: RememberedRuleSchema.optional(),
   withdrawnBecause: ApprovalWithdrawalSchema.optional(),
 });
 
@@ -296,6 +302,9 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     decision: z.enum(['approve', 'deny']),
     feedback: z.string().optional(),
     source: z.string().optional(),
+    /** 'run' or 'workspace': the answer also approves later matching calls; `source: 'remembered'` marks a call such an answer approved. */
+    scope: ApprovalScopeSchema.optional(),
+    remembered: RememberedRuleSchema.optional(),
   }),
   z.object({
     ...Base,

@@ -3,6 +3,9 @@ import { findApproval, pendingApprovals, toPending, type PendingApproval } from 
 import type { EventLog } from '../plan/eventLog';
 import type { ApprovalRefusal, ApprovalWithdrawal } from '../plan/events';
 import { silentLogger, type Logger } from '../ports';
+import type { ApprovalScope, RememberedRule } from '../plan/rememberedApproval';
+import type { ApprovalMemory } from './approvalMemory';
+import { rememberOffer, type RememberableCall } from './rememberedRules';
 
 // Approvals (docs/design.md, “Approvals”), whoever answers them: the panel, the CLI or a notification.
 // Every step of a request's life is an event in the run's log: requested
@@ -23,7 +26,15 @@ export interface ApprovalAnswer {
   feedback?: string;
   /** Who answered: 'panel', 'cli', 'notification'... (recorded, passed on in the outcome). */
   source?: string;
+  /** 'run' or 'workspace': also approve later calls the request's remember offer covers (docs/design.md, “Remembered approvals”). */
+  scope?: ApprovalScope;
 }
+
+/** What the remembered rules need of a call besides its tool and arguments: absent when the call may never be remembered. */
+export type RememberableParts = Pick<RememberableCall, 'command' | 'paths'>;
+
+/** A request as the batch runner opens it; `rememberable` only for a call a remembered answer may cover. */
+export type ApprovalRequestInput = Omit<ApprovalRequest, 'requestId' | 'argsHash' | 'remember'> & { rememberable?: RememberableParts };
 
 export type ApprovalOutcome =
   { decision: 'approve'; source?: string } | { decision: 'deny'; feedback?: string; source?: string } | { decision: 'cancelled'; reason: string };
@@ -38,12 +49,16 @@ export interface ApprovalBrokerOptions {
   newId?: () => string;
   /** The run's event log; AgentRun binds it when not given here. */
   log?: EventLog;
+  /** Remembered answers (trusted workspaces only); without it every call is asked for. */
+  memory?: ApprovalMemory;
 }
 
 interface Waiter {
   stepId: string;
   callId: string;
   settle: (outcome: ApprovalOutcome) => void;
+  /** Set when a remembered answer may approve it. */
+  rememberable?: RememberableCall;
 }
 
 const MAX_FEEDBACK_CHARS = 4000;
@@ -60,10 +75,12 @@ export class ApprovalBroker {
   private readonly listeners = new Set<(pending: ApprovalRequest[]) => void>();
   private readonly logger: Logger;
   private readonly newId: () => string;
+  private readonly memory: ApprovalMemory | undefined;
 
   constructor(options: ApprovalBrokerOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.newId = options.newId ?? randomUUID;
+    this.memory = options.memory;
     if (options.log) this.bind(options.log);
   }
 
@@ -78,7 +95,7 @@ export class ApprovalBroker {
    * once: approve, deny (with feedback) or cancelled (the signal aborted, the step ended, or a newer
    * request for the same call superseded it).
    */
-  request(input: Omit<ApprovalRequest, 'requestId' | 'argsHash'>, signal?: AbortSignal): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
+  request(input: ApprovalRequestInput, signal?: AbortSignal): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
     if (!input.callId || !input.stepId || !input.toolName) throw new TypeError('an approval request needs a stepId, a callId and a toolName');
     if (typeof input.argumentsJson !== 'string') throw new TypeError('an approval request needs the exact argument JSON string');
     const log = this.log;
@@ -91,6 +108,11 @@ export class ApprovalBroker {
     const requestId = this.newId();
     if (this.waiters.has(requestId) || findApproval(log.state, requestId)) throw new Error(`approval request id ${requestId} is already in use`);
     if (call.approval?.state === 'pending') this.withdraw(call.approval.requestId, 'superseded', 'superseded by a newer approval request for the same call');
+    const argsHash = hashArguments(input.argumentsJson);
+    const rememberable: RememberableCall | undefined =
+      this.memory && input.rememberable ? { ...input.rememberable, toolName: input.toolName, argumentsJson: input.argumentsJson, argsHash } : undefined;
+    const offer = rememberable ? rememberOffer(rememberable) : undefined;
+    if (offer && !this.memory?.persists) offer.workspace = false;
 
     log.append({
       type: 'tool_call_awaiting_approval',
@@ -100,9 +122,10 @@ export class ApprovalBroker {
         required: input.required,
         denyEffect: input.denyEffect,
         reason: input.reason,
-        argsHash: hashArguments(input.argumentsJson),
+        argsHash,
         requestId,
         ...(input.diff !== undefined ? { diff: input.diff } : {}),
+        ...(offer ? { remember: offer } : {}),
       },
     });
     const recorded = log.state.steps.get(input.stepId)!.toolCalls.find((c) => c.id === input.callId)!;
@@ -118,7 +141,10 @@ export class ApprovalBroker {
         signal?.removeEventListener('abort', onAbort);
         resolve(result);
       },
+      ...(rememberable ? { rememberable } : {}),
     });
+    // An earlier answer "for this run" or "always in this workspace" covers it: approved at once, recorded as such.
+    if (!signal?.aborted && this.applyRemembered(requestId)) return { request, outcome };
     if (signal?.aborted) {
       // Recorded and withdrawn at once, never listed as pending.
       this.withdraw(requestId, 'run_cancelled', abortReason(signal), false);
@@ -157,6 +183,17 @@ export class ApprovalBroker {
     if (answer.argsHash !== approval.argsHash) return refused('stale_hash', 'stale answer: the arguments differ from the ones awaiting approval');
     if (!waiter) return refused('unknown_request', 'unknown approval request');
 
+    const scope = answer.scope ?? 'call';
+    if (scope !== 'call' && scope !== 'run' && scope !== 'workspace') return refused('malformed', `invalid scope ${JSON.stringify(answer.scope)}`);
+    let remembered: RememberedRule | undefined;
+    if (scope !== 'call') {
+      if (answer.decision !== 'approve') return refused('malformed', 'only an approval can be remembered, not a denial');
+      const offer = approval.remember;
+      if (!offer || !this.memory || !waiter.rememberable)
+        return refused('malformed', 'this call cannot be approved beyond itself (it is only asked for one call at a time)');
+      if (scope === 'workspace' && !offer.workspace) return refused('malformed', 'only a command prefix can be allowed for the workspace, and only in VS Code');
+      remembered = offer.rule;
+    }
     const source = typeof answer.source === 'string' && answer.source ? answer.source : undefined;
     const feedback = answer.decision === 'deny' && typeof answer.feedback === 'string' ? answer.feedback.trim().slice(0, MAX_FEEDBACK_CHARS) : '';
     this.log!.append({
@@ -167,13 +204,17 @@ export class ApprovalBroker {
       decision: answer.decision,
       feedback: feedback || undefined,
       source,
+      ...(remembered ? { scope, remembered } : {}),
     });
     this.waiters.delete(answer.requestId);
+    if (remembered) this.remember(remembered, scope === 'workspace');
     const outcome: ApprovalOutcome = answer.decision === 'approve' ? { decision: 'approve' } : { decision: 'deny' };
     if (feedback && outcome.decision === 'deny') outcome.feedback = feedback;
     if (source) outcome.source = source;
     waiter.settle(outcome);
-    this.logger.info('approval answered', { requestId: answer.requestId, callId: waiter.callId, decision: answer.decision, source });
+    this.logger.info('approval answered', { requestId: answer.requestId, callId: waiter.callId, decision: answer.decision, source, scope });
+    // Other requests waiting now that the new answer covers are approved with it.
+    if (remembered) for (const id of [...this.waiters.keys()]) this.applyRemembered(id);
     this.emit();
     return { accepted: true };
   }
@@ -199,6 +240,38 @@ export class ApprovalBroker {
   /** Withdraws the step's pending requests: the step ended, nobody waits for them any more. */
   withdrawStep(stepId: string, message: string): void {
     this.withdrawWhere((waiter) => waiter.stepId === stepId, 'step_ended', message);
+  }
+
+  /** Keeps a remembered answer; a workspace store that fails to write is logged (the run still remembers it). */
+  private remember(rule: RememberedRule, workspace: boolean): void {
+    const memory = this.memory!;
+    if (!workspace) return memory.rememberForRun(rule);
+    memory
+      .rememberInWorkspace(rule)
+      .catch((error: unknown) =>
+        this.logger.error('could not keep the approval for the workspace', { error: error instanceof Error ? error.message : String(error) }),
+      );
+  }
+
+  /** Approves a waiting request a remembered answer covers (`source: 'remembered'`); true when it did. */
+  private applyRemembered(requestId: string): boolean {
+    const waiter = this.waiters.get(requestId);
+    const found = waiter?.rememberable ? this.memory?.find(waiter.rememberable) : undefined;
+    if (!waiter || !found) return false;
+    this.log!.append({
+      type: 'approval_answered',
+      stepId: waiter.stepId,
+      callId: waiter.callId,
+      requestId,
+      decision: 'approve',
+      source: 'remembered',
+      scope: found.scope,
+      remembered: found.rule,
+    });
+    this.waiters.delete(requestId);
+    waiter.settle({ decision: 'approve', source: 'remembered' });
+    this.logger.info('approval answered by a remembered answer', { requestId, callId: waiter.callId, scope: found.scope });
+    return true;
   }
 
   private withdrawWhere(match: (waiter: Waiter) => boolean, reason: ApprovalWithdrawal, message: string): void {

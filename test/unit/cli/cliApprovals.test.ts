@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { approvalPrompt, attachCliApprovals } from '../../../src/cli/cliApprovals';
 import { approvalRun } from '../policy/approvalFixtures';
+import { ApprovalMemory } from '../../../src/core/policy/approvalMemory';
 
 // A command that, printed raw, would return the cursor, erase the line and conceal what follows:
 // the person would approve something they never saw.
@@ -49,6 +50,39 @@ describe('CLI approvals on a terminal', () => {
       answered.map((event) => event.type === 'approval_answered' && [event.decision, event.source]),
       [['deny', 'cli-tty']],
     );
+  });
+
+  it('"r" approves for this run: a later call with the same command prefix runs unasked, shell syntax is still asked', async () => {
+    const run = approvalRun({ memory: new ApprovalMemory() });
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (d) => (shown += d));
+    const detach = attachCliApprovals(run.broker, undefined, { input, output });
+    const rememberable = (text: string) => ({
+      argumentsJson: JSON.stringify({ command: text }),
+      rememberable: { command: { text, handoffs: [], errors: [] } },
+    });
+    const first = run.ask('c1', rememberable('npm test'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(shown.includes('[r] yes for this run, also run_command `npm test …`'), JSON.stringify(shown));
+    input.write('r\n');
+    assert.equal((await first.outcome).decision, 'approve');
+    const second = await run.ask('c2', rememberable('npm test src')).outcome;
+    assert.deepEqual(second, { decision: 'approve', source: 'remembered' });
+    const third = run.ask('c3', rememberable('npm test; rm -rf src'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const lastPrompt = shown.slice(shown.lastIndexOf('[cortex]'));
+    assert.ok(lastPrompt.includes('`npm test; rm -rf src`') && lastPrompt.includes('Approve? [y/N] '), JSON.stringify(lastPrompt));
+    input.write('n\n');
+    assert.equal((await third.outcome).decision, 'deny');
+    detach();
+    const answered = run.log.events.flatMap((event) => (event.type === 'approval_answered' ? [[event.callId, event.source, event.scope]] : []));
+    assert.deepEqual(answered, [
+      ['c1', 'cli-tty', 'run'],
+      ['c2', 'remembered', 'run'],
+      ['c3', 'cli-tty', undefined],
+    ]);
   });
 
   it('--approve all|none and a missing terminal answer at once, each recorded with who answered', async () => {

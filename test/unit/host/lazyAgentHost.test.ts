@@ -22,6 +22,7 @@ function fakeHost(onDispose: () => void): AgentHost {
     openTrace: unused,
     restorePanel: unused,
     showMcpServers: unused,
+    manageApprovals: unused,
     resumeRun: unused,
     retryRun: unused,
     runPlanForTool: unused,

@@ -83,6 +83,7 @@ describe('package.json commands and activation', () => {
     assert.deepEqual(ids, [
       'cortex.cancelRun',
       'cortex.clearApiKey',
+      'cortex.manageApprovals',
       'cortex.mcpServers',
       'cortex.openRun',
       'cortex.openTrace',

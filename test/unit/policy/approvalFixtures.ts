@@ -1,5 +1,5 @@
 import { EventLog } from '../../../src/core/plan/eventLog';
-import { ApprovalBroker, type ApprovalBrokerOptions, type ApprovalRequest } from '../../../src/core/policy/approvalBroker';
+import { ApprovalBroker, type ApprovalBrokerOptions, type ApprovalRequestInput } from '../../../src/core/policy/approvalBroker';
 
 // A real broker over a real run log, for tests of whoever answers approvals (CLI, status bar,
 // notifications, panel). A request needs its call recorded first, as in a run.
@@ -8,7 +8,7 @@ export interface ApprovalRun {
   log: EventLog;
   broker: ApprovalBroker;
   /** Records the call (its step started if new), then asks approval for it. */
-  ask(callId: string, options?: Partial<Omit<ApprovalRequest, 'requestId' | 'argsHash' | 'callId'>>): ReturnType<ApprovalBroker['request']>;
+  ask(callId: string, options?: Partial<Omit<ApprovalRequestInput, 'callId'>>): ReturnType<ApprovalBroker['request']>;
 }
 
 export function approvalRun(options: Omit<ApprovalBrokerOptions, 'log'> = {}): ApprovalRun {

@@ -92,6 +92,16 @@ describe('webview message handling', () => {
     assert.equal(store.openApprovals().length, 2);
   });
 
+  it('"Approve for this run" sends the scope with the answer; a deny never carries one', () => {
+    const store = demoStore();
+    const [approval] = store.openApprovals();
+    const sent = approvalAnswer(store, approval, 'approve', undefined, 'run')!;
+    assert.equal(sent.scope, 'run');
+    assert.ok(parseWebviewMessage(sent).ok);
+    const other = demoStore();
+    assert.equal(approvalAnswer(other, other.openApprovals()[0], 'deny', undefined, 'workspace')!.scope, undefined);
+  });
+
   it('an accepted reply shows nothing; a reply for another run is ignored', () => {
     const store = demoStore();
     const sent = approvalAnswer(store, store.openApprovals()[0], 'approve')!;
