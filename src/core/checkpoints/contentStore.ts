@@ -3,7 +3,7 @@ import { createReadStream, closeSync, readSync } from 'node:fs';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { openRegularSync, readRegular, UnreadableFileError } from '../files/regularRead';
 import path from 'node:path';
-import { makeFolders } from '../files/makeFolders';
+import { makeFoldersSync } from '../files/makeFolders';
 
 // Content-addressed storage of file contents, outside the workspace: each content is stored once,
 // under the sha256 of its bytes (objects/ab/cdef…). An object is written once with an exclusive
@@ -139,7 +139,7 @@ export class ContentStore {
 
   /** Creates the folder (private to the user) if needed. */
   ensureDir(): void {
-    makeFolders(this.objects, 0o700);
+    makeFoldersSync(this.objects, 0o700);
   }
 }
 
