@@ -10,4 +10,5 @@ const FLAGS: Partial<Record<LlmSettingKey, string>> = {
 export const CLI_LLM_HINTS: LlmHints = {
   apiKey: 'Set OPENAI_API_KEY to a key this endpoint accepts.',
   setting: (key) => FLAGS[key] ?? `${key} in the --config file`,
+  trustCa: "If your organisation's own CA signed it, set NODE_EXTRA_CA_CERTS to that CA's PEM file.",
 };

@@ -73,17 +73,16 @@ export interface FailureDecision {
   message: string;
 }
 
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ERR_INVALID_URL',
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+/** TLS refusals of the endpoint's certificate: fatal like an unreachable endpoint, and said as such. */
+const CERTIFICATE_CODES = new Set([
   'CERT_HAS_EXPIRED',
+  'CERT_UNTRUSTED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 const ABOUT_TOOLS = /\b(tools?|tool_choice|tool[ _-]?calls?|tool[ _-]?calling|tool[ _-]?use|functions?|function[ _-]?call(s|ing)?|schema)\b/i;
@@ -153,6 +152,17 @@ function redactProxy(proxy: string): string {
 function classifyNetwork(facts: FailureFacts, ctx: FailureContext, said: string): FailureDecision {
   const code = facts.networkCode;
   const setting = (ctx.hints ?? EDITOR_LLM_HINTS).setting;
+  if (facts.phase === 'request' && code && CERTIFICATE_CODES.has(code)) {
+    const hints = ctx.hints ?? EDITOR_LLM_HINTS;
+    const what =
+      code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+        ? 'a certificate for another host name'
+        : code === 'CERT_HAS_EXPIRED'
+          ? 'an expired certificate'
+          : 'a certificate Cortex does not trust';
+    const remedy = code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'CERT_HAS_EXPIRED' ? `Check ${setting('cortex.llm.baseUrl')}.` : hints.trustCa;
+    return decision('unreachable', false, `The LLM endpoint ${ctx.baseUrl} presented ${what} (${code}). ${remedy}`);
+  }
   if (facts.phase === 'request' && code && UNREACHABLE_CODES.has(code) && ctx.proxy) {
     return decision(
       'unreachable',

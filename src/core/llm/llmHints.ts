@@ -11,10 +11,13 @@ export interface LlmHints {
   apiKey: string;
   /** How the user names a setting where they change it (a settings key, a flag). */
   setting: (key: LlmSettingKey) => string;
+  /** How to make an organisation's certificate authority trusted: one sentence, ending with a period. */
+  trustCa: string;
 }
 
 /** The extension's wording: the key command and settings by their keys. */
 export const EDITOR_LLM_HINTS: LlmHints = {
   apiKey: "Run 'Cortex: Set API key' or set OPENAI_API_KEY.",
   setting: (key) => key,
+  trustCa: "If your organisation's own CA signed it, add that CA to the system's trusted certificates, which VS Code reads.",
 };

@@ -146,6 +146,33 @@ describe('failoverPolicy', () => {
       assert.deepEqual([midStream.kind, midStream.transient, midStream.failover], ['stream_broken', true, false]);
     });
 
+    it("TLS: a certificate the endpoint's host cannot be trusted with is final and says what to do, in the host's words", () => {
+      const tls = (networkCode: string, hints?: FailureContext['hints']) =>
+        decide(
+          { cause: 'network', phase: 'request', message: 'fetch failed', networkCode },
+          { baseUrl: 'https://llm.corp.example/v1', ...(hints ? { hints } : {}) },
+        );
+      for (const code of ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT']) {
+        const d = tls(code);
+        assert.deepEqual([d.kind, d.transient, d.failover], ['unreachable', false, false], code);
+        assert.equal(
+          d.message,
+          `The LLM endpoint https://llm.corp.example/v1 presented a certificate Cortex does not trust (${code}). If your organisation's own CA signed it, add that CA to the system's trusted certificates, which VS Code reads.`,
+        );
+      }
+      const shell = tls('UNABLE_TO_GET_ISSUER_CERT_LOCALLY', {
+        apiKey: 'Set OPENAI_API_KEY.',
+        setting: (key) => `--${key}`,
+        trustCa: 'Set NODE_EXTRA_CA_CERTS.',
+      });
+      assert.match(shell.message, /does not trust \(UNABLE_TO_GET_ISSUER_CERT_LOCALLY\)\. Set NODE_EXTRA_CA_CERTS\.$/);
+      assert.match(
+        tls('ERR_TLS_CERT_ALTNAME_INVALID').message,
+        /presented a certificate for another host name \(ERR_TLS_CERT_ALTNAME_INVALID\)\. Check cortex\.llm\.baseUrl\.$/,
+      );
+      assert.match(tls('CERT_HAS_EXPIRED').message, /presented an expired certificate \(CERT_HAS_EXPIRED\)\. Check cortex\.llm\.baseUrl\.$/);
+    });
+
     it('timeouts, streams without [DONE], in-stream error events', () => {
       const idle = decide({ cause: 'idle_timeout', phase: 'stream', message: '' });
       assert.deepEqual([idle.kind, idle.transient], ['timeout', true]);
