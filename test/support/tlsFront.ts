@@ -22,7 +22,7 @@ function openssl(args: string[], cwd: string): void {
   try {
     execFileSync('openssl', args, { cwd, stdio: 'pipe' });
   } catch (error) {
-    throw new Error(`the TLS tests need the openssl command (apt-get install openssl): ${(error as Error).message}`);
+    throw new Error(`the TLS tests need the openssl command (apt-get install openssl): ${(error as Error).message}`, { cause: error });
   }
 }
 
