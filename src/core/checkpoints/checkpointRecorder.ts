@@ -80,7 +80,7 @@ export class CheckpointRecorder {
   /** Creates the content store and finds the workspace's real location (no git: see prepareCommands). */
   prepare(): Promise<Ready> {
     this.ready ??= (async () => {
-      this.store.ensureDir();
+      await this.store.ensureDir();
       const realRoot = await realpath(this.options.workspaceRoot);
       const excluded = await insideWorkspace(realRoot, [this.options.dir, ...(this.options.exclude ?? [])]);
       return { realRoot, excluded };
