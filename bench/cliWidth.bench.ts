@@ -20,8 +20,10 @@ import { runBenchmark } from './support/runBenchmark';
 //            ended), divided by the critical path: longest chain x 2 turns x LATENCY_MS;
 //   process: from spawn to exit, divided by the same bound plus the planner's and the
 //            aggregator's turns.
-// Targets: steps <= 1.15 for the fan-out and <= 1.10 for the chains; process <= 1.15 for the
-// chains of 20 and 33 steps. Medians of ROUNDS runs.
+// Targets, as ratios to the floor measured in the same run (each Cortex run divided by the floor
+// run right after it, the median of ROUNDS such pairs): steps <= 1.10 for the fan-out and the
+// chains; process <= 1.10 for the chains of 20 and 33 steps (for shorter plans the CLI's start is a
+// large part of a short run). The figures of each side are printed too.
 
 const LATENCY_MS = 50;
 const TURNS_PER_STEP = 2;
@@ -33,7 +35,9 @@ interface Shape {
   plan: { title: string; steps: string[]; dependencies: Record<string, number[]> };
   /** Steps on the longest chain. */
   depth: number;
+  /** Cortex's steps figure ÷ the floor's, at most. */
   stepsTarget: number;
+  /** Cortex's process figure ÷ the floor's, at most. */
   processTarget?: number;
 }
 
@@ -44,7 +48,7 @@ function fanOut(n: number): Shape {
   const dependencies: Record<string, number[]> = {};
   for (let i = 1; i < n - 1; i++) dependencies[String(i)] = [0];
   dependencies[String(n - 1)] = Array.from({ length: n - 2 }, (_, i) => i + 1);
-  return { name: `fan-out ${n} steps (${n - 2} in parallel)`, plan: { title: `fan-out ${n}`, steps, dependencies }, depth: 3, stepsTarget: 1.15 };
+  return { name: `fan-out ${n} steps (${n - 2} in parallel)`, plan: { title: `fan-out ${n}`, steps, dependencies }, depth: 3, stepsTarget: 1.1 };
 }
 
 function chains(length: number, count: number, processTarget?: number): Shape {
@@ -66,7 +70,7 @@ function chains(length: number, count: number, processTarget?: number): Shape {
   };
 }
 
-const SHAPES: Shape[] = [fanOut(50), chains(10, 3), chains(20, 3, 1.15), chains(33, 3, 1.15)];
+const SHAPES: Shape[] = [fanOut(50), chains(10, 3), chains(20, 3, 1.1), chains(33, 3, 1.1)];
 
 interface Measured {
   steps: number;
@@ -141,7 +145,9 @@ async function main(): Promise<boolean> {
     await measure('cortex', SHAPES[1], server, scratch, run++);
     await measure('floor', SHAPES[1], server, scratch, run++);
     console.log(`latency ${LATENCY_MS} ms per turn, ${TURNS_PER_STEP} turns per step; median of ${ROUNDS} runs each, Cortex and the floor interleaved`);
-    console.log('  plan                                   Cortex steps  floor steps   Cortex process  floor process');
+    console.log(
+      '  plan                                   steps ÷ floor         process ÷ floor        Cortex steps  floor steps  Cortex process  floor process',
+    );
     for (const shape of SHAPES) {
       const cortex: Measured[] = [];
       const base: Measured[] = [];
@@ -149,20 +155,30 @@ async function main(): Promise<boolean> {
         cortex.push(await measure('cortex', shape, server, scratch, run++));
         base.push(await measure('floor', shape, server, scratch, run++));
       }
-      const steps = median(cortex.map((m) => m.steps));
-      const processRatio = median(cortex.map((m) => m.process));
+      // Paired: each Cortex run against the floor run right after it, under the same load.
+      const stepsRatios = cortex.map((m, r) => m.steps / base[r].steps);
+      const processRatios = cortex.map((m, r) => m.process / base[r].process);
+      const steps = median(stepsRatios);
+      const processRatio = median(processRatios);
       const stepsOk = steps <= shape.stepsTarget;
       const processOk = shape.processTarget === undefined || processRatio <= shape.processTarget;
-      if (!stepsOk || !processOk) ok = false;
+      if (!stepsOk) ok = false;
+      if (!processOk) ok = false;
+      const spread = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
       const stepsText = `${steps.toFixed(2)} (≤ ${shape.stepsTarget.toFixed(2)} ${stepsOk ? 'met' : 'MISSED'})`;
       const processText = `${processRatio.toFixed(2)}${shape.processTarget === undefined ? '' : ` (≤ ${shape.processTarget.toFixed(2)} ${processOk ? 'met' : 'MISSED'})`}`;
-      const floorSteps = median(base.map((m) => m.steps));
       console.log(
-        `  ${shape.name.padEnd(38)} ${stepsText.padEnd(22)} ${floorSteps.toFixed(2).padEnd(8)} ${processText.padEnd(22)} ${median(base.map((m) => m.process)).toFixed(2)}`,
+        `  ${shape.name.padEnd(38)} ${stepsText.padEnd(21)} ${processText.padEnd(22)} ${median(cortex.map((m) => m.steps))
+          .toFixed(2)
+          .padEnd(13)} ${median(base.map((m) => m.steps))
+          .toFixed(2)
+          .padEnd(12)} ${median(cortex.map((m) => m.process))
+          .toFixed(2)
+          .padEnd(15)} ${median(base.map((m) => m.process)).toFixed(2)}`,
       );
-      // Said, not excused: the target stays, but a reader should know when even the floor misses it here.
-      if (floorSteps > shape.stepsTarget)
-        console.log(`    (the plain node:http floor itself is above ${shape.stepsTarget.toFixed(2)} on this machine in this run)`);
+      console.log(`    spread of the ${ROUNDS} pairs: steps ÷ floor ${spread(stepsRatios)}, process ÷ floor ${spread(processRatios)}`);
+      if (!stepsOk) console.log(`    why: Cortex's steps took ${steps.toFixed(2)} × the floor's, above ${shape.stepsTarget.toFixed(2)}`);
+      if (!processOk) console.log(`    why: Cortex's whole process took ${processRatio.toFixed(2)} × the floor's, above ${shape.processTarget!.toFixed(2)}`);
     }
   } finally {
     await server.close();

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { aggMedian, coordGreedy, decrossDfs, decrossTwoLayer, graph, layeringLongestPath, sugiyama, twolayerAgg } from 'd3-dag';
 import { build } from 'esbuild';
 import { chromium, type Page } from 'playwright-core';
+import { setupError } from './support/runBenchmark';
 import type { RunEvent } from '../src/core/plan/events';
 import { applyEvent, foldEvents } from '../src/core/plan/reducer';
 import { toSnapshot } from '../src/core/plan/snapshot';
@@ -28,10 +29,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const HARNESS = join(ROOT, 'bench', 'panelHarness');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
-if (!existsSync(CHROMIUM)) {
-  console.error(`panel bench: ${CHROMIUM} is missing. Install it once with:\n  apt-get update && apt-get install -y chromium`);
-  process.exit(1);
-}
+if (!existsSync(CHROMIUM))
+  setupError(`panel bench: setup error, not a missed target: ${CHROMIUM} is missing. Install it once with:\n  apt-get update && apt-get install -y chromium`);
 
 let failures = 0;
 function line(label: string, value: string, target?: string, ok?: boolean): void {

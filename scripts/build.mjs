@@ -4,7 +4,6 @@
 //   agentHost  src/host/agentHost.ts -> dist/agentHost.js (node, cjs; the agent core, loaded on first use)
 //   cli        src/cli/main.ts  -> dist/cli.js        (node, cjs, `#!/usr/bin/env node`; the entry: help, compile cache)
 //   cliCommands src/cli/cliCommands.ts -> dist/cliCommands.js (node, cjs; the commands and the agent, loaded on use)
-//   tokenCountWorker src/core/context/tokenCountWorker.ts -> dist/tokenCountWorker.js (node, cjs; a worker thread)
 //   o200k      src/core/context/o200k.ts -> dist/o200k.js (node, cjs; the tokenizer, loaded on the first count)
 //   webview    webview/main.ts  -> dist/webview.js    (browser, iife)
 // and, with the webview, copies VS Code's icon font (@vscode/codicons: codicon.css + codicon.ttf)
@@ -46,13 +45,6 @@ const entries = [
     groups: ['cli'],
     entry: 'src/cli/cliCommands.ts',
     options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/cliCommands.js', external: ['./o200k'] },
-  },
-  {
-    // The token-counting worker thread (context/backgroundCounter.ts), next to the bundles that start it.
-    name: 'tokenCountWorker',
-    groups: ['cli', 'agentHost'],
-    entry: 'src/core/context/tokenCountWorker.ts',
-    options: { platform: 'node', format: 'cjs', target: 'node22', outfile: 'dist/tokenCountWorker.js', external: ['./o200k'] },
   },
   {
     // The tokenizer, required on the first count by the bundles above (each keeps `./o200k` external).
@@ -112,6 +104,9 @@ function copyCodicons() {
 
 const started = Date.now();
 mkdirSync(join(root, 'dist'), { recursive: true });
+// Left by builds from before the token counter ran on the run's own thread; nothing loads it now.
+rmSync(join(root, 'dist', 'tokenCountWorker.js'), { force: true });
+rmSync(join(root, 'dist', 'tokenCountWorker.js.map'), { force: true });
 let failed = false;
 for (const { name, groups = [], entry, options, executable } of entries) {
   if (only && !only.includes(name) && !groups.some((group) => only.includes(group))) continue;

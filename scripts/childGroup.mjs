@@ -32,11 +32,25 @@ export function spawnInGroup(command, args, options = {}) {
   return child;
 }
 
-/** spawnInGroup, awaited: resolves with the exit code (or the signal's name). */
+/**
+ * spawnInGroup, awaited: resolves with the exit code (or the signal's name). With `onStdout` (and
+ * stdout piped), the child's output is handed to it as text.
+ */
 export function runInGroup(command, args, options = {}) {
+  const { onStdout, ...spawnOptions } = options;
   return new Promise((resolve) => {
-    const child = spawnInGroup(command, args, options);
+    const child = spawnInGroup(command, args, spawnOptions);
+    if (onStdout) child.stdout?.setEncoding('utf8').on('data', onStdout);
     child.on('error', (error) => resolve({ code: 1, error }));
-    child.on('exit', (code, signal) => resolve({ code: code ?? signal }));
+    child.on('exit', (code, signal) => {
+      const result = { code: code ?? signal };
+      if (!child.stdout || child.stdout.readableEnded) return resolve(result);
+      // The output may still be on its way; a process the child left behind may hold the pipe, so not for long.
+      const timer = setTimeout(() => resolve(result), 1_000);
+      child.stdout.once('end', () => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+    });
   });
 }

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseConfig, type FlatConfig } from '../core/config/configSchema';
 import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
-import { makeFolders } from '../core/files/makeFolders';
+import { makeFoldersSync } from '../core/files/makeFolders';
 import { UsageError, type CliArgs } from './cliArgs';
 import { describeFsError } from './fsErrorText';
 import { requestExtrasFromSettings } from '../core/llm/requestExtras';
@@ -136,7 +136,7 @@ function checkTraceDirectory(trace: string, create = true): void {
   }
   if (!create) return;
   try {
-    makeFolders(dirname(trace));
+    makeFoldersSync(dirname(trace));
   } catch (error) {
     const reason = (error as Error).message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
     throw new UsageError(`trace file ${trace} cannot be written: the folder ${dirname(trace)} cannot be created (${reason})`, false);

@@ -24,7 +24,7 @@ export class CheckpointContentProvider implements vscode.TextDocumentContentProv
   /** @param storageRoot checkpoint folders must be inside it (the runs folder of the global storage). */
   constructor(private readonly storageRoot: string) {}
 
-  provideTextDocumentContent(uri: vscode.Uri): string {
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const query = new URLSearchParams(uri.query);
     const dir = query.get('dir') ?? '';
     const hash = query.get('hash') ?? '';
@@ -33,7 +33,7 @@ export class CheckpointContentProvider implements vscode.TextDocumentContentProv
     const inside = relative(this.storageRoot, resolve(dir));
     if (!isAbsolute(dir) || inside.startsWith('..') || isAbsolute(inside)) throw new Error(`not a Cortex checkpoint folder: ${dir}`);
     if (!HASH_PATTERN.test(hash)) throw new Error(`not a content hash: ${hash}`);
-    const bytes = new ContentStore(dir).getSync(hash);
+    const bytes = await new ContentStore(dir).get(hash);
     if (!bytes) return `(The saved content of ${uri.path.slice(1)} is missing from the run's checkpoint folder.)\n`;
     if (looksBinary(bytes)) return `(Binary content, ${bytes.length.toLocaleString('en-US')} bytes: not shown.)\n`;
     return bytes.toString('utf8');

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { countPromptTokens } from '../../src/core/context/tokenCounter';
+import { PromptCache, renderPrompt } from './promptCache';
 
 // A scripted OpenAI-compatible endpoint on 127.0.0.1 for tests. It speaks real HTTP and SSE so the
 // real `openai` SDK talks to it, and it refuses what a real endpoint refuses (unanswered tool calls,
@@ -24,8 +25,12 @@ export interface ScriptedRequest {
   /** Header x-cortex-step. */
   stepId?: string;
   stream: boolean;
-  /** The prompt's size by Cortex's tokenizer, when the server has `maxPromptTokens`. */
+  /** The prompt's size by Cortex's tokenizer, when the server has `maxPromptTokens` or `promptCache`. */
   promptTokens?: number;
+  /** With `promptCache`: the prompt tokens reported as served from the cache. */
+  cachedTokens?: number;
+  /** With `promptCache`: the share of the prompt (0…1) that repeats the start of an earlier request's. */
+  sharedShare?: number;
 }
 
 export type ToolCallSpec = { id?: string; name: string; arguments: string | Record<string, unknown> };
@@ -108,6 +113,14 @@ export interface ScriptedServerOptions {
   maxPromptTokens?: number;
   /** Serve HTTPS with this certificate (PEM) instead of HTTP: an endpoint behind a private certificate authority. */
   tls?: { key: string; cert: string };
+  /**
+   * Play a provider's prompt cache (promptCache.ts): each answered chat request's prompt is
+   * compared with the earlier ones, and the tokens of its longest shared start are reported as
+   * cached, in the usage shape of OpenAI (`prompt_tokens_details.cached_tokens`), DeepSeek
+   * (`prompt_cache_hit_tokens`) or Anthropic's models behind a gateway (`cache_read_input_tokens`).
+   * `usage.prompt_tokens` is then the prompt's count by Cortex's tokenizer.
+   */
+  promptCache?: 'openai' | 'deepseek' | 'anthropic-gateway';
 }
 
 export type RefusalReason = 'protocol' | 'auth' | 'model' | 'unsupported' | 'not_found' | 'context';
@@ -160,6 +173,7 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
   /** Handler throws and internal errors: answered with a 500, reported again by close(). */
   const failures: string[] = [];
   let closing = false;
+  const promptCache = new PromptCache();
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     void serve(req, res).catch((err: unknown) => {
@@ -270,6 +284,13 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       }
     }
 
+    if (options.promptCache) {
+      request.promptTokens ??= countPromptTokens(chat.messages, chat.tools);
+      const { tokens, sharedTokens } = promptCache.take(renderPrompt(chat));
+      request.sharedShare = tokens === 0 ? 0 : sharedTokens / tokens;
+      request.cachedTokens = Math.floor(request.promptTokens * request.sharedShare);
+    }
+
     if (!current) {
       console.error(`[scriptedServer] request #${request.index} (${request.purpose ?? 'no purpose'}) arrived but no handler is set`);
       failures.push(`request #${request.index} arrived but no handler is set`);
@@ -315,11 +336,11 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
       case 'message': {
         const model = reply.model ?? request.body.model;
         if (!request.stream) {
-          sendJson(res, 200, completionJson(request, reply, model));
+          sendJson(res, 200, completionJson(request, reply, model, options.promptCache));
           return;
         }
         startSse(res);
-        for (const chunk of streamChunks(request, reply, model)) {
+        for (const chunk of streamChunks(request, reply, model, options.promptCache)) {
           if (!alive()) return;
           res.write(sseData(chunk));
           if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
@@ -642,12 +663,17 @@ function argumentText(spec: ToolCallSpec): string {
 function finishReasonOf(reply: MessageReply): string {
   return reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop');
 }
-function usageOf(request: ScriptedRequest, reply: MessageReply) {
+function usageOf(request: ScriptedRequest, reply: MessageReply, cacheShape: ScriptedServerOptions['promptCache']) {
   const u = reply.usage ?? { prompt_tokens: request.promptTokens ?? 10, completion_tokens: 5 };
-  return { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens };
+  const usage = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens };
+  const cached = reply.usage ? undefined : request.cachedTokens;
+  if (cached === undefined || !cacheShape) return usage;
+  if (cacheShape === 'openai') return { ...usage, prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 } };
+  if (cacheShape === 'deepseek') return { ...usage, prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: u.prompt_tokens - cached };
+  return { ...usage, cache_read_input_tokens: cached, cache_creation_input_tokens: u.prompt_tokens - cached };
 }
 
-function completionJson(request: ScriptedRequest, reply: MessageReply, model: string) {
+function completionJson(request: ScriptedRequest, reply: MessageReply, model: string, cacheShape?: ScriptedServerOptions['promptCache']) {
   const calls = reply.toolCalls ?? [];
   return {
     id: `chatcmpl-scripted-${request.index}`,
@@ -676,12 +702,17 @@ function completionJson(request: ScriptedRequest, reply: MessageReply, model: st
         finish_reason: finishReasonOf(reply),
       },
     ],
-    usage: usageOf(request, reply),
+    usage: usageOf(request, reply, cacheShape),
   };
 }
 
 /** The chunk sequence a real endpoint streams for this message (without the final [DONE]). */
-export function streamChunks(request: ScriptedRequest, reply: MessageReply, model: string): Array<Record<string, unknown>> {
+export function streamChunks(
+  request: ScriptedRequest,
+  reply: MessageReply,
+  model: string,
+  cacheShape?: ScriptedServerOptions['promptCache'],
+): Array<Record<string, unknown>> {
   const size = Math.max(1, reply.fragmentSize ?? 7);
   const includeUsage = isObject(request.body?.stream_options) && request.body.stream_options.include_usage === true;
   const base = {
@@ -707,7 +738,7 @@ export function streamChunks(request: ScriptedRequest, reply: MessageReply, mode
     for (const piece of fragments(argumentText(spec), size)) out.push(chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] }));
   });
   out.push(chunk({}, finishReasonOf(reply)));
-  if (includeUsage) out.push({ ...base, choices: [], usage: usageOf(request, reply) });
+  if (includeUsage) out.push({ ...base, choices: [], usage: usageOf(request, reply, cacheShape) });
   return out;
 }
 

@@ -7,7 +7,7 @@ import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from './contentStore';
 import { FileToolRecording, type BeforeWriteOptions, type CollectedAfter } from './fileToolRecording';
 import { ShadowGit } from './shadowGit';
 import { displayPath, isInside, realLocation } from '../files/workspaceJail';
-import { scanWorkspace } from './workspaceScan';
+import { scanWorkspaceSync } from './workspaceScan';
 
 // Records every file change of a run (docs/design.md, “Checkpoints and revert”): one recorder per run, with the run's
 // content store (outside the workspace), the attribution ledger and, when git is installed, the
@@ -80,7 +80,7 @@ export class CheckpointRecorder {
   /** Creates the content store and finds the workspace's real location (no git: see prepareCommands). */
   prepare(): Promise<Ready> {
     this.ready ??= (async () => {
-      this.store.ensureDir();
+      await this.store.ensureDir();
       const realRoot = await realpath(this.options.workspaceRoot);
       const excluded = await insideWorkspace(realRoot, [this.options.dir, ...(this.options.exclude ?? [])]);
       return { realRoot, excluded };
@@ -105,7 +105,7 @@ export class CheckpointRecorder {
           this.options.warn(`git is not installed: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
           return { noShadowReason: NO_GIT_NOTE };
         }
-        const warmUp = scanWorkspace(ready.realRoot, undefined, ready.excluded);
+        const warmUp = scanWorkspaceSync(ready.realRoot, undefined, ready.excluded);
         if (!warmUp.truncated) {
           const small = new Map([...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes));
           void this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, closeSync, readSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
-import { openRegularSync, readRegular, UnreadableFileError } from '../files/regularRead';
+import { readRegular, UnreadableFileError } from '../files/regularRead';
 import path from 'node:path';
 import { makeFolders } from '../files/makeFolders';
 
@@ -112,34 +112,9 @@ export class ContentStore {
     }
   }
 
-  /** Synchronous read for callers that cannot wait (a document provider's first answer); the same checks as `get`. */
-  getSync(hash: string): Buffer | undefined {
-    let opened;
-    try {
-      opened = openRegularSync(this.pathOf(hash), { what: 'checkpoint object', maxBytes: this.maxObjectBytes });
-    } catch (error) {
-      if (error instanceof UnreadableFileError && error.code === 'ENOENT') return undefined;
-      if (error instanceof UnreadableFileError) throw new CheckpointObjectError(error.message);
-      throw error;
-    }
-    try {
-      const bytes = Buffer.alloc(opened.size);
-      let total = 0;
-      while (total < opened.size) {
-        const read = readSync(opened.fd, bytes, total, opened.size - total, total);
-        if (read === 0) break;
-        total += read;
-      }
-      const content = bytes.subarray(0, total);
-      return hashBytes(content) === hash ? content : undefined;
-    } finally {
-      closeSync(opened.fd);
-    }
-  }
-
   /** Creates the folder (private to the user) if needed. */
-  ensureDir(): void {
-    makeFolders(this.objects, 0o700);
+  async ensureDir(): Promise<void> {
+    await makeFolders(this.objects, 0o700);
   }
 }
 

@@ -4,9 +4,11 @@ import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 // file's size, modification and change times, inode and mode, and every folder. Only entries whose
 // stamp differs are read and hashed afterwards. Only the fixed bulk folders below are skipped, never
 // what the workspace's own .gitignore files say: the model can write those (`*` would make every
-// deletion that follows unrestorable), so they do not decide what can be restored. The walk is synchronous on purpose: for ten
-// thousand files it takes a few tens of milliseconds, about a third of the same walk with
-// promises, and a command's own run is far longer.
+// deletion that follows unrestorable), so they do not decide what can be restored. The walk is
+// synchronous on purpose (hence its name): for ten thousand files it takes a few tens of
+// milliseconds on a local disk, about a third of the same walk with promises, and a command's own
+// run is far longer. On a slow disk it holds the thread it runs on (in the editor, the extension
+// host's) for as long as the walk takes.
 
 /** Folders never scanned, wherever they are. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules', '.hg', '.svn']);
@@ -37,7 +39,7 @@ export interface WorkspaceScan {
  * Scans `root` (a real, absolute folder). `exclude` holds relative paths never looked at (the
  * run's own trace and checkpoint folder when they are inside the workspace).
  */
-export function scanWorkspace(root: string, maxEntries = MAX_SCAN_ENTRIES, exclude: ReadonlySet<string> = NOTHING): WorkspaceScan {
+export function scanWorkspaceSync(root: string, maxEntries = MAX_SCAN_ENTRIES, exclude: ReadonlySet<string> = NOTHING): WorkspaceScan {
   const files = new Map<string, FileStamp>();
   const folders = new Set<string>();
   const stack: string[] = [''];

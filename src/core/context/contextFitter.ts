@@ -12,8 +12,8 @@ import { MAX_RATIO } from './tokenCalibration';
 // next turns. Every decision is reported (a `context_cost` audit), including "nothing to do".
 // A prompt whose cheap upper bound (tokenCounter.ts: a token per UTF-8 byte where no exact count
 // is known yet) is within the budget has nothing to do: it can be sent at once, and its exact
-// count, which the audit, the usage estimate and the calibration need, made while it travels, on
-// the background counter's thread (backgroundCounter.ts).
+// count, which the audit, the usage estimate and the calibration need, made while it travels
+// (countPromptTokensSoon).
 
 /** The `context_cost` record of one request; token numbers are the endpoint's (estimated). */
 export interface ContextCostRecord {

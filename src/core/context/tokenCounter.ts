@@ -1,5 +1,4 @@
 import type { ChatMessage, ToolSpec } from '../llm/llmTypes';
-import { countInBackground } from './backgroundCounter';
 
 // Token counts with a real BPE tokenizer (o200k_base, the encoding of OpenAI's current models),
 // never characters ÷ 4. Other providers tokenize differently; the per-model calibration
@@ -195,57 +194,16 @@ function messageTokensAtMost(message: ChatMessage): number {
 }
 
 /**
- * Texts that fit the memo and are being counted right now: a prompt asked for meanwhile (the same
- * system prompt and tool specs of many steps started together) waits for that count instead of
- * sending the same text to the counter again.
- */
-const countsInFlight = new Map<string, Promise<number>>();
-
-/**
- * countPromptTokens(messages, tools), with the texts not counted yet counted on the background
- * counter's worker thread (backgroundCounter.ts); the counts are kept like any other.
+ * countPromptTokens(messages, tools), made on this thread after the current turn of the event
+ * loop: the request that needs no decision leaves first and is counted while it travels (the
+ * model's latency dwarfs the count). Counts already made are kept (per message object, and the memo
+ * of repeated texts), so a step's next turn costs only its new messages. The count is of the prompt
+ * as it is now: a step's conversation grows while the request travels (the reply and the tool
+ * results are appended to the same list), and what came later is not part of this prompt.
  */
 export async function countPromptTokensSoon(live: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<number> {
-  // The prompt as it is now: a step's conversation grows while the count is made (the reply and the
-  // tool results are appended to the same list), and what came later is not part of this prompt.
   const messages = [...live];
-  const texts: string[] = [];
-  const slot = new Map<string, number>();
-  /** Counts known now, kept here: other counts may push them out of the memo meanwhile. */
-  const known = new Map<string, number>();
-  /** Counts another prompt's request is making. */
-  const awaited = new Map<string, Promise<number>>();
-  const want = (text: string): number => {
-    if (text === '' || known.has(text) || slot.has(text) || awaited.has(text)) return 0;
-    const tokens = memoized(text);
-    const inFlight = tokens === undefined ? countsInFlight.get(text) : undefined;
-    if (tokens !== undefined) known.set(text, tokens);
-    else if (inFlight) awaited.set(text, inFlight);
-    else {
-      slot.set(text, texts.length);
-      texts.push(text);
-    }
-    return 0;
-  };
-  const newTools = tools && tools.length > 0 && !toolCounts.has(tools) ? tools : undefined;
-  if (newTools) want(toolsText(newTools));
-  const newMessages = messages.filter((message) => !messageCounts.has(message));
-  for (const message of newMessages) messageTokens(message, want);
-  const batch = countInBackground(texts, (all) => all.map(countTextTokens));
-  const shared = texts.filter(isMemoSized);
-  for (const text of shared)
-    countsInFlight.set(
-      text,
-      batch.then((counts) => counts[slot.get(text)!]),
-    );
-  const counts = await batch;
-  for (const text of shared) countsInFlight.delete(text);
-  texts.forEach((text, i) => remember(text, counts[i]));
-  for (const [text, count] of awaited) known.set(text, await count);
-  const counted = (text: string): number => (text === '' ? 0 : (known.get(text) ?? counts[slot.get(text) ?? -1] ?? countTextTokens(text)));
-  // Another caller may have counted the same objects meanwhile: the first count stays.
-  if (newTools && !toolCounts.has(newTools)) toolCounts.set(newTools, counted(toolsText(newTools)));
-  for (const message of newMessages) if (!messageCounts.has(message)) messageCounts.set(message, messageTokens(message, counted));
+  await new Promise<void>((resolve) => setImmediate(resolve));
   return countPromptTokens(messages, tools);
 }
 

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { ToolError } from './toolError';
 import { describeFsError } from './fsErrors';
 
@@ -44,11 +44,10 @@ export interface RegularFileOptions {
 }
 
 /** lstat of a (jailed, real) path that must be a regular file, or missing when allowed. Never opens it. */
-export function lstatRegularFile(realPath: string, shownPath: string, options: RegularFileOptions = {}): Stats | undefined {
+export async function lstatRegularFile(realPath: string, shownPath: string, options: RegularFileOptions = {}): Promise<Stats | undefined> {
   let stats: Stats;
   try {
-    // Synchronous, as in workspaceJail.ts: one metadata call before the asynchronous open.
-    stats = lstatSync(realPath);
+    stats = await lstat(realPath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (options.allowMissing && code === 'ENOENT') return undefined;
@@ -68,7 +67,7 @@ export async function openRegularFile(
   mode: OpenMode,
   options: RegularFileOptions = {},
 ): Promise<{ handle: FileHandle; stats: Stats }> {
-  lstatRegularFile(realPath, shownPath, { ...options, allowMissing: mode === 'write' });
+  await lstatRegularFile(realPath, shownPath, { ...options, allowMissing: mode === 'write' });
   return openVerified(realPath, shownPath, mode, options.directoryHint ?? '');
 }
 
@@ -94,24 +93,6 @@ export async function openVerified(realPath: string, shownPath: string, mode: Op
   }
 }
 
-/** openVerified for reading, synchronously: the same flags and checks; the caller closes the descriptor. */
-export function openVerifiedForReadSync(realPath: string, shownPath: string, directoryHint = ''): { fd: number; stats: Stats } {
-  let fd: number;
-  try {
-    fd = openSync(realPath, OPEN_FLAGS.read | O_NONBLOCK | O_NOFOLLOW);
-  } catch (error) {
-    throw openFailure(error, shownPath);
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw notRegular(shownPath, stats, directoryHint);
-    return { fd, stats };
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-}
-
 function openFailure(error: unknown, shownPath: string): Error {
   const code = (error as NodeJS.ErrnoException).code;
   // ENXIO: a FIFO without a reader (opened for writing); ELOOP: the name became a symlink.
@@ -129,20 +110,6 @@ export async function readAtMost(handle: FileHandle, maxBytes: number): Promise<
   for (let want = nextRead(maxBytes, total); want > 0; want = nextRead(maxBytes, total)) {
     const chunk = Buffer.allocUnsafe(want);
     const { bytesRead } = await handle.read(chunk, 0, want, total);
-    if (bytesRead === 0) break;
-    chunks.push(chunk.subarray(0, bytesRead));
-    total += bytesRead;
-  }
-  return atMost(chunks, total, maxBytes);
-}
-
-/** readAtMost on a descriptor, synchronously. */
-export function readAtMostSync(fd: number, maxBytes: number): { buffer: Buffer; truncated: boolean } {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (let want = nextRead(maxBytes, total); want > 0; want = nextRead(maxBytes, total)) {
-    const chunk = Buffer.allocUnsafe(want);
-    const bytesRead = readSync(fd, chunk, 0, want, total);
     if (bytesRead === 0) break;
     chunks.push(chunk.subarray(0, bytesRead));
     total += bytesRead;

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import { describeFileType } from './regularFile';
 
 // Reading a file a run left behind (its trace, its lock, its checkpoint objects) the way the file
@@ -158,7 +158,7 @@ export function* readLinesSync(file: string, options: RegularOpenOptions): Gener
 export async function readRegular(file: string, options: RegularOpenOptions): Promise<Buffer | undefined> {
   let stats: Stats;
   try {
-    stats = lstatSync(file);
+    stats = await lstat(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw fsFailure(error, options.what, file);

@@ -1,19 +1,12 @@
-import { closeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { ToolError } from './toolError';
-import { lstatRegularFile, openVerified, openVerifiedForReadSync, readAtMost, readAtMostSync } from './regularFile';
+import { lstatRegularFile, openVerified, readAtMost } from './regularFile';
 
 // Reading a workspace file as text, with the two refusals every text tool shares: files over the
 // size cap and binary files (a NUL byte in the first 8 KB, as git decides). The size is checked
 // before reading, and reading stops at the cap too (a file can grow while it is read).
 
 const BINARY_SNIFF_BYTES = 8000;
-/**
- * Files this small are read synchronously (tens of microseconds from the page cache). Through the
- * thread pool each read is four round trips (open, fstat, read, close), and with many steps in
- * flight every step's next request waits for the other steps' trips.
- */
-export const SYNC_READ_MAX_BYTES = 64 * 1024;
 const DIRECTORY_HINT = '; use list_directory to see what it contains';
 
 /** True when the buffer looks like binary data (contains a NUL byte near the start). */
@@ -43,23 +36,11 @@ function textOf({ buffer, truncated }: { buffer: Buffer; truncated: boolean }, s
 /** Reads a text file at a real (already jailed and guarded) path, or throws a ToolError saying why not. */
 export async function readTextFile(realPath: string, shownPath: string, maxBytes: number): Promise<string> {
   // The type is checked before any open (a FIFO must never be opened); the open checks it again.
-  const listed = lstatRegularFile(realPath, shownPath, { directoryHint: DIRECTORY_HINT })!;
-  if (listed.size <= SYNC_READ_MAX_BYTES) return readSmallTextFileSync(realPath, shownPath, maxBytes);
+  await lstatRegularFile(realPath, shownPath, { directoryHint: DIRECTORY_HINT });
   const { handle, stats } = await openVerified(realPath, shownPath, 'read', DIRECTORY_HINT);
   try {
     return await readOpenTextFile(handle, stats.size, shownPath, maxBytes);
   } finally {
     await handle.close();
-  }
-}
-
-/** readTextFile for a file that was small when listed; it may have grown since, up to maxBytes is read. */
-function readSmallTextFileSync(realPath: string, shownPath: string, maxBytes: number): string {
-  const { fd, stats } = openVerifiedForReadSync(realPath, shownPath, DIRECTORY_HINT);
-  try {
-    if (stats.size > maxBytes) throw tooLarge(shownPath, stats.size, maxBytes);
-    return textOf(readAtMostSync(fd, maxBytes), shownPath, maxBytes);
-  } finally {
-    closeSync(fd);
   }
 }

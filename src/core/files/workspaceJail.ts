@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from './toolError';
 
@@ -7,9 +7,8 @@ import { ToolError } from './toolError';
 // its nearest existing parent, following dangling symlinks by hand (a write through a dangling
 // link would create its target). Anything whose real location is outside the root is refused
 // before any content is read or written.
-// The lookups are synchronous: each is one metadata system call, microseconds on a local disk,
-// while its promise form costs the run's thread more than the call itself (a thread-pool round trip
-// and its callbacks) and adds its latency to every tool call. Contents: see textFile.ts.
+// The lookups are asynchronous: a workspace can be on a slow disk (a network mount, a remote
+// folder), and in the editor this runs on the extension host's thread, which must not wait on it.
 
 const MAX_LINK_HOPS = 40;
 
@@ -37,7 +36,7 @@ function isMissing(error: unknown): boolean {
 export async function realLocation(target: string, hops = 0): Promise<string> {
   if (hops > MAX_LINK_HOPS) throw new ToolError(`Path '${target}' has too many levels of symbolic links`);
   try {
-    return realpathSync.native(target);
+    return await realpath(target);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new ToolError('Too many levels of symbolic links');
@@ -47,18 +46,18 @@ export async function realLocation(target: string, hops = 0): Promise<string> {
   let existing = target;
   for (;;) {
     try {
-      const stats = lstatSync(existing);
+      const stats = await lstat(existing);
       if (stats.isSymbolicLink()) {
         try {
-          return path.join(realpathSync.native(existing), ...rest);
+          return path.join(await realpath(existing), ...rest);
         } catch (error) {
           if (!isMissing(error)) throw error;
           // Dangling link: continue from where it points.
-          const pointsTo = path.resolve(path.dirname(existing), readlinkSync(existing));
-          return realLocation(path.join(pointsTo, ...rest), hops + 1);
+          const pointsTo = path.resolve(path.dirname(existing), await readlink(existing));
+          return await realLocation(path.join(pointsTo, ...rest), hops + 1);
         }
       }
-      return path.join(realpathSync.native(existing), ...rest);
+      return path.join(await realpath(existing), ...rest);
     } catch (error) {
       if (!isMissing(error)) throw error;
       const parent = path.dirname(existing);
@@ -82,7 +81,7 @@ export async function resolveInWorkspace(workspaceRoot: string, userPath: string
   const lexical = path.resolve(workspaceRoot, userPath);
   let root: string;
   try {
-    root = realpathSync.native(workspaceRoot);
+    root = await realpath(workspaceRoot);
   } catch {
     throw new ToolError(`The workspace folder '${workspaceRoot}' does not exist`);
   }

@@ -145,6 +145,8 @@ const CERTIFICATE_PROBLEMS: Record<string, string> = {
   SELF_SIGNED_CERT_IN_CHAIN: 'its certificate comes from a certificate authority this machine does not trust',
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate was issued by a certificate authority this machine does not know',
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate was issued by a certificate authority this machine does not know',
+  UNABLE_TO_GET_ISSUER_CERT: 'its certificate was issued by a certificate authority this machine does not know',
+  CERT_UNTRUSTED: 'its certificate is not trusted',
   ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
 };
 

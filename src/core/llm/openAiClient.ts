@@ -4,16 +4,16 @@ import { classifyLlmFailure, type FailureDecision, type FailureFacts } from './f
 import type { LlmHints } from './llmHints';
 import { LlmError, type ChatRequest, type ChatResponse, type LlmAttempt, type LlmClient, type LlmErrorKind } from './llmTypes';
 import { describeSdkFailure } from './sdkFailure';
-import { abortingWith, createNodeFetch, nodeBodyOf } from './nodeFetch';
-import { buildStreamRequestTemplate, streamRequestInit, type StreamRequestTemplate } from './streamRequestTemplate';
-import { readSseBody, readSseStream, type SseReadState } from './sseBodyReader';
+import { readSseBody, type SseReadState } from './sseBodyReader';
 import { createToolCallAccumulator, DEFAULT_MAX_ARGUMENT_BYTES, type AccumulatorResult } from './toolCallAccumulator';
 
 // The LlmClient for any OpenAI-compatible endpoint (OpenAI, Azure, DeepSeek, Qwen, Mistral, Gemini,
-// Ollama, vLLM, LM Studio, LiteLLM...), through the `openai` SDK. The SDK sends the request; a
-// stream's raw body is read here in one pass (sseBodyReader.ts: decoded, split and parsed once,
-// [DONE] noticed on the way) into the pure accumulator, never through the SDK's stream decoding or
-// its stream helper (which throws on index-less tool calls).
+// Ollama, vLLM, LM Studio, LiteLLM...), through the `openai` SDK and its own transport (the
+// platform's fetch, which honours the proxy settings Node or the editor give it). The SDK builds,
+// authenticates and sends every request; a stream's raw body (`asResponse()`) is read here in one
+// pass (sseBodyReader.ts: decoded, split and parsed once, [DONE] noticed on the way) into the pure
+// accumulator, never through the SDK's stream decoding or its stream helper (which throws on
+// index-less tool calls).
 // The SDK's own retries are off: this client retries transient failures itself, fails over to
 // cortex.llm.fallbackModels only before anything streamed, and records every attempt. Once a
 // fallback answered, later requests start with it: a missing model costs one failed round trip per
@@ -39,7 +39,7 @@ export interface OpenAiClientOptions {
   /** Added to every request URL (cortex.llm.query, e.g. api-version). */
   query?: Record<string, string>;
   logger?: Logger;
-  /** Default: node:http(s) (nodeFetch.ts). */
+  /** Default: the SDK's (the platform's fetch). */
   fetch?: typeof fetch;
   /** First backoff delay; doubles per retry, capped at 8 s. Default 250 ms. */
   retryBaseDelayMs?: number;
@@ -81,12 +81,6 @@ class OpenAiClient implements LlmClient {
   /** Index of the first model worth asking: the fallback that answered after earlier ones failed over. */
   private firstModel = 0;
 
-  /** URL and headers of every streamed request, built by the SDK on first use. */
-  private template: Promise<StreamRequestTemplate> | undefined;
-
-  /** What requests are sent with: the given fetch, else node:http(s) (nodeFetch.ts). */
-  private readonly fetch: typeof fetch;
-
   constructor(private readonly options: OpenAiClientOptions) {
     this.logger = options.logger ?? silentLogger;
     const apiKey = options.apiKey?.trim() ? options.apiKey : 'not-needed';
@@ -98,7 +92,7 @@ class OpenAiClient implements LlmClient {
       maxRetries: 0,
       // A backstop only: this client's own timers abort first.
       timeout: options.requestTimeoutMs + 5_000,
-      fetch: (this.fetch = options.fetch ?? createNodeFetch()),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
       logLevel: 'off',
       ...(options.headers && Object.keys(options.headers).length > 0 ? { defaultHeaders: options.headers } : {}),
       ...(options.query && Object.keys(options.query).length > 0 ? { defaultQuery: options.query } : {}),
@@ -113,9 +107,6 @@ class OpenAiClient implements LlmClient {
     const notes: string[] = [];
     const batch = request.batch ?? this.nextBatch++;
     const stream = request.stream ?? true;
-    // A non-streamed request (the planner's, first in a run) is a wait: the template of the
-    // streamed requests that follow is built meanwhile, a turn of the event loop after it left.
-    if (!stream && !this.template) setImmediate(() => void this.streamTemplate().catch(() => undefined));
     let retries = 0;
 
     for (let m = start; m < models.length; m++) {
@@ -228,9 +219,7 @@ class OpenAiClient implements LlmClient {
     const temperature = request.temperature ?? this.options.temperature;
     if (typeof temperature === 'number') body.temperature = temperature;
     if (sent.responseFormat) body.response_format = { type: 'json_object' };
-    // With this client's own fetch the abort goes to it directly; another fetch gets it through the SDK.
-    const abortOptions = this.options.fetch ? { signal: controller.signal } : { fetchOptions: abortingWith(controller.signal) };
-    const requestOptions = { ...abortOptions, headers, timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
+    const requestOptions = { signal: controller.signal, headers, timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
 
     try {
       if (!stream) {
@@ -247,15 +236,12 @@ class OpenAiClient implements LlmClient {
       }
 
       const streamBody = { ...body, stream: true, ...(sent.streamOptions ? { stream_options: { include_usage: true } } : {}) };
-      // The SDK builds what every streamed request is sent with (URL, auth, headers) once per client
-      // (streamRequestTemplate.ts); it is sent with this client's fetch and its body read here, once.
-      // (The SDK's own send adds only what this client does itself: retries, timers, abort
-      // wiring, logging.)
-      const template = await this.streamTemplate();
+      // The raw response: the SDK has sent the request and thrown for an error status; its body
+      // is read here, once.
+      const response = await this.sdk.chat.completions
+        .create(streamBody as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, requestOptions)
+        .asResponse();
       if (abortCause) return aborted();
-      const response = await this.fetch(template.url, streamRequestInit(template, headers, streamBody, controller.signal));
-      if (abortCause) return aborted();
-      if (!response.ok) return { ok: false, facts: describeSdkFailure(await statusError(response), 'request') };
       clearTimeout(timer);
       const state: SseReadState = { lastRead: Date.now(), sawDone: false };
       // One timer per stream, re-armed only when it fires: the reads themselves only stamp the time.
@@ -266,10 +252,7 @@ class OpenAiClient implements LlmClient {
         else timer = setTimeout(watchIdle, idleMs - quiet);
       };
       timer = setTimeout(watchIdle, idleMs);
-      const push = (chunk: unknown): void => accumulator.push(chunk);
-      const nodeBody = nodeBodyOf(response);
-      if (nodeBody) await readSseStream(nodeBody, response.headers, state, push);
-      else if (response.body) await readSseBody(response.body, response.headers, state, push);
+      if (response.body) await readSseBody(response.body, response.headers, state, (chunk) => accumulator.push(chunk));
       if (abortCause) return aborted();
       const contentType = response.headers.get('content-type') ?? '';
       if (accumulator.chunkCount === 0 && !contentType.includes('text/event-stream')) {
@@ -298,33 +281,11 @@ class OpenAiClient implements LlmClient {
     }
   }
 
-  private streamTemplate(): Promise<StreamRequestTemplate> {
-    if (!this.template) {
-      this.template = buildStreamRequestTemplate(this.sdk, this.options.requestTimeoutMs + 5_000);
-      // A template that could not be built is tried again by the next request.
-      this.template.catch(() => (this.template = undefined));
-    }
-    return this.template;
-  }
-
   private backoff(retry: number, d: FailureDecision): number {
     if (d.retryAfterMs !== undefined) return d.retryAfterMs;
     const base = this.options.retryBaseDelayMs ?? 250;
     return Math.min(base * 2 ** (retry - 1), MAX_BACKOFF_MS);
   }
-}
-
-/** The SDK's error for an HTTP error status, made as the SDK makes it (the body's JSON, else its text). */
-async function statusError(response: Response): Promise<InstanceType<typeof OpenAI.APIError>> {
-  const text = await response.text().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const payload = json && typeof json === 'object' && (json as { error?: unknown }).error == null ? { error: json } : json;
-  return OpenAI.APIError.generate(response.status, payload as object | undefined, json ? undefined : text, response.headers);
 }
 
 function isCompletion(value: unknown): boolean {

@@ -1,5 +1,4 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { Readable } from 'node:stream';
 import OpenAI from 'openai';
 
 // Reads the raw body of a streamed chat completion in one pass: each network read is decoded once,
@@ -7,7 +6,7 @@ import OpenAI from 'openai';
 // to `onChunk`. `data: [DONE]` is noticed in the same pass and ends the reading, like the `openai`
 // SDK's own stream does. Liveness costs one timestamp per read: the caller's single timer
 // compares it with the clock (docs/design.md, “LLM requests: retries and failover”: any bytes, keep-alive comments included, count
-// as life). The body is a Node stream (nodeFetch.ts) or, from another fetch, a web stream.
+// as life). The body is the web stream of the SDK's raw response.
 // Errors are thrown the way the SDK throws them, so sdkFailure.ts reads both alike:
 //   an `error` event or a chunk with an `error` member -> OpenAI.APIError (no HTTP status);
 //   an event whose data is not JSON -> SyntaxError.
@@ -44,56 +43,6 @@ function eventHandler(headers: Headers, state: SseReadState, onChunk: (chunk: un
       throw new OpenAI.APIError(undefined, errorPayload(chunk, false), undefined, headers);
     onChunk(chunk);
   };
-}
-
-/**
- * Reads the Node stream `body` to its end or to [DONE], feeding every parsed chunk to `onChunk`.
- * Rejects when reading fails (abort, reset, a connection closed early) or the stream carries an
- * error or bad JSON; the stream is then destroyed. After [DONE] the rest of the body is let through
- * unread for a moment, so the connection can serve the next request.
- */
-export function readSseStream(body: Readable, headers: Headers, state: SseReadState, onChunk: (chunk: unknown) => void): Promise<void> {
-  const parser = createParser({ onEvent: eventHandler(headers, state, onChunk) });
-  const decoder = new TextDecoder();
-  return new Promise<void>((resolve, reject) => {
-    let settled = false;
-    const settle = (error?: Error): void => {
-      if (settled) return;
-      settled = true;
-      if (error === undefined) resolve();
-      else {
-        body.destroy();
-        reject(error);
-      }
-    };
-    const feed = (text: string): boolean => {
-      try {
-        parser.feed(text);
-        return true;
-      } catch (error) {
-        settle(error instanceof Error ? error : new Error(String(error)));
-        return false;
-      }
-    };
-    body.on('data', (bytes: Buffer) => {
-      if (settled) return;
-      state.lastRead = Date.now();
-      if (!feed(decoder.decode(bytes, STREAM)) || !state.sawDone) return;
-      settle();
-      // Left to end by itself; a server that keeps it open loses it after a moment.
-      const timer = setTimeout(() => body.destroy(), DONE_GRACE_MS);
-      timer.unref();
-      body.once('close', () => clearTimeout(timer));
-    });
-    body.once('end', () => {
-      // A last event without its blank line still counts, as in the SDK's decoder.
-      if (!settled && feed(`${decoder.decode()}\n\n`)) settle();
-    });
-    body.once('error', (error) => settle(error));
-    body.once('close', () => {
-      if (!body.readableEnded) settle(Object.assign(new Error('the connection closed before the response ended'), { code: 'ECONNRESET' }));
-    });
-  });
 }
 
 /**

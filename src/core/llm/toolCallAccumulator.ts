@@ -226,10 +226,8 @@ class Accumulator implements ToolCallAccumulator {
     const completion = usage.completion_tokens;
     if (typeof prompt === 'number' || typeof completion === 'number') {
       this.usage = { promptTokens: typeof prompt === 'number' ? prompt : 0, completionTokens: typeof completion === 'number' ? completion : 0 };
-      // Prompt caching: part of the prompt was served from the cache (priced lower). OpenAI and most
-      // compatible endpoints say so in prompt_tokens_details.cached_tokens, DeepSeek in prompt_cache_hit_tokens.
-      const cached = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : usage.prompt_cache_hit_tokens;
-      if (typeof cached === 'number' && cached > 0) this.usage.cachedPromptTokens = cached;
+      const cached = cachedPromptTokens(usage);
+      if (cached !== undefined) this.usage.cachedPromptTokens = cached;
     }
   }
 
@@ -448,4 +446,18 @@ function describe(call: CallState): string {
 
 function preview(text: string): string {
   return JSON.stringify(clip(text, 120));
+}
+
+/**
+ * Prompt caching: how much of the prompt was served from the provider's cache (priced lower), under
+ * whichever name the endpoint uses: OpenAI and most compatible endpoints
+ * `prompt_tokens_details.cached_tokens`, DeepSeek `prompt_cache_hit_tokens`, Anthropic's models
+ * through gateways (LiteLLM, OpenRouter) `cache_read_input_tokens`, Moonshot a top-level
+ * `cached_tokens`. The first positive count wins; none: undefined.
+ */
+function cachedPromptTokens(usage: JsonRecord): number | undefined {
+  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : undefined;
+  for (const value of [details, usage.prompt_cache_hit_tokens, usage.cache_read_input_tokens, usage.cached_tokens])
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.floor(value);
+  return undefined;
 }

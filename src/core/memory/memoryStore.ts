@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import MiniSearch from 'minisearch';
 import { makeFolders } from '../files/makeFolders';
@@ -91,11 +90,12 @@ export class MemoryStore {
   }
 
   private async read(): Promise<{ entries: MemoryEntry[]; index: MiniSearch<MemoryEntry> }> {
-    // Looked up synchronously (microseconds): every step start asks, and a trip through the thread
-    // pool would hold each step's first request behind the other steps' lookups.
     let key: string;
     try {
-      const info = statSync(this.file, { throwIfNoEntry: false });
+      const info = await stat(this.file).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
       key = info ? `${info.mtimeMs}:${info.size}:${info.ino}` : 'missing';
     } catch (error) {
       throw new MemoryError(`cannot read the memory file ${this.file}: ${(error as Error).message}`);
@@ -160,7 +160,9 @@ function isEntry(value: unknown): value is MemoryEntry {
 }
 
 async function writeAtomically(file: string, content: string): Promise<void> {
-  makeFolders(dirname(file));
+  await makeFolders(dirname(file)).catch((error: Error) => {
+    throw new MemoryError(`cannot write the memory file ${file}: ${error.message}`);
+  });
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, content, { encoding: 'utf8', mode: 0o600 });

@@ -1,4 +1,5 @@
-import { lstatSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { declaredFileAccesses, type FileAccessDeclaration } from './fileAccess';
 import { displayPath, resolveInWorkspace } from '../files/workspaceJail';
 import type { FileAccessKind, ProtectedPathMatcher } from '../files/protectedPaths';
@@ -74,7 +75,7 @@ export async function findProtectedAccess(
       continue;
     }
     // Link count and mode only matter for a write.
-    const existing = declared.access === 'write' ? lstatOrUndefined(real) : undefined;
+    const existing = declared.access === 'write' ? await lstatOrUndefined(real) : undefined;
     for (const item of assessAccess(matcher, realRoot, real, declared.access, existing)) {
       if (!found.some((other) => protectedAccessKey(other) === protectedAccessKey(item))) found.push(item);
     }
@@ -82,11 +83,7 @@ export async function findProtectedAccess(
   return found;
 }
 
-/** lstat (synchronous, as in workspaceJail.ts), or undefined for a path that is not there. */
-function lstatOrUndefined(real: string): Stats | undefined {
-  try {
-    return lstatSync(real);
-  } catch {
-    return undefined;
-  }
+/** lstat, or undefined for a path that is not there. */
+async function lstatOrUndefined(real: string): Promise<Stats | undefined> {
+  return lstat(real).catch(() => undefined);
 }

@@ -2,7 +2,7 @@ import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { readRegularSync, UnreadableFileError } from '../files/regularRead';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { makeFolders } from '../files/makeFolders';
+import { makeFoldersSync } from '../files/makeFolders';
 import { ownStartTicks, processIsAlive } from './processState';
 
 // Only one process drives a run (docs/design.md, “Resuming a run”): the live run and a resume take
@@ -126,7 +126,7 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
   const isAlive = options.isAlive ?? processIsAlive;
   let recoveredFrom: LockHolder | undefined;
   // A new run's trace folder may not exist yet (the trace writer would make it too).
-  makeFolders(dirname(file));
+  makeFoldersSync(dirname(file));
   for (let attempt = 0; attempt < 3; attempt++) {
     if (tryCreate(file, me)) return ownLock(file, me, recoveredFrom);
     let text: string;

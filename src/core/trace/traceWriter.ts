@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { makeFolders } from '../files/makeFolders';
+import { makeFoldersSync } from '../files/makeFolders';
 import type { EventListener } from '../plan/eventLog';
 
 /**
@@ -16,7 +16,7 @@ export function createTraceWriter(
   file: string,
   options: { append?: boolean } = {},
 ): { listener: EventListener; close(): Promise<void>; error(): Error | undefined } {
-  makeFolders(dirname(file));
+  makeFoldersSync(dirname(file));
   let failure: Error | undefined;
   let fd: number | undefined;
   try {

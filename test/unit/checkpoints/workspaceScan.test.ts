@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareScans, scanWorkspace } from '../../../src/core/checkpoints/workspaceScan';
+import { compareScans, scanWorkspaceSync } from '../../../src/core/checkpoints/workspaceScan';
 import { mapSettings } from '../../../src/host/settingsMapping';
 import { parseConfig } from '../../../src/core/config/configSchema';
 
@@ -19,7 +19,7 @@ describe('workspace scan', () => {
       writeFileSync(join(ws, 'src', 'gen', 'out.js'), 'x');
       writeFileSync(join(ws, 'src', 'a.ts'), 'a');
       writeFileSync(join(ws, 'b.txt'), 'b');
-      const before = scanWorkspace(ws);
+      const before = scanWorkspaceSync(ws);
       // The workspace's .gitignore is the model's to write: it decides nothing here.
       assert.deepEqual([...before.files.keys()].sort(), ['b.txt', 'src/.gitignore', 'src/a.ts', 'src/gen/out.js']);
       assert.deepEqual([...before.folders].sort(), ['src', 'src/gen']);
@@ -27,9 +27,9 @@ describe('workspace scan', () => {
       rmSync(join(ws, 'b.txt'));
       mkdirSync(join(ws, 'lib'));
       writeFileSync(join(ws, 'lib', 'c.ts'), 'c');
-      const difference = compareScans(before, scanWorkspace(ws));
+      const difference = compareScans(before, scanWorkspaceSync(ws));
       assert.deepEqual(difference, { created: ['lib/c.ts'], touched: ['src/a.ts'], deleted: ['b.txt'], createdFolders: ['lib'], deletedFolders: [] });
-      assert.equal(scanWorkspace(ws, 2).truncated, true, 'a scan past its entry limit says so');
+      assert.equal(scanWorkspaceSync(ws, 2).truncated, true, 'a scan past its entry limit says so');
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }

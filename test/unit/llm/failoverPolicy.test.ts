@@ -146,6 +146,44 @@ describe('failoverPolicy', () => {
       assert.deepEqual([midStream.kind, midStream.transient, midStream.failover], ['stream_broken', true, false]);
     });
 
+    it("TLS: a certificate the endpoint's host cannot be trusted with is final and says what to do, in the host's words", () => {
+      const tls = (networkCode: string, hints?: FailureContext['hints'], proxy?: string) =>
+        decide(
+          { cause: 'network', phase: 'request', message: 'fetch failed', networkCode },
+          { baseUrl: 'https://llm.corp.example/v1', ...(hints ? { hints } : {}), ...(proxy ? { proxy } : {}) },
+        );
+      for (const code of [
+        'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+        'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+        'UNABLE_TO_GET_ISSUER_CERT',
+        'SELF_SIGNED_CERT_IN_CHAIN',
+        'DEPTH_ZERO_SELF_SIGNED_CERT',
+        'CERT_UNTRUSTED',
+      ]) {
+        const d = tls(code);
+        assert.deepEqual([d.kind, d.transient, d.failover], ['unreachable', false, false], code);
+        assert.match(
+          d.message,
+          new RegExp(
+            `^Cortex does not trust the LLM endpoint https://llm\\.corp\\.example/v1: its certificate [^(]+ \\(${code}\\); if your company uses its own certificate authority, give its certificate \\(PEM\\) with NODE_EXTRA_CA_CERTS=FILE in the environment VS Code starts with\\.$`,
+          ),
+        );
+      }
+      const shell = tls('SELF_SIGNED_CERT_IN_CHAIN', {
+        apiKey: 'Set OPENAI_API_KEY.',
+        setting: (key) => `--${key}`,
+        extraCaCerts: 'NODE_EXTRA_CA_CERTS=FILE for the cortex command',
+      });
+      assert.match(shell.message, /\(SELF_SIGNED_CERT_IN_CHAIN\); .* with NODE_EXTRA_CA_CERTS=FILE for the cortex command\.$/);
+      assert.match(
+        tls('ERR_TLS_CERT_ALTNAME_INVALID').message,
+        /its certificate is for another host name \(ERR_TLS_CERT_ALTNAME_INVALID\); the endpoint .* must present a valid certificate/,
+      );
+      assert.match(tls('CERT_HAS_EXPIRED').message, /its certificate has expired \(CERT_HAS_EXPIRED\)/);
+      assert.match(tls('CERT_HAS_EXPIRED', undefined, 'http://u:secret@proxy:3128').message, /through the proxy http:\/\/proxy:3128\)/);
+      assert.doesNotMatch(tls('CERT_HAS_EXPIRED', undefined, 'http://u:secret@proxy:3128').message, /secret/);
+    });
+
     it('timeouts, streams without [DONE], in-stream error events', () => {
       const idle = decide({ cause: 'idle_timeout', phase: 'stream', message: '' });
       assert.deepEqual([idle.kind, idle.transient], ['timeout', true]);

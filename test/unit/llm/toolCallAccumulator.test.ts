@@ -548,6 +548,41 @@ describe('toolCallAccumulator', () => {
       assert.deepEqual(deepSeek.usage, { promptTokens: 340, completionTokens: 2, cachedPromptTokens: 320 });
     });
 
+    it('reads the cached tokens of the other shapes: DeepSeek beside an empty details object, gateways for Anthropic, Moonshot', () => {
+      const usageOf = (usage: Record<string, unknown>) => run([chunk({ content: 'x' }, 'stop'), { choices: [], usage }]).usage;
+      // A details object without cached_tokens (or with 0) must not hide DeepSeek's own count.
+      assert.deepEqual(usageOf({ prompt_tokens: 340, completion_tokens: 2, prompt_tokens_details: { audio_tokens: 0 }, prompt_cache_hit_tokens: 320 }), {
+        promptTokens: 340,
+        completionTokens: 2,
+        cachedPromptTokens: 320,
+      });
+      assert.deepEqual(usageOf({ prompt_tokens: 340, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 0 }, prompt_cache_hit_tokens: 256 }), {
+        promptTokens: 340,
+        completionTokens: 2,
+        cachedPromptTokens: 256,
+      });
+      // Anthropic's models through LiteLLM or OpenRouter.
+      assert.deepEqual(usageOf({ prompt_tokens: 2_000, completion_tokens: 9, cache_read_input_tokens: 1_536, cache_creation_input_tokens: 400 }), {
+        promptTokens: 2_000,
+        completionTokens: 9,
+        cachedPromptTokens: 1_536,
+      });
+      assert.deepEqual(usageOf({ prompt_tokens: 700, completion_tokens: 3, cached_tokens: 512 }), {
+        promptTokens: 700,
+        completionTokens: 3,
+        cachedPromptTokens: 512,
+      });
+      // Nothing cached, or nonsense: no cachedPromptTokens at all.
+      assert.deepEqual(usageOf({ prompt_tokens: 700, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 0 }, prompt_cache_hit_tokens: 0 }), {
+        promptTokens: 700,
+        completionTokens: 3,
+      });
+      assert.deepEqual(usageOf({ prompt_tokens: 700, completion_tokens: 3, cache_read_input_tokens: '512', cached_tokens: -4 }), {
+        promptTokens: 700,
+        completionTokens: 3,
+      });
+    });
+
     it('only reads the first choice', () => {
       const r = run([
         {

@@ -32,7 +32,7 @@ export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> = {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });
     const guard = fileGuardOf(context);
     guard.checkPath('write', real);
-    const existed = lstatRegularFile(real, args.path, { allowMissing: true, directoryHint: DIRECTORY_HINT }) !== undefined;
+    const existed = (await lstatRegularFile(real, args.path, { allowMissing: true, directoryHint: DIRECTORY_HINT })) !== undefined;
     await context.beforeWrite?.(real);
     await withFsErrors(args.path, () => mkdir(path.dirname(real), { recursive: true }));
     const { handle, stats } = await openRegularFile(real, args.path, 'write', { directoryHint: DIRECTORY_HINT });
