@@ -266,7 +266,15 @@ class OpenAiClient implements LlmClient {
         else timer = setTimeout(watchIdle, idleMs - quiet);
       };
       timer = setTimeout(watchIdle, idleMs);
-      const push = (chunk: unknown): void => accumulator.push(chunk);
+      request.onStreamStart?.();
+      const onContent = request.onContentDelta;
+      const push = onContent
+        ? (chunk: unknown): void => {
+            accumulator.push(chunk);
+            const text = contentDeltaOf(chunk);
+            if (text) onContent(text);
+          }
+        : (chunk: unknown): void => accumulator.push(chunk);
       const nodeBody = nodeBodyOf(response);
       if (nodeBody) await readSseStream(nodeBody, response.headers, state, push);
       else if (response.body) await readSseBody(response.body, response.headers, state, push);
@@ -368,4 +376,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The text content a streamed chunk adds (its first choice's `delta.content`), for `onContentDelta`. */
+function contentDeltaOf(chunk: unknown): string | undefined {
+  const choices = (chunk as { choices?: unknown } | null)?.choices;
+  const delta = Array.isArray(choices) ? (choices[0] as { delta?: { content?: unknown } } | undefined)?.delta : undefined;
+  return typeof delta?.content === 'string' ? delta.content : undefined;
 }

@@ -324,6 +324,13 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('subgraph_replaced'),
     replan: ReplanRecordSchema,
   }),
+  z.object({
+    ...Base,
+    type: z.literal('plan_discarded'),
+    /** A streamed plan found invalid at its end (docs/design.md, “The planner”): its steps leave the live plan, kept in history. */
+    stepIds: z.array(z.string()),
+    reason: z.string(),
+  }),
   z.object({ ...Base, type: z.literal('files_changed'), ...FilesChangedFields }),
   z.object({ ...Base, type: z.literal('files_reverted'), ...FilesRevertedFields }),
   z.object({

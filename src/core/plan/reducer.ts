@@ -150,6 +150,19 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       state.structureVersion++;
       break;
     }
+    case 'plan_discarded': {
+      // Like a replan's replaced steps: out of the live plan, still shown in history.
+      const removed = new Set(event.stepIds.filter((id) => state.steps.has(id)));
+      for (const id of removed) {
+        const step = state.steps.get(id)!;
+        step.endReason = 'plan_discarded';
+        state.steps.delete(id);
+        state.replacedSteps.set(id, step);
+      }
+      state.stepOrder = state.stepOrder.filter((id) => !removed.has(id));
+      state.structureVersion++;
+      break;
+    }
     case 'files_changed':
       foldFilesChanged(state, event);
       break;

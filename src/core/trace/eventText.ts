@@ -58,6 +58,8 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
     case 'subgraph_replaced':
       return `  replan ${event.replan.attempt} of ${event.replan.maxAttempts} for ${event.replan.failedStepId}: ${event.replan.action}${event.replan.action === 'redesign' ? ` (${event.replan.replacedStepIds.join(', ')} → ${event.replan.newStepIds.join(', ')})` : ''}`;
+    case 'plan_discarded':
+      return `  plan discarded${event.stepIds.length ? ` (${event.stepIds.join(', ')})` : ''}: ${event.reason}`;
     case 'files_changed':
       return `    ${event.stepId} changed ${listed(event.changes.map(changeText))}`;
     case 'files_reverted': {
