@@ -204,7 +204,7 @@ Reply with only one JSON object and nothing else:
 
 Rules:
 - Each step is one concrete, self-contained instruction the executor can finish with the tools: name the files, commands and expected results.
-- Write the title first. Give every step its own "dependsOn": the 0-based positions in "steps" of the earlier steps whose results it needs ([] when none). A step depends only on steps listed before it, so list a step after everything it needs. Each step may start as soon as its own entry is written and the steps it names are done.
+- Write the title first. Give every step its own "dependsOn": the 0-based positions in "steps" of the earlier steps whose results it needs ([] when none). A step depends only on steps listed before it, so list a step after everything it needs. Each step may start as soon as its own entry is written and the steps it names are done, so list the first step of each independent line of work early rather than finishing one line before starting the next.
 - Keep the plan short (usually 2 to 8 steps). Do not add steps that need no work.
 ${EXPECTS_RULES}
 
