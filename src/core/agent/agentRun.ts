@@ -26,7 +26,7 @@ import { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
-import { StreamedPlanner, type PlanGrowth } from './planStream';
+import { discardStreamedSteps, StreamedPlanner, type PlanGrowth } from './planStream';
 import { readRunInstructions } from './runInstructions';
 import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
@@ -252,7 +252,11 @@ export class AgentRun {
       await readRunInstructions(this.context);
       await this.startMcpServers();
       if (log.state.steps.size === 0 && log.state.replacedSteps.size === 0) await this.planAndSchedule();
-      else {
+      else if (log.state.planPartial) {
+        // Stopped while the plan streamed: the rest of it is lost, so the steps it had go and the run plans again.
+        await discardStreamedSteps(this.context, [...log.state.stepOrder], 'the run stopped before the plan had finished streaming; it plans again');
+        await this.planAndSchedule();
+      } else {
         for (const stepId of resumed.replanStepIds) {
           if (this.abort.signal.aborted || this.context.overBudget()) break;
           await this.replanStep(stepId, (id) => replanFailedStep(this.context, id, this.ids));

@@ -134,25 +134,38 @@ export class StreamedPlanner implements PlanGrowth {
   /** Cancels the streamed steps that started, reverts their changes and takes the steps out of the plan. */
   private async discard(stepIds: readonly string[], reason: string): Promise<void> {
     if (stepIds.length === 0) return;
-    const { context } = this;
-    const state = context.log.state;
+    const state = this.context.log.state;
     const started = stepIds.filter((id) => state.steps.get(id)?.status !== 'not_started');
     await this.control.cancelSteps(stepIds, reason);
-    const { checkpoints, config } = context;
-    if (started.length > 0 && checkpoints)
-      await revertForReplan({
-        log: context.log,
-        recorder: checkpoints,
-        workspaceRoot: context.workspaceRoot,
-        maxFileBytes: config['cortex.checkpoints.maxFileBytes'],
-        protectedPaths: config['cortex.policy.protectedPaths'],
-        stepIds: started,
-        reason: 'plan_discarded',
-      });
-    else if (started.length > 0)
-      context.log.append({ type: 'log', level: 'warn', message: `Checkpoints are off: what ${started.join(', ')} changed stays as it is.` });
-    context.log.append({ type: 'plan_discarded', stepIds: [...stepIds], reason });
-    const said = started.length > 0 ? `${started.length} started step(s) (${started.join(', ')}) cancelled and their changes reverted` : 'no step had started';
-    context.log.append({ type: 'log', level: 'warn', message: `Streamed plan discarded: ${reason}; ${said}.` });
+    await discardStreamedSteps(this.context, stepIds, reason, started);
   }
+}
+
+/**
+ * Reverts what the `started` steps changed (through the checkpoints) and records `plan_discarded`
+ * for `stepIds`, with a warning that says what happened. The steps no longer run.
+ */
+export async function discardStreamedSteps(
+  context: RunContext,
+  stepIds: readonly string[],
+  reason: string,
+  started = stepIds.filter((id) => (context.log.state.steps.get(id)?.status ?? 'not_started') !== 'not_started'),
+): Promise<void> {
+  if (stepIds.length === 0) return;
+  const { checkpoints, config } = context;
+  if (started.length > 0 && checkpoints)
+    await revertForReplan({
+      log: context.log,
+      recorder: checkpoints,
+      workspaceRoot: context.workspaceRoot,
+      maxFileBytes: config['cortex.checkpoints.maxFileBytes'],
+      protectedPaths: config['cortex.policy.protectedPaths'],
+      stepIds: started,
+      reason: 'plan_discarded',
+    });
+  else if (started.length > 0)
+    context.log.append({ type: 'log', level: 'warn', message: `Checkpoints are off: what ${started.join(', ')} changed stays as it is.` });
+  context.log.append({ type: 'plan_discarded', stepIds: [...stepIds], reason });
+  const said = started.length > 0 ? `${started.length} started step(s) (${started.join(', ')}) cancelled and their changes reverted` : 'no step had started';
+  context.log.append({ type: 'log', level: 'warn', message: `Streamed plan discarded: ${reason}; ${said}.` });
 }

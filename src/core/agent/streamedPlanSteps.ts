@@ -1,5 +1,4 @@
 import type { EventLog } from '../plan/eventLog';
-import type { NewRunEvent } from '../plan/events';
 import type { StepIdAllocator } from '../plan/planOperations';
 import type { PlanPart } from './incrementalPlanReader';
 import type { ParsedPlan, StepEntry } from './planParsing';
@@ -14,7 +13,8 @@ import type { ParsedPlan, StepEntry } from './planParsing';
 
 export class StreamedPlanSteps {
   private title: string | undefined;
-  private titleSaid: string | undefined;
+  /** The first step was added, with a partial `plan_created`. */
+  private titleSaid = false;
   private topDependencies: Record<string, number[]> | undefined;
   /** No top-level `dependencies` can come any more (it arrived, or the object ended). */
   private dependenciesKnown = false;
@@ -82,8 +82,8 @@ export class StreamedPlanSteps {
     this.topDependencies = undefined;
     this.dependenciesKnown = true;
     this.flush();
-    if (this.titleSaid !== undefined && this.titleSaid !== plan.title) this.append({ type: 'plan_created', title: plan.title });
-    else if (this.titleSaid === undefined) this.append({ type: 'plan_created', title: plan.title });
+    // The plan is whole: said again without `partial` (with its final title).
+    this.log.append({ type: 'plan_created', title: plan.title });
   }
 
   private dependenciesOf(index: number, entry: StepEntry): number[] | undefined {
@@ -110,10 +110,13 @@ export class StreamedPlanSteps {
   }
 
   private add(index: number, entry: StepEntry, deps: number[]): void {
-    if (this.titleSaid === undefined) this.append({ type: 'plan_created', title: (this.titleSaid = this.title ?? 'Plan') });
+    if (!this.titleSaid) {
+      this.titleSaid = true;
+      this.log.append({ type: 'plan_created', title: this.title ?? 'Plan', partial: true });
+    }
     const stepId = this.ids.get(index)!;
     this.added.set(index, deps);
-    this.append({
+    this.log.append({
       type: 'step_added',
       stepId,
       description: entry.description,
@@ -123,10 +126,5 @@ export class StreamedPlanSteps {
       replanAttempts: 0,
       origin: 'planner',
     });
-  }
-
-  private append(event: NewRunEvent): void {
-    if (event.type === 'plan_created') this.titleSaid = event.title;
-    this.log.append(event);
   }
 }

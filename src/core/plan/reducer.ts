@@ -46,6 +46,8 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       break;
     case 'plan_created':
       state.title = event.title;
+      if (event.partial) state.planPartial = true;
+      else delete state.planPartial;
       break;
     case 'step_added':
       if (state.steps.has(event.stepId)) break;

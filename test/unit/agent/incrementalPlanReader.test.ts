@@ -3,7 +3,7 @@ import { IncrementalPlanReader, type PlanPart } from '../../../src/core/agent/in
 import { parsePlannerReply, PlanReplyError, withStepDependsOn } from '../../../src/core/agent/planParsing';
 import { StreamedPlanSteps } from '../../../src/core/agent/streamedPlanSteps';
 import { EventLog } from '../../../src/core/plan/eventLog';
-import type { EventOf } from '../../../src/core/plan/events';
+import type { EventOf, RunEvent } from '../../../src/core/plan/events';
 import { StepIdAllocator } from '../../../src/core/plan/planOperations';
 
 // The streamed planner's reader (docs/design.md, “The planner”): parts of the plan object are told
@@ -14,6 +14,7 @@ function read(pieces: string[], reader = new IncrementalPlanReader()): PlanPart[
   return pieces.flatMap((piece) => reader.push(piece));
 }
 
+const eventsOf = <T extends RunEvent['type']>(events: readonly RunEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 const steps = (parts: PlanPart[]) => parts.filter((p) => p.kind === 'step');
 
 /** A plan whose texts hold escapes of every kind JSON has. */
@@ -176,10 +177,15 @@ describe('StreamedPlanSteps', () => {
         ['s3', 'c', ['s1']],
       ],
     );
+    // Partial while it streamed, whole at the end (a resumed run plans again after a partial one).
     assert.deepEqual(
-      partial.log.events.filter((e) => e.type === 'plan_created').map((e) => e.title),
-      ['G'],
+      eventsOf(partial.log.events, 'plan_created').map((e) => [e.title, e.partial]),
+      [
+        ['G', true],
+        ['G', undefined],
+      ],
     );
+    assert.equal(partial.log.state.planPartial, undefined);
   });
 });
 
