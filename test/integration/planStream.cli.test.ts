@@ -106,7 +106,8 @@ describe('streamed planning through the CLI', function () {
       ],
     );
     assert.equal(readFileSync(join(ws, 'two.txt'), 'utf8'), '2\n');
-    assert.match(result.stderr, /plan: Three steps/);
+    assert.match(result.stderr, /plan: Three steps \(streaming\)\n  \+ s1: Write the first file\n/);
+    assert.match(result.stderr, /plan: Three steps \(3 steps, whole\)/);
   });
 
   it('cancels and reverts the steps of a plan that turns out invalid at its end, then plans again', async () => {

@@ -30,7 +30,9 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return `cortex: run ${state.runId} resumed after seq ${event.fromSeq}: ${kept} completed step(s) kept${again}`;
     }
     case 'plan_created':
-      return `plan: ${event.title}`;
+      // A streamed plan is said as it starts and again, with its size, once it is whole.
+      if (event.partial) return `plan: ${event.title} (streaming)`;
+      return state.stepOrder.length > 0 ? `plan: ${event.title} (${state.stepOrder.length} steps, whole)` : `plan: ${event.title}`;
     case 'step_added':
       return `  + ${event.stepId}${event.dependsOn.length ? ` (after ${event.dependsOn.join(', ')})` : ''}: ${event.description}${event.origin === 'replan' ? ' [replan]' : ''}`;
     case 'step_status_changed': {
