@@ -117,10 +117,12 @@ describe('streamed planning through the CLI', function () {
       title: 'Broken',
       steps: [
         { description: 'Rewrite keep.txt', dependsOn: [], expects: [{ changed: 'keep.txt' }] },
+        // Fails its check while the plan streams: its replan waits for the plan, which is then discarded.
+        { description: 'Create never.txt', dependsOn: [], expects: [{ exists: 'never.txt' }] },
         { description: 'Write slow.txt slowly', dependsOn: [0], expects: [{ changed: 'slow.txt' }] },
-        { description: 'Padding step one that is waiting for the slow step', dependsOn: [1] },
-        { description: 'Padding step two that is waiting for the slow step', dependsOn: [1] },
-        { description: 'Padding step three that is waiting for the slow step', dependsOn: [1] },
+        { description: 'Padding step one that is waiting for the slow step', dependsOn: [2] },
+        { description: 'Padding step two that is waiting for the slow step', dependsOn: [2] },
+        { description: 'Padding step three that is waiting for the slow step', dependsOn: [2] },
         { description: 'Check the result', dependsOn: [9] },
       ],
     };
@@ -137,6 +139,7 @@ describe('streamed planning through the CLI', function () {
             // Still in flight when the plan ends: the cancel must not wait for it.
             return { ...toolCalls(call('write_file', { path: 'slow.txt', content: 'x' })), delayMs: 20_000 };
           },
+          'Create never.txt': [message('I could not create it.')],
           'Say hello': [message('hello')],
         }),
         aggregator: message('Done.'),
@@ -153,14 +156,14 @@ describe('streamed planning through the CLI', function () {
     const { events } = readTrace(trace);
     const discarded = eventsOf(events, 'plan_discarded');
     assert.equal(discarded.length, 1);
-    assert.deepEqual(discarded[0].stepIds, ['s1', 's2', 's3', 's4', 's5']);
-    assert.match(discarded[0].reason, /invalid: .*step 5 depends on step 9, which does not exist/);
+    assert.deepEqual(discarded[0].stepIds, ['s1', 's2', 's3', 's4', 's5', 's6']);
+    assert.match(discarded[0].reason, /invalid: .*step 6 depends on step 9, which does not exist/);
     const reverted = eventsOf(events, 'files_reverted');
     assert.deepEqual(
       reverted.map((e) => [e.reason, e.stepIds]),
-      [['plan_discarded', ['s1', 's2']]],
+      [['plan_discarded', ['s1', 's2', 's3']]],
     );
-    const statuses = eventsOf(events, 'step_status_changed').filter((e) => e.stepId === 's2');
+    const statuses = eventsOf(events, 'step_status_changed').filter((e) => e.stepId === 's3');
     assert.deepEqual(
       statuses.map((e) => [e.status, e.reason]),
       [
@@ -172,19 +175,26 @@ describe('streamed planning through the CLI', function () {
     const retry = server()
       .chatRequests()
       .filter((r) => r.purpose === 'planner')[1];
-    assert.match(contentText(retry.body.messages.at(-1).content), /not a valid plan: .*step 5 depends on step 9/);
+    assert.match(contentText(retry.body.messages.at(-1).content), /not a valid plan: .*step 6 depends on step 9/);
     const finished = eventsOf(events, 'run_finished')[0];
     assert.equal(finished.status, 'completed');
     assert.deepEqual(
       finished.plan.steps.map((s) => [s.id, s.description, s.status]),
-      [['s7', 'Say hello', 'completed']],
+      [['s8', 'Say hello', 'completed']],
     );
     assert.deepEqual(
-      finished.plan.replacedSteps.map((s) => s.id),
-      ['s1', 's2', 's3', 's4', 's5'],
+      finished.plan.replacedSteps.map((s) => [s.id, s.status]),
+      [
+        ['s1', 'completed'],
+        ['s2', 'failed'],
+        ['s3', 'failed'],
+        ['s4', 'not_started'],
+        ['s5', 'not_started'],
+        ['s6', 'not_started'],
+      ],
     );
-    assert.match(result.stderr, /plan discarded \(s1, s2, s3, s4, s5\)/);
-    assert.match(result.stderr, /Streamed plan discarded: .*2 started step\(s\) \(s1, s2\) cancelled and their changes reverted/);
+    assert.match(result.stderr, /plan discarded \(s1, s2, s3, s4, s5, s6\)/);
+    assert.match(result.stderr, /Streamed plan discarded: .*3 started step\(s\) \(s1, s2, s3\) cancelled and their changes reverted/);
   });
 
   it('with --no-plan-stream asks for the plan whole before any step starts', async () => {

@@ -298,12 +298,16 @@ export class AgentRun {
     await failed;
   }
 
-  /** Cancels these steps where they run (their calls stopped, approvals withdrawn) and waits for them to end. */
+  /**
+   * Cancels these steps where they run (their calls stopped, approvals withdrawn) and waits for them
+   * to end. A step that already ended and waits for its replan is not waited for: the replan waits
+   * for the plan to be final, and is skipped once the step has left the plan.
+   */
   private async cancelSteps(stepIds: readonly string[], reason: string): Promise<void> {
     const ending: Array<Promise<void>> = [];
     for (const id of stepIds) {
       const task = this.running.get(id);
-      if (!task) continue;
+      if (!task || this.context.log.state.steps.get(id)?.status !== 'in_progress') continue;
       this.stepAborts.get(id)?.abort(new RunCancelled(reason));
       this.options.approvals.withdrawStep(id, reason);
       ending.push(task);
