@@ -300,17 +300,20 @@ export class AgentRun {
 
   /**
    * Cancels these steps where they run (their calls stopped, approvals withdrawn) and waits for them
-   * to end. A step that already ended and waits for its replan is not waited for: the replan waits
+   * to end. A step that already failed and waits for its replan is not waited for: the replan waits
    * for the plan to be final, and is skipped once the step has left the plan.
    */
   private async cancelSteps(stepIds: readonly string[], reason: string): Promise<void> {
     const ending: Array<Promise<void>> = [];
     for (const id of stepIds) {
       const task = this.running.get(id);
-      if (!task || this.context.log.state.steps.get(id)?.status !== 'in_progress') continue;
+      if (!task) continue;
       this.stepAborts.get(id)?.abort(new RunCancelled(reason));
       this.options.approvals.withdrawStep(id, reason);
-      ending.push(task);
+      // A denied gate held for Retry (the extension) ends too.
+      this.retryWaiters.get(id)?.reject(new RunCancelled(reason));
+      this.retryWaiters.delete(id);
+      if (this.context.log.state.steps.get(id)?.status !== 'failed') ending.push(task);
     }
     await Promise.allSettled(ending);
   }
