@@ -106,7 +106,7 @@ describe('streamed planning through the CLI', function () {
       ],
     );
     assert.equal(readFileSync(join(ws, 'two.txt'), 'utf8'), '2\n');
-    assert.match(result.stderr, /plan: Three steps \(streaming\)\n  \+ s1: Write the first file\n/);
+    assert.match(result.stderr, /plan: Three steps \(streaming\)\n {2}\+ s1: Write the first file\n/);
     assert.match(result.stderr, /plan: Three steps \(3 steps, whole\)/);
   });
 
