@@ -52,10 +52,12 @@ describe('e2e: a plan that streams', function () {
     await panel.waitForStatus(FIRST, 'completed');
     // The plan is still streaming: its last step has not arrived yet.
     assert.equal(await panel.node(LAST).count(), 0, 'the last step is not in the panel while the plan still streams');
+    assert.match(await panel.frame.locator('body').innerText(), /1\/\d steps so far, plan still arriving/);
     await screenshot(page, 'e2e-plan-stream');
     await panel.node(LAST).waitFor({ state: 'visible', timeout: 60_000 });
     await panel.waitForStatus(LAST, 'completed');
     await waitForNotification(page, /Cortex finished: Wrote first\.txt and second\.txt\./, 60_000);
+    assert.match(await panel.frame.locator('body').innerText(), /3\/3 steps(?! so far)/);
     assert.equal(readFileSync(join(workspace, 'second.txt'), 'utf8'), 'two\n');
   });
 });
