@@ -98,7 +98,9 @@ export class RunHeader {
     }
     let done = 0;
     for (const step of s.steps.values()) if (step.status === 'completed') done++;
-    setText(this.steps, s.steps.size ? `${done}/${s.steps.size} steps` : '');
+    // A plan still streaming grows: its count is not the plan's size yet (docs/design.md, “The planner”).
+    const growing = s.planPartial && s.status === 'running' && store.live ? ' so far, plan still arriving' : '';
+    setText(this.steps, s.steps.size ? `${done}/${s.steps.size} steps${growing}` : '');
     const total = s.usage.promptTokens + s.usage.completionTokens;
     // "~" and "estimated": the endpoint reported no usage for some requests (counted by the tokenizer).
     const approx = s.usage.estimated ? '~' : '';

@@ -41,7 +41,7 @@ function emptyChanges(): ChangeSet {
   return { reset: false, structure: false, steps: new Set(), run: false, approvals: false, events: 0 };
 }
 
-const RUN_EVENTS = new Set<RunEvent['type']>(['run_started', 'plan_created', 'run_finished', 'llm_request', 'subgraph_replaced']);
+const RUN_EVENTS = new Set<RunEvent['type']>(['run_started', 'plan_created', 'run_finished', 'llm_request', 'subgraph_replaced', 'plan_discarded']);
 
 /** Folds host messages into PlanState and tracks change flags between renders. */
 export class PlanStore {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
                   [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
                   [--mcp-config FILE] [--checkpoints DIR] [--header 'NAME: VALUE']...
-                  [--query NAME=VALUE]... [--require-verified] "TASK"
+                  [--query NAME=VALUE]... [--require-verified] [--no-plan-stream] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
        cortex retry-step --trace FILE --step ID [--new-trace FILE] [--workspace DIR] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
@@ -26,6 +26,8 @@ undoes the last revert.
 and cortex.llm.query of --config; values may be \${env:NAME}. They are never printed or traced.
 --require-verified fails a step that ends unverified (no checks declared, nothing claimed to
 check) with reason no_evidence, as the setting cortex.verify.requireVerified does.
+--no-plan-stream asks for the plan whole before any step starts (cortex.planning.stream false),
+for an endpoint that cannot stream in JSON mode.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
 --memory FILE is the workspace's memory (memory_store/search/forget); by default
@@ -74,6 +76,8 @@ export interface CliArgs {
   checkpoints?: string;
   /** `--require-verified`: an unverified step fails (cortex.verify.requireVerified). */
   requireVerified?: boolean;
+  /** `--no-plan-stream`: the plan is read whole before any step starts (cortex.planning.stream false). */
+  noPlanStream?: boolean;
   help: boolean;
 }
 
@@ -91,6 +95,7 @@ const OPTIONS = {
   approve: { type: 'string' },
   checkpoints: { type: 'string' },
   'require-verified': { type: 'boolean' },
+  'no-plan-stream': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -128,6 +133,7 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
     ...(v.checkpoints !== undefined ? { checkpoints: v.checkpoints } : {}),
     approve: v.approve,
     ...(v['require-verified'] ? { requireVerified: true } : {}),
+    ...(v['no-plan-stream'] ? { noPlanStream: true } : {}),
     help: false,
   };
 }

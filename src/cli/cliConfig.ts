@@ -43,6 +43,7 @@ export function loadCliConfig(
   if (args.headers?.length) overrides['cortex.llm.headers'] = withFlagHeaders(fileValues['cortex.llm.headers'], args.headers);
   if (args.query?.length) overrides['cortex.llm.query'] = withFlagQuery(fileValues['cortex.llm.query'], args.query);
   if (args.requireVerified) overrides['cortex.verify.requireVerified'] = true;
+  if (args.noPlanStream) overrides['cortex.planning.stream'] = false;
   let config: FlatConfig;
   try {
     config = parseConfig({ ...fileValues, ...overrides });

@@ -154,9 +154,13 @@ export class VscodeLmClient implements LlmClient {
       );
       let content = '';
       const toolCalls: AccumulatedToolCall[] = [];
+      // The text as it arrives, for the streamed planner (docs/design.md, “The planner”).
+      request.onStreamStart?.();
       for await (const part of response.stream) {
-        if (part instanceof vscode.LanguageModelTextPart) content += part.value;
-        else if (part instanceof vscode.LanguageModelToolCallPart) {
+        if (part instanceof vscode.LanguageModelTextPart) {
+          content += part.value;
+          request.onContentDelta?.(part.value);
+        } else if (part instanceof vscode.LanguageModelToolCallPart) {
           const rawArguments = JSON.stringify(part.input ?? {});
           toolCalls.push({
             id: part.callId || `call_${request.batch ?? 0}_${toolCalls.length}`,

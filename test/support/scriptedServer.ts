@@ -52,6 +52,8 @@ export interface MessageReply {
   delayMs?: number;
   /** Wait between streamed chunks. */
   chunkDelayMs?: number;
+  /** Told right after each streamed chunk was written (benchmarks time what the client received against it). */
+  onChunkWritten?: (chunk: Record<string, unknown>) => void;
 }
 export interface ChunksReply {
   kind: 'chunks';
@@ -343,6 +345,7 @@ export async function startScriptedServer(handler?: Handler, options: ScriptedSe
         for (const chunk of streamChunks(request, reply, model, options.promptCache)) {
           if (!alive()) return;
           res.write(sseData(chunk));
+          reply.onChunkWritten?.(chunk);
           if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
         }
         if (alive()) res.end('data: [DONE]\n\n');

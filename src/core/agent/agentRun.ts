@@ -26,6 +26,7 @@ import { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
+import { discardStreamedSteps, StreamedPlanner, type PlanGrowth } from './planStream';
 import { readRunInstructions } from './runInstructions';
 import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
@@ -131,6 +132,11 @@ export class AgentRun {
   private readonly memoryTools: ToolDefinition[];
   private started = false;
   private mcp: McpSession | undefined;
+  /** Steps running now, and how to cancel each alone (a discarded streamed plan cancels its steps). */
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly stepAborts = new Map<string, AbortController>();
+  /** What must be said before the first step starts (the sandbox notice). */
+  private beforeSteps: Promise<void> | undefined;
 
   constructor(private readonly options: AgentRunOptions) {
     this.runId = options.runId ?? newRunId();
@@ -226,10 +232,13 @@ export class AgentRun {
     try {
       await readRunInstructions(this.context);
       await this.startMcpServers();
-      if (!retry) await this.plan();
-      const notice = await sandboxSaid;
-      if (notice) log.append({ type: 'log', level: 'warn', message: notice });
-      await this.schedule();
+      // The notice is said before the first step starts (a streamed plan starts steps while it is written).
+      this.beforeSteps = sandboxSaid?.then((notice) => {
+        if (notice) log.append({ type: 'log', level: 'warn', message: notice });
+      });
+      // A retried step's run carries its plan over from the old run: nothing is planned again.
+      if (retry) await this.schedule();
+      else await this.planAndSchedule();
     } catch (error) {
       if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
     }
@@ -255,22 +264,71 @@ export class AgentRun {
     try {
       await readRunInstructions(this.context);
       await this.startMcpServers();
-      if (log.state.steps.size === 0 && log.state.replacedSteps.size === 0) await this.plan();
-      for (const stepId of resumed.replanStepIds) {
-        if (this.abort.signal.aborted || this.context.overBudget()) break;
-        await this.replanStep(stepId, (id) => replanFailedStep(this.context, id, this.ids));
+      if (log.state.steps.size === 0 && log.state.replacedSteps.size === 0) await this.planAndSchedule();
+      else if (log.state.planPartial) {
+        // Stopped while the plan streamed: the rest of it is lost, so the steps it had go and the run plans again.
+        await discardStreamedSteps(this.context, [...log.state.stepOrder], 'the run stopped before the plan had finished streaming; it plans again');
+        await this.planAndSchedule();
+      } else {
+        for (const stepId of resumed.replanStepIds) {
+          if (this.abort.signal.aborted || this.context.overBudget()) break;
+          await this.replanStep(stepId, (id) => replanFailedStep(this.context, id, this.ids));
+        }
+        await this.schedule();
       }
-      await this.schedule();
     } catch (error) {
       if (!(error instanceof RunCancelled) && !this.abort.signal.aborted) this.fatalError ??= errorMessage(error);
     }
     return this.finish();
   }
 
-  private async plan(): Promise<void> {
-    const { log } = this.context;
-    const plan = await planTask(this.context, this.options.maxPlanSteps);
-    for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
+  /**
+   * Plans, then schedules; with cortex.planning.stream the plan is streamed and the scheduler runs
+   * while it grows (docs/design.md, “The planner”).
+   */
+  private async planAndSchedule(): Promise<void> {
+    const { log, config } = this.context;
+    if (!config['cortex.planning.stream']) {
+      const plan = await planTask(this.context, this.options.maxPlanSteps);
+      for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
+      return this.schedule();
+    }
+    // A plan approval mode would keep `holding` true until the plan is approved, so the stream only
+    // shows the plan growing and nothing starts before the approval.
+    const planner = new StreamedPlanner(this.context, this.ids, { cancelSteps: (ids, reason) => this.cancelSteps(ids, reason) }, this.options.maxPlanSteps);
+    const planning = planner.run();
+    // A failed plan ends the run as a fatal error does: the scheduler stops and running steps are cancelled.
+    const failed = planning.then(
+      () => undefined,
+      (error: unknown) => {
+        if (!this.abort.signal.aborted) {
+          this.fatalError ??= errorMessage(error);
+          this.abort.abort(new RunCancelled(this.fatalError));
+        }
+      },
+    );
+    await this.schedule(planner);
+    await failed;
+  }
+
+  /**
+   * Cancels these steps where they run (their calls stopped, approvals withdrawn) and waits for them
+   * to end. A step that already failed and waits for its replan is not waited for: the replan waits
+   * for the plan to be final, and is skipped once the step has left the plan.
+   */
+  private async cancelSteps(stepIds: readonly string[], reason: string): Promise<void> {
+    const ending: Array<Promise<void>> = [];
+    for (const id of stepIds) {
+      const task = this.running.get(id);
+      if (!task) continue;
+      this.stepAborts.get(id)?.abort(new RunCancelled(reason));
+      this.options.approvals.withdrawStep(id, reason);
+      // A denied gate held for Retry (the extension) ends too.
+      this.retryWaiters.get(id)?.reject(new RunCancelled(reason));
+      this.retryWaiters.delete(id);
+      if (this.context.log.state.steps.get(id)?.status !== 'failed') ending.push(task);
+    }
+    await Promise.allSettled(ending);
   }
 
   /** Starts the run's MCP servers; their tools join the registry (docs/design.md, “MCP tools”). */
@@ -289,27 +347,32 @@ export class AgentRun {
     if (tools.length > 0) context.registry = createBuiltinRegistry(context.config, { trusted: options.trusted, extra: [...this.memoryTools, ...tools] });
   }
 
-  private async schedule(): Promise<void> {
+  /** Starts ready steps until nothing runs and nothing more can come; `growth`: a plan still streaming. */
+  private async schedule(growth?: PlanGrowth): Promise<void> {
     const { log, config } = this.context;
+    const { running } = this;
     const queue = new ReadyQueue(log.state);
     const unsubscribe = log.subscribe((event) => queue.observe(event));
-    const running = new Map<string, Promise<void>>();
     let replanChain: Promise<unknown> = Promise.resolve();
     const maxParallel = config['cortex.execution.maxParallelSteps'];
+    await this.beforeSteps;
     while (!this.abort.signal.aborted && this.fatalError === undefined) {
-      for (const stepId of queue.ready(new Set(running.keys()))) {
+      for (const stepId of growth?.holding ? [] : queue.ready(new Set(running.keys()))) {
         // Past a run cap no new step starts (docs/design.md, “Usage and cost”); running ones end their turn.
         if (running.size >= maxParallel || this.context.overBudget()) break;
         const task = this.runStep(stepId, (failedId) => {
-          // Replans change the graph: serialise them, while other steps keep running.
-          const next = replanChain.then(() => replanFailedStep(this.context, failedId, this.ids));
+          // Replans change the graph: serialise them, while other steps keep running; a plan still
+          // streaming is final first (a discarded plan's step is not replanned).
+          const next = replanChain
+            .then(() => growth?.settled)
+            .then(() => (log.state.steps.has(failedId) ? replanFailedStep(this.context, failedId, this.ids) : undefined));
           replanChain = next.catch(() => undefined);
           return next;
         }).finally(() => running.delete(stepId));
         running.set(stepId, task);
       }
-      if (running.size === 0) break;
-      await Promise.race(running.values());
+      if (running.size === 0 && !growth?.open) break;
+      await Promise.race([...running.values(), ...(growth?.open ? [growth.changed()] : [])]);
     }
     await Promise.allSettled(running.values());
     unsubscribe();
@@ -318,14 +381,24 @@ export class AgentRun {
   private async runStep(stepId: string, replan: (stepId: string) => Promise<unknown>): Promise<void> {
     const { log } = this.context;
     log.append(startStepEvent(log.state, stepId));
-    const end = await this.execute(stepId);
+    // The step's own signal: the run's, or its own cancel (a discarded streamed plan).
+    const own = new AbortController();
+    this.stepAborts.set(stepId, own);
+    const context: RunContext = { ...this.context, signal: AbortSignal.any([this.abort.signal, own.signal]) };
+    const end = await this.execute(context, stepId);
     // Nothing waits for the step's open approvals any more (normally none are left).
     this.options.approvals.withdrawStep(stepId, 'the step ended');
     // The verifier checks what the step declared and claimed (its commands may ask for approval).
-    const proof = end.kind === 'loop' && end.outcome.endReason === 'answered' ? await this.proveStep(stepId, end.outcome.output) : undefined;
-    // A cancel while the verifier ran (a check command waiting for approval) ends the step as cancelled.
+    const proof =
+      end.kind === 'loop' && end.outcome.endReason === 'answered' && !own.signal.aborted
+        ? await this.proveStep(context, stepId, end.outcome.output)
+        : undefined;
+    this.stepAborts.delete(stepId);
+    // A cancel of the step, or of the run while the verifier ran (a check command waiting for approval), ends the step as cancelled.
     const { events, replannable } =
-      proof && this.abort.signal.aborted ? stepEndEvents(log.state, stepId, { kind: 'cancelled' }) : stepEndEvents(log.state, stepId, end, proof);
+      own.signal.aborted || (proof && this.abort.signal.aborted)
+        ? stepEndEvents(log.state, stepId, { kind: 'cancelled' })
+        : stepEndEvents(log.state, stepId, end, proof);
     if (end.kind === 'fatal') this.fatalError ??= end.message;
     for (const event of events) log.append(event);
     if (end.kind === 'fatal') this.abort.abort(new RunCancelled(this.fatalError ?? end.message));
@@ -335,11 +408,11 @@ export class AgentRun {
   }
 
   /** The step's proof; a check that could not be judged at all is recorded as a failed check. */
-  private async proveStep(stepId: string, answer: string): Promise<StepProof | undefined> {
+  private async proveStep(context: RunContext, stepId: string, answer: string): Promise<StepProof | undefined> {
     try {
-      return await collectStepProof(this.context, stepId, answer);
+      return await collectStepProof(context, stepId, answer);
     } catch (error) {
-      if (this.abort.signal.aborted) return undefined;
+      if (context.signal.aborted) return undefined;
       const detail = `the verifier could not check this step: ${errorMessage(error)}`;
       return {
         postconditions: [{ kind: 'verifier_error', check: 'the verifier ran', passed: false, detail }],
@@ -362,11 +435,11 @@ export class AgentRun {
   }
 
   /** Runs the step's tool loop and says how it ended; only a cancel or a fatal LLM error stops the run. */
-  private async execute(stepId: string): Promise<StepEnd> {
+  private async execute(context: RunContext, stepId: string): Promise<StepEnd> {
     try {
-      return { kind: 'loop', outcome: await executeStep(this.context, stepId) };
+      return { kind: 'loop', outcome: await executeStep(context, stepId) };
     } catch (error) {
-      if (this.abort.signal.aborted) return { kind: 'cancelled' };
+      if (context.signal.aborted) return { kind: 'cancelled' };
       if (isFatalLlmError(error)) return { kind: 'fatal', message: errorMessage(error) };
       return { kind: 'error', error };
     }

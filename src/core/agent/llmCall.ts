@@ -8,8 +8,8 @@ import type { RunContext } from './runContext';
 import { stepAuditEvent } from '../plan/stepAudits';
 import { countImageParts } from '../tools/toolImages';
 
-/** Failovers already announced, per run ("from→to"), so a run says each one once. */
-const announcedFailovers = new WeakMap<RunContext, Set<string>>();
+/** Failovers already announced, per run ("from→to"), so a run says each one once (keyed by the run's log: a step runs with its own copy of the context). */
+const announcedFailovers = new WeakMap<RunContext['log'], Set<string>>();
 
 /**
  * Every LLM request of a run goes through here. First the prompt is fitted into the model's
@@ -164,8 +164,8 @@ function announceFailover(context: RunContext, request: Omit<ChatRequest, 'signa
   for (const a of response.attempts) if (!a.ok && a.model !== response.usedModel) skipped.set(a.model, { status: a.status, error: a.error });
   if (skipped.size === 0) return;
   const key = `${[...skipped.keys()].join(',')}→${response.usedModel}`;
-  const said = announcedFailovers.get(context) ?? new Set<string>();
-  announcedFailovers.set(context, said);
+  const said = announcedFailovers.get(context.log) ?? new Set<string>();
+  announcedFailovers.set(context.log, said);
   if (said.has(key)) return;
   said.add(key);
   const baseUrl = context.config['cortex.llm.baseUrl'];

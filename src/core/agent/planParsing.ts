@@ -39,15 +39,21 @@ export const RelativeDependenciesSchema = z.preprocess(
   ),
 );
 
-/** A step: its description, and its postconditions when the plan declared them (`expects`). */
+/** A step: its description, its postconditions when the plan declared them (`expects`), and its own dependencies (`dependsOn`). */
 export interface StepEntry {
   description: string;
   expects?: StepCheck[];
+  /** Indexes of the steps it needs first, written on the step itself so a streamed plan can start it early. */
+  dependsOn?: number[];
 }
+
+/** A step's own `dependsOn`: a list of indexes (a bare index or null tolerated, as in "dependencies"). */
+const StepDependsOnSchema = z.preprocess((v): unknown[] => (v === null ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(StepIndexSchema));
 
 const StepObjectSchema = z.strictObject({
   description: z.string('a step description must be text').trim().min(1, 'a step description is empty'),
   expects: StepExpectsSchema.optional(),
+  dependsOn: StepDependsOnSchema.optional(),
 });
 
 /**
@@ -66,11 +72,15 @@ export const StepEntrySchema = z.unknown().transform((value, ctx): StepEntry => 
   }
   const parsed = StepObjectSchema.safeParse(value);
   if (parsed.success)
-    return parsed.data.expects ? { description: parsed.data.description, expects: parsed.data.expects } : { description: parsed.data.description };
+    return {
+      description: parsed.data.description,
+      ...(parsed.data.expects ? { expects: parsed.data.expects } : {}),
+      ...(parsed.data.dependsOn ? { dependsOn: parsed.data.dependsOn } : {}),
+    };
   for (const issue of parsed.error.issues) {
     const message =
       issue.code === 'unrecognized_keys'
-        ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (a step has "description" and "expects")`
+        ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (a step has "description", "expects" and "dependsOn")`
         : issue.message;
     ctx.addIssue({ code: 'custom', message, path: issue.path });
   }
@@ -142,6 +152,18 @@ export function checkRelativeDependencies(count: number, dependencies: Record<st
   return result;
 }
 
+/**
+ * The top-level dependencies with each step's own `dependsOn` added (the union of both places), so
+ * one check covers them (docs/design.md, “The planner”).
+ */
+export function withStepDependsOn(entries: readonly StepEntry[], dependencies: Record<string, number[]>): Record<string, number[]> {
+  const merged: Record<string, number[]> = { ...dependencies };
+  entries.forEach((entry, i) => {
+    if (entry.dependsOn) merged[String(i)] = [...new Set([...(merged[String(i)] ?? []), ...entry.dependsOn])];
+  });
+  return merged;
+}
+
 /** Parses and checks the planner's reply. Throws PlanReplyError with a message fit for a retry prompt. */
 export function parsePlannerReply(content: string, options: { maxSteps?: number } = {}): ParsedPlan {
   const reply = parseJsonReply(content, PlannerReplySchema, 'plan');
@@ -151,7 +173,7 @@ export function parsePlannerReply(content: string, options: { maxSteps?: number 
   return {
     title: reply.title || 'Plan',
     steps: reply.steps.map((step) => step.description),
-    dependencies: checkRelativeDependencies(reply.steps.length, reply.dependencies),
+    dependencies: checkRelativeDependencies(reply.steps.length, withStepDependsOn(reply.steps, reply.dependencies)),
     ...(expects ? { expects } : {}),
   };
 }
@@ -178,15 +200,15 @@ export const EXPECTS_RULES = `- Give every step that changes something or claims
 const PLANNER_SYSTEM = `You are the planner of a coding agent that works inside the user's workspace. Break the user's task into a plan of steps. An executor carries out each step with the tools listed below; steps that do not depend on each other may run in parallel. You do not run anything yourself.
 
 Reply with only one JSON object and nothing else:
-{"title": "<short title of the plan>", "steps": [{"description": "<step 0>", "expects": [<checks>]}, ...], "dependencies": {"<step index>": [<indexes of the steps it needs first>, ...]}}
+{"title": "<short title of the plan>", "steps": [{"description": "<step 0>", "dependsOn": [], "expects": [<checks>]}, {"description": "<step 1>", "dependsOn": [<indexes of earlier steps it needs first>], "expects": [<checks>]}, ...]}
 
 Rules:
 - Each step is one concrete, self-contained instruction the executor can finish with the tools: name the files, commands and expected results.
-- Indexes are 0-based positions in "steps". List a step under "dependencies" only when it needs the result of other steps; a step never depends on itself and dependencies never form a cycle.
+- Write the title first. Give every step its own "dependsOn": the 0-based positions in "steps" of the earlier steps whose results it needs ([] when none). A step depends only on steps listed before it, so list a step after everything it needs. Each step may start as soon as its own entry is written and the steps it names are done, so list the first step of each independent line of work early rather than finishing one line before starting the next.
 - Keep the plan short (usually 2 to 8 steps). Do not add steps that need no work.
 ${EXPECTS_RULES}
 
-Example: {"title": "Add a greeting module", "steps": [{"description": "Read package.json to learn the project layout", "expects": [{"called": "read_file"}]}, {"description": "Write src/greet.ts exporting greet(name)", "expects": [{"changed": "src/greet.ts"}, {"contains": "src/greet.ts", "pattern": "export function greet"}]}, {"description": "Write test/greet.test.ts covering greet", "expects": [{"changed": "test/greet.test.ts"}]}, {"description": "Run the tests with npm test", "expects": [{"command": "npm test", "exit": 0}]}, {"description": "Summarise the change for the user", "expects": []}], "dependencies": {"1": [0], "2": [1], "3": [2], "4": [3]}}`;
+Example: {"title": "Add a greeting module", "steps": [{"description": "Read package.json to learn the project layout", "dependsOn": [], "expects": [{"called": "read_file"}]}, {"description": "Write src/greet.ts exporting greet(name)", "dependsOn": [0], "expects": [{"changed": "src/greet.ts"}, {"contains": "src/greet.ts", "pattern": "export function greet"}]}, {"description": "Write test/greet.test.ts covering greet", "dependsOn": [1], "expects": [{"changed": "test/greet.test.ts"}]}, {"description": "Run the tests with npm test", "dependsOn": [2], "expects": [{"command": "npm test", "exit": 0}]}, {"description": "Summarise the change for the user", "dependsOn": [3], "expects": []}]}`;
 
 /** The planner's request: the output format and tools in the system message, the task as the user's. */
 export function buildPlannerMessages(task: string, tools: ReadonlyArray<{ name: string; description: string }>): ChatMessage[] {

@@ -11,6 +11,7 @@ import {
   checkRelativeDependencies,
   EXPECTS_RULES,
   expectsOf,
+  withStepDependsOn,
   formatToolList,
   parseJsonReply,
   PlanReplyError,
@@ -75,7 +76,7 @@ export function parseReplanReply(content: string, options: { maxNewSteps?: numbe
   if (reply.new_steps.length > maxNewSteps) {
     throw new PlanReplyError('too_many_steps', `the redesign has ${reply.new_steps.length} new steps; at most ${maxNewSteps} are allowed`);
   }
-  const deps = checkRelativeDependencies(reply.new_steps.length, reply.new_dependencies, 'new_steps');
+  const deps = checkRelativeDependencies(reply.new_steps.length, withStepDependsOn(reply.new_steps, reply.new_dependencies), 'new_steps');
   const newDependencies: Record<string, number[]> = {};
   for (const [key, value] of Object.entries(deps)) newDependencies[key] = value;
   const uses: Record<number, string[]> = {};

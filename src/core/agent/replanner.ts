@@ -27,7 +27,9 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
       buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts, promptBudget: context.budget.countedLimit() }),
       context.instructions,
     );
-    const response = await callLlm(context, { purpose: 'replanner', stepId: failedStepId, messages, stream: false, jsonResponse: true });
+    // Streamed as the planner's is (cortex.planning.stream), but read whole: a redesign is one event naming all its new steps.
+    const stream = config['cortex.planning.stream'];
+    const response = await callLlm(context, { purpose: 'replanner', stepId: failedStepId, messages, stream, jsonResponse: true });
     const result = parseReplanReply(response.content);
     const outcome = replanOutcomeEvents(log.state, {
       failedStepId,

@@ -12,7 +12,8 @@ import type { RunContext } from './runContext';
 const CANNOT_ACT =
   /\b(?:I\s+(?:can(?:no|')t|do(?:n'?| no)t|am\s+(?:not\s+able|unable)|'m\s+(?:not\s+able|unable)|have\s+no)|unable\s+to|as an ai)\b[^.\n]{0,80}\b(?:access|read|open|run|execute|browse|call|use|tools?|files?|file\s?system|commands?|functions?)\b/i;
 
-const said = new WeakSet<RunContext>();
+// Keyed by the run's log: each step runs with its own copy of the run's context.
+const said = new WeakSet<RunContext['log']>();
 
 /** Whether a step's first answer looks like one given without tools, although tools were offered. */
 export function looksToolless(response: Pick<ChatResponse, 'content' | 'toolCalls'>, offered: readonly ToolSpec[]): boolean {
@@ -29,8 +30,8 @@ function escape(text: string): string {
 
 /** Says once per run that the endpoint may not pass tools to the model. */
 export function noticeToollessAnswer(context: RunContext, stepId: string, response: ChatResponse, offered: readonly ToolSpec[]): void {
-  if (said.has(context) || !looksToolless(response, offered)) return;
-  said.add(context);
+  if (said.has(context.log) || !looksToolless(response, offered)) return;
+  said.add(context.log);
   const baseUrl = context.config['cortex.llm.baseUrl'];
   context.log.append({
     type: 'log',

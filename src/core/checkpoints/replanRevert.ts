@@ -20,6 +20,8 @@ export interface ReplanRevertInput {
   protectedPaths: ProtectedPathRules;
   /** The failed step and the steps replaced with it. */
   stepIds: readonly string[];
+  /** Recorded in files_reverted: a replan (default) or a streamed plan found invalid. */
+  reason?: 'replan' | 'plan_discarded';
 }
 
 /** Reverts the subgraph's changes and records `files_reverted` (reason replan); never throws. */
@@ -36,12 +38,12 @@ export async function revertForReplan(input: ReplanRevertInput): Promise<void> {
       guard: createRestoreGuard({ protectedPaths: input.protectedPaths, runFiles: recorder.runFiles }),
     });
     recorder.noteReverted(outcome.files);
-    log.append({ type: 'files_reverted', reason: 'replan', stepIds: [...input.stepIds], files: outcome.files, conflicts: outcome.conflicts });
+    log.append({ type: 'files_reverted', reason: input.reason ?? 'replan', stepIds: [...input.stepIds], files: outcome.files, conflicts: outcome.conflicts });
   } catch (error) {
     log.append({
       type: 'log',
       level: 'warn',
-      message: `Checkpoints: the changes of ${input.stepIds.join(', ')} could not be reverted before the replan: ${(error as Error).message}`,
+      message: `Checkpoints: the changes of ${input.stepIds.join(', ')} could not be reverted (${input.reason ?? 'replan'}): ${(error as Error).message}`,
     });
   }
 }

@@ -102,6 +102,7 @@ export const FlatConfigSchema = z
       .default(() => [...DEFAULT_INSTRUCTIONS_FILES]),
     'cortex.replan.maxAttempts': nonNegativeInt(10).default(2),
     'cortex.verify.requireVerified': z.boolean().default(false),
+    'cortex.planning.stream': z.boolean().default(true),
     'cortex.replan.revertFailedChanges': z.boolean().default(true),
     'cortex.checkpoints.enabled': z.boolean().default(true),
     'cortex.checkpoints.maxFileBytes': z

@@ -55,6 +55,13 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Per-run batch counter for fallback tool-call ids `call_{batch}_{index}` (docs/design.md, “Streamed tool-call accumulation”). */
   batch?: number;
+  /**
+   * A streamed request's reply text as it arrives (the streamed planner reads its plan from it).
+   * `onStreamStart` is told before each attempt's stream: after a retry or a failover the text
+   * starts again from the beginning.
+   */
+  onContentDelta?: (text: string) => void;
+  onStreamStart?: () => void;
   /** Told before each wait for a retry, so a long wait (a rate limit) can be shown while it lasts. */
   onRetry?: (wait: RetryWait) => void;
 }

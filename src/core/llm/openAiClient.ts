@@ -252,7 +252,16 @@ class OpenAiClient implements LlmClient {
         else timer = setTimeout(watchIdle, idleMs - quiet);
       };
       timer = setTimeout(watchIdle, idleMs);
-      if (response.body) await readSseBody(response.body, response.headers, state, (chunk) => accumulator.push(chunk));
+      request.onStreamStart?.();
+      const onContent = request.onContentDelta;
+      const push = onContent
+        ? (chunk: unknown): void => {
+            accumulator.push(chunk);
+            const text = contentDeltaOf(chunk);
+            if (text) onContent(text);
+          }
+        : (chunk: unknown): void => accumulator.push(chunk);
+      if (response.body) await readSseBody(response.body, response.headers, state, push);
       if (abortCause) return aborted();
       const contentType = response.headers.get('content-type') ?? '';
       if (accumulator.chunkCount === 0 && !contentType.includes('text/event-stream')) {
@@ -329,4 +338,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The text content a streamed chunk adds (its first choice's `delta.content`), for `onContentDelta`. */
+function contentDeltaOf(chunk: unknown): string | undefined {
+  const choices = (chunk as { choices?: unknown } | null)?.choices;
+  const delta = Array.isArray(choices) ? (choices[0] as { delta?: { content?: unknown } } | undefined)?.delta : undefined;
+  return typeof delta?.content === 'string' ? delta.content : undefined;
 }

@@ -61,7 +61,7 @@ export const RevertConflictSchema = z.object({
 });
 export type RevertConflict = z.infer<typeof RevertConflictSchema>;
 
-export const RevertReasonSchema = z.enum(['user', 'replan', 'undo', 'resume']);
+export const RevertReasonSchema = z.enum(['user', 'replan', 'undo', 'resume', 'plan_discarded']);
 export type RevertReason = z.infer<typeof RevertReasonSchema>;
 
 /** The fields of a files_changed event (besides seq, time and type). */

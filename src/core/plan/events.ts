@@ -229,7 +229,13 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     /** The files those steps had changed: reverted, kept (left as they were), or none changed. */
     partialChanges: z.enum(['none', 'reverted', 'kept']).optional(),
   }),
-  z.object({ ...Base, type: z.literal('plan_created'), title: z.string() }),
+  z.object({
+    ...Base,
+    type: z.literal('plan_created'),
+    title: z.string(),
+    /** A streamed plan still being written (docs/design.md, “The planner”); a later plan_created without it says the plan is whole. */
+    partial: z.boolean().optional(),
+  }),
   z.object({
     ...Base,
     type: z.literal('step_added'),
@@ -347,6 +353,13 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     ...Base,
     type: z.literal('subgraph_replaced'),
     replan: ReplanRecordSchema,
+  }),
+  z.object({
+    ...Base,
+    type: z.literal('plan_discarded'),
+    /** A streamed plan found invalid at its end (docs/design.md, “The planner”): its steps leave the live plan, kept in history. */
+    stepIds: z.array(z.string()),
+    reason: z.string(),
   }),
   z.object({ ...Base, type: z.literal('files_changed'), ...FilesChangedFields }),
   z.object({ ...Base, type: z.literal('files_reverted'), ...FilesRevertedFields }),

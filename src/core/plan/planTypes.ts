@@ -27,4 +27,6 @@ export interface PlanState extends Omit<PlanSnapshotShape, 'steps' | 'replacedSt
   lastSeq: number;
   /** Bumped whenever steps or edges change; the webview re-lays out only then. */
   structureVersion: number;
+  /** The plan is still streaming (a resumed run plans again: docs/design.md, “Resuming a run”). */
+  planPartial?: boolean;
 }

@@ -47,6 +47,8 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
       break;
     case 'plan_created':
       state.title = event.title;
+      if (event.partial) state.planPartial = true;
+      else delete state.planPartial;
       break;
     case 'step_added':
       if (state.steps.has(event.stepId)) break;
@@ -136,6 +138,19 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
         const step = state.steps.get(id);
         if (!step) continue;
         step.replacedBy = { replanIndex, newStepIds: [...replan.newStepIds] };
+        state.steps.delete(id);
+        state.replacedSteps.set(id, step);
+      }
+      state.stepOrder = state.stepOrder.filter((id) => !removed.has(id));
+      state.structureVersion++;
+      break;
+    }
+    case 'plan_discarded': {
+      // Like a replan's replaced steps: out of the live plan, still shown in history.
+      const removed = new Set(event.stepIds.filter((id) => state.steps.has(id)));
+      for (const id of removed) {
+        const step = state.steps.get(id)!;
+        step.endReason = 'plan_discarded';
         state.steps.delete(id);
         state.replacedSteps.set(id, step);
       }

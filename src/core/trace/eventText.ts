@@ -30,7 +30,9 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return `cortex: run ${state.runId} resumed after seq ${event.fromSeq}: ${kept} completed step(s) kept${again}`;
     }
     case 'plan_created':
-      return `plan: ${event.title}`;
+      // A streamed plan is said as it starts and again, with its size, once it is whole.
+      if (event.partial) return `plan: ${event.title} (streaming)`;
+      return state.stepOrder.length > 0 ? `plan: ${event.title} (${state.stepOrder.length} steps, whole)` : `plan: ${event.title}`;
     case 'step_added':
       return `  + ${event.stepId}${event.dependsOn.length ? ` (after ${event.dependsOn.join(', ')})` : ''}: ${event.description}${event.origin === 'replan' ? ' [replan]' : ''}`;
     case 'step_status_changed': {
@@ -58,6 +60,8 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
     case 'subgraph_replaced':
       return `  replan ${event.replan.attempt} of ${event.replan.maxAttempts} for ${event.replan.failedStepId}: ${event.replan.action}${event.replan.action === 'redesign' ? ` (${event.replan.replacedStepIds.join(', ')} → ${event.replan.newStepIds.join(', ')})` : ''}`;
+    case 'plan_discarded':
+      return `  plan discarded${event.stepIds.length ? ` (${event.stepIds.join(', ')})` : ''}: ${event.reason}`;
     case 'files_changed':
       return `    ${event.stepId} changed ${listed(event.changes.map(changeText))}`;
     case 'files_reverted': {

@@ -104,7 +104,7 @@ describe('planParsing (planner reply)', () => {
     assert.equal(messages.length, 2);
     assert.equal(messages[0].role, 'system');
     const system = messages[0].content as string;
-    assert.match(system, /"title".*"steps".*"dependencies"/s);
+    assert.match(system, /"title".*"steps".*"dependsOn"/s);
     assert.match(system, /- read_file: Read a file from the workspace\./);
     assert.deepEqual(messages[1], { role: 'user', content: 'Task:\nAdd a login page' });
     // The example in the prompt is itself a valid plan.

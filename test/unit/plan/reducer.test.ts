@@ -52,3 +52,25 @@ describe('reducer: run notices', () => {
     ]);
   });
 });
+
+describe('reducer: a streamed plan', () => {
+  it('marks the plan partial until it is whole, and moves the steps of a discarded plan to history', () => {
+    const log = new EventLog();
+    log.append({ type: 'plan_created', title: 'T', partial: true });
+    for (const [stepId, dependsOn] of [
+      ['s1', []],
+      ['s2', ['s1']],
+      ['s3', []],
+    ] as const)
+      log.append({ type: 'step_added', stepId, description: stepId, dependsOn: [...dependsOn], lineage: stepId, replanAttempts: 0, origin: 'planner' });
+    assert.equal(log.state.planPartial, true);
+    const version = log.state.structureVersion;
+    log.append({ type: 'plan_discarded', stepIds: ['s1', 's2', 'unknown'], reason: 'the streamed plan is invalid' });
+    assert.deepEqual(log.state.stepOrder, ['s3']);
+    assert.deepEqual([...log.state.replacedSteps.keys()], ['s1', 's2']);
+    assert.equal(log.state.replacedSteps.get('s1')!.endReason, 'plan_discarded');
+    assert.equal(log.state.structureVersion, version + 1);
+    log.append({ type: 'plan_created', title: 'T' });
+    assert.equal(log.state.planPartial, undefined);
+  });
+});
