@@ -32,7 +32,7 @@ export function printLine(stream: NodeJS.WritableStream, text: string): void {
 
 export interface CliSession {
   io: CliIo;
-  approve?: 'all' | 'none';
+  approve?: 'all' | 'none' | 'plan';
   trace?: { file: string; append: boolean };
   /** The run's lock, held by this process; released when the session ends. */
   lock?: RunLock;

@@ -26,6 +26,8 @@ import { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
+import { approvedPlan } from './planApproval';
+import type { ParsedPlan } from './planParsing';
 import { readRunInstructions } from './runInstructions';
 import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
@@ -52,6 +54,8 @@ export interface AgentRunOptions {
   holdDeniedGates?: boolean;
   /** Largest plan accepted from the planner (default 100; the benchmarks raise it). */
   maxPlanSteps?: number;
+  /** A plan to run as it is, without calling the planner (a plan file, checked like a planner reply). */
+  plan?: ParsedPlan;
   /** The workspace's memory file (outside the repository); without one there are no memory tools. */
   memoryFile?: string;
   /** MCP servers to start for this run (already allowed by the person where needed, variables substituted). */
@@ -256,9 +260,28 @@ export class AgentRun {
     return this.finish();
   }
 
+  /**
+   * The planner's checked plan for the task, and nothing run (`cortex plan --out`, docs/design.md,
+   * “Step scopes and plan approval”): the planner sees the same instructions and tools as in a run.
+   */
+  async draftPlan(): Promise<ParsedPlan> {
+    if (this.started) throw new Error('a run can only be started once');
+    this.started = true;
+    try {
+      await readRunInstructions(this.context);
+      await this.startMcpServers();
+      return await planTask(this.context, this.options.maxPlanSteps);
+    } finally {
+      await this.mcp?.stop();
+    }
+  }
+
   private async plan(): Promise<void> {
     const { log } = this.context;
-    const plan = await planTask(this.context, this.options.maxPlanSteps);
+    const { options, context } = this;
+    const first = options.plan ?? (await planTask(context, options.maxPlanSteps));
+    // In the `plan` approval mode a person approves it before anything runs (docs/design.md, “Step scopes and plan approval”).
+    const plan = await approvedPlan(context, first, options.plan ? undefined : (revision) => planTask(context, options.maxPlanSteps, revision));
     for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
   }
 

@@ -12,6 +12,7 @@ import type { CommandToolContext } from '../tools/workspace/runCommand';
 import { planBatch, type BatchEntry } from './batchPlan';
 import type { RunContext } from './runContext';
 import { stepAuditEvent } from '../plan/stepAudits';
+import { applyStepScope, recordCommandDrift } from './scopeGate';
 
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
@@ -164,6 +165,7 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
   );
   if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
   const isCommand = call.tool.kind === 'command';
+  if (isCommand) recordCommandDrift(context, stepId, call.call.id, batch.protection.matcher);
   record(
     batch,
     call,
@@ -253,7 +255,8 @@ function close(batch: Batch, entries: readonly BatchEntry[], calls: readonly Pre
 export async function runToolBatch(context: RunContext, stepId: string, calls: PreparedCall[]): Promise<BatchOutcome> {
   const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths'], context.runFiles);
   const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
-  const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
+  // Under an approved plan the step's scope decides what asks (docs/design.md, “Step scopes and plan approval”).
+  const entries = applyStepScope(context, stepId, await planBatch(calls, { config: context.config, trusted: context.trusted, protection }), protection.matcher);
   // A command may run: the checkpoints' shadow repository is set up now, while approvals are awaited.
   if (entries.some((e) => (e.disposition === 'run' || e.disposition === 'confirm') && e.call.tool.kind === 'command'))
     void context.checkpoints?.prepareCommands();

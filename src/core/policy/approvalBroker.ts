@@ -3,6 +3,7 @@ import { findApproval, pendingApprovals, toPending, type PendingApproval } from 
 import type { EventLog } from '../plan/eventLog';
 import type { ApprovalRefusal, ApprovalWithdrawal } from '../plan/events';
 import { silentLogger, type Logger } from '../ports';
+import { PlanApprovalBroker } from './planApprovalBroker';
 
 // Approvals (docs/design.md, “Approvals”), whoever answers them: the panel, the CLI or a notification.
 // Every step of a request's life is an event in the run's log: requested
@@ -60,6 +61,8 @@ export class ApprovalBroker {
   private readonly listeners = new Set<(pending: ApprovalRequest[]) => void>();
   private readonly logger: Logger;
   private readonly newId: () => string;
+  /** The run's plan approvals (docs/design.md, “Step scopes and plan approval”), answered by the same hosts. */
+  readonly plans = new PlanApprovalBroker();
 
   constructor(options: ApprovalBrokerOptions = {}) {
     this.logger = options.logger ?? silentLogger;
@@ -71,6 +74,7 @@ export class ApprovalBroker {
   bind(log: EventLog): void {
     if (this.log && this.log !== log) throw new Error("this approval broker already records into another run's event log");
     this.log = log;
+    this.plans.bind(log);
   }
 
   /**

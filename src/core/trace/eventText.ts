@@ -46,6 +46,12 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       const mark = event.status === 'success' ? '✓' : event.status === 'rejected' ? '⊘' : '✗';
       return `    ${event.stepId} ${mark} ${call?.name ?? event.callId}: ${truncate(event.result.replace(/\s+/g, ' '), 120)}`;
     }
+    case 'plan_approval_requested':
+      return event.kind === 'plan'
+        ? `plan approval: ${event.steps.length} step(s) proposed${event.attempt > 1 ? ` (rewrite ${event.attempt - 1})` : ''}`
+        : `plan approval: the redesign of ${event.failedStepId ?? 'a step'} needs more than the approved plan`;
+    case 'plan_approval_answered':
+      return `plan approval: ${event.approved ? 'approved' : 'denied'}${event.source ? ` (${event.source})` : ''}${event.feedback ? `: ${oneLine(event.feedback, 200)}` : ''}`;
     case 'tool_call_awaiting_approval':
       return `    ${event.stepId} ⏸ awaiting approval: ${event.approval.reason}`;
     case 'step_verified': {
@@ -55,6 +61,8 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return [`  ${event.stepId} verification failed: ${event.reason}`, ...failedChecks].join('\n');
     }
     case 'step_audit':
+      // Drift is said whatever the verbosity: a person approved a plan and this left it (docs/design.md, “Step scopes and plan approval”).
+      if (event.kind === 'drift') return `    ${event.stepId} ⚠ drift: ${oneLine(String(event.data.what), 400)} (outside the approved scope)`;
       return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
     case 'subgraph_replaced':
       return `  replan ${event.replan.attempt} of ${event.replan.maxAttempts} for ${event.replan.failedStepId}: ${event.replan.action}${event.replan.action === 'redesign' ? ` (${event.replan.replacedStepIds.join(', ')} → ${event.replan.newStepIds.join(', ')})` : ''}`;
