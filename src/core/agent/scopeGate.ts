@@ -1,7 +1,7 @@
 import type { ProtectedPathMatcher } from '../files/protectedPaths';
 import { planIsApproved } from '../plan/planApprovalFold';
 import { stepAuditEvent } from '../plan/stepAudits';
-import { judgeScope, scopeRelativePath, verdictUnderPlan, writeInScope } from '../policy/stepScopeMatch';
+import { folderInScope, judgeScope, scopeRelativePath, verdictUnderPlan, writeInScope } from '../policy/stepScopeMatch';
 import type { BatchEntry } from './batchPlan';
 import { planMode } from './planApproval';
 import type { RunContext } from './runContext';
@@ -22,7 +22,12 @@ export function applyStepScope(context: RunContext, stepId: string, entries: Bat
   const scope = context.log.state.steps.get(stepId)?.scope;
   return entries.map((entry) => {
     if (entry.disposition !== 'run' && entry.disposition !== 'confirm') return entry;
-    const judgement = judgeScope({ tool: entry.call.tool, args: entry.call.args }, scope, context.workspaceRoot, matcher);
+    const judgement = judgeScope(
+      { tool: entry.call.tool, args: entry.call.args, folders: entry.call.name === 'create_directory' },
+      scope,
+      context.workspaceRoot,
+      matcher,
+    );
     const verdict = verdictUnderPlan(entry.verdict, judgement, scope);
     if (judgement.kind === 'outside')
       context.log.append(stepAuditEvent(stepId, { kind: 'drift', data: { callId: entry.call.call.id, what: judgement.what, scope: { ...scope } } }));
@@ -36,8 +41,9 @@ export function recordCommandDrift(context: RunContext, stepId: string, callId: 
   const step = context.log.state.steps.get(stepId);
   const paths = (step?.changes ?? [])
     .filter((change) => change.callId === callId)
-    .map((change) => scopeRelativePath(context.workspaceRoot, change.path) ?? change.path)
-    .filter((path) => !writeInScope(step?.scope, path, matcher));
+    .map((change) => ({ path: scopeRelativePath(context.workspaceRoot, change.path) ?? change.path, folder: change.directory === true }))
+    .filter((change) => !(change.folder ? folderInScope : writeInScope)(step?.scope, change.path, matcher))
+    .map((change) => change.path);
   if (paths.length === 0) return;
   context.log.append(
     stepAuditEvent(stepId, { kind: 'drift', data: { callId, what: `changed ${paths.join(', ')} (through a command)`, scope: { ...step?.scope }, paths } }),

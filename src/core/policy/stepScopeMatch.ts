@@ -38,6 +38,14 @@ export function writeInScope(scope: StepScope | undefined, relativePath: string,
   return scope.write.some((glob) => globMatcher(glob)(relativePath));
 }
 
+/** True when creating or deleting the folder `relativePath` is in scope: a glob matches it or reaches inside it (`out/**` for `out`). */
+export function folderInScope(scope: StepScope | undefined, relativePath: string, matcher?: ProtectedPathMatcher): boolean {
+  if (writeInScope(scope, relativePath, matcher)) return true;
+  if (!scope?.write?.length || isProtected(matcher, relativePath)) return false;
+  // A NUL never occurs in a real name: it stands for "anything inside the folder".
+  return scope.write.some((glob) => glob.includes('/') && globMatcher(glob)(`${relativePath}/\u0000`));
+}
+
 /** The scope entry that covers `command`, if any (see the file comment for the rule). */
 export function coveringCommand(scope: StepScope | undefined, command: string, matcher?: ProtectedPathMatcher): string | undefined {
   if (!scope?.commands?.length) return undefined;
@@ -59,6 +67,8 @@ export function coveringCommand(scope: StepScope | undefined, command: string, m
 export interface ScopedCall {
   tool: { kind: ToolKind; readOnly: boolean; mcp?: unknown } & FileAccessDeclaration;
   args: unknown;
+  /** The call creates folders (create_directory), not files. */
+  folders?: boolean;
 }
 
 /** `unscoped`: a scope says nothing about this call; `covered`: inside it; `outside`: drift, with what and why in words. */
@@ -79,7 +89,8 @@ export function judgeScope(call: ScopedCall, scope: StepScope | undefined, works
   // A write tool that names no workspace file (the memory tools) is not a workspace write.
   if (writes.length === 0) return { kind: 'unscoped' };
   const paths = writes.map((access) => ({ given: access.path, relative: scopeRelativePath(workspaceRoot, access.path) }));
-  const outside = paths.filter((p) => p.relative === undefined || !writeInScope(scope, p.relative, matcher));
+  const inScope = call.folders ? folderInScope : writeInScope;
+  const outside = paths.filter((p) => p.relative === undefined || !inScope(scope, p.relative, matcher));
   const what = `writes ${(outside.length > 0 ? outside : paths).map((p) => p.relative ?? p.given).join(', ')}`;
   return outside.length === 0 ? { kind: 'covered', what } : { kind: 'outside', what };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/core/files/protectedPaths';
 import type { StepScope } from '../../../src/core/plan/stepScope';
-import { coveringCommand, judgeScope, scopeRelativePath, verdictUnderPlan, writeInScope } from '../../../src/core/policy/stepScopeMatch';
+import { coveringCommand, folderInScope, judgeScope, scopeRelativePath, verdictUnderPlan, writeInScope } from '../../../src/core/policy/stepScopeMatch';
 import { decideToolPolicy, type PolicyVerdict } from '../../../src/core/policy/toolPolicy';
 
 // Step scopes (docs/design.md, “Step scopes and plan approval”): globs, command prefixes, shell
@@ -27,6 +27,17 @@ describe('step scope matching', () => {
     assert.equal(writeInScope({ write: ['./README.md'] }, 'docs/README.md', matcher), true);
     assert.equal(writeInScope(scope, 'package.json', matcher), false);
     assert.equal(writeInScope(undefined, 'test/a.js', matcher), false);
+  });
+
+  it('a folder is in scope when a glob reaches inside it', () => {
+    assert.equal(folderInScope(scope, 'test', matcher), true);
+    assert.equal(folderInScope(scope, 'test/fixtures', matcher), true);
+    assert.equal(folderInScope(scope, 'lib', matcher), false);
+    assert.equal(folderInScope({ write: ['src/*.ts'] }, 'src/deep', matcher), false);
+    assert.equal(writeInScope(scope, 'test', matcher), false, 'as a file, test is not test/**');
+    const mkdir = { kind: 'write' as const, readOnly: false, fileAccesses: (args: { path: string }) => [{ path: args.path, access: 'write' as const }] };
+    assert.equal(judgeScope({ tool: mkdir, args: { path: 'test/new' }, folders: true }, scope, ROOT, matcher).kind, 'covered');
+    assert.equal(judgeScope({ tool: mkdir, args: { path: 'lib' }, folders: true }, scope, ROOT, matcher).kind, 'outside');
   });
 
   it('protected paths are never covered, even by a glob that matches them', () => {
