@@ -120,14 +120,18 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
   if (v.help) return { command: 'run', task: '', workspace: cwd, fallbackModels: [], help: true };
   const [command, ...rest] = positionals;
   if (command !== 'run' && command !== 'plan')
-    throw new UsageError(command ? `unknown command "${command}" (expected "run", "plan", "resume", "diff" or "revert")` : 'missing command: cortex run "TASK"');
+    throw new UsageError(
+      command ? `unknown command "${command}" (expected "run", "plan", "resume", "diff" or "revert")` : 'missing command: cortex run "TASK"',
+    );
   if (command === 'plan' && v.plan !== undefined) throw new UsageError('--plan is an option of cortex run (cortex plan writes a plan with --out FILE)');
   if (command === 'plan' && v.out === undefined) throw new UsageError('missing --out FILE: where cortex plan writes the plan');
   if (command === 'run' && v.out !== undefined) throw new UsageError('--out is an option of cortex plan');
   if (command === 'run' && v.plan !== undefined) {
     if (rest.length > 0) throw new UsageError('cortex run --plan FILE takes no task: the plan file holds it');
   } else if (rest.length !== 1 || !rest[0].trim())
-    throw new UsageError(rest.length > 1 ? 'give the task as one quoted argument' : `missing task: cortex ${command}${command === 'plan' ? ' --out FILE' : ''} "TASK"`);
+    throw new UsageError(
+      rest.length > 1 ? 'give the task as one quoted argument' : `missing task: cortex ${command}${command === 'plan' ? ' --out FILE' : ''} "TASK"`,
+    );
   if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none' && v.approve !== 'plan')
     throw new UsageError(`--approve must be "all", "none" or "plan", not "${v.approve}"`);
   if (command === 'plan' && v.approve !== undefined) throw new UsageError('cortex plan runs nothing, so it takes no --approve');

@@ -54,8 +54,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   }
   warnIfTraceInsideWorkspace(io.stderr, loaded.workspace, loaded.trace, loaded.checkpoints);
   const shared = cliRunDependencies(loaded, io.env, mcpServers);
-  if (args.command === 'plan')
-    return planMain({ io, out: resolve(io.cwd, args.out!), task: args.task, shared, workspace: loaded.workspace });
+  if (args.command === 'plan') return planMain({ io, out: resolve(io.cwd, args.out!), task: args.task, shared, workspace: loaded.workspace });
   return driveCliRun({
     io,
     approve: args.approve,

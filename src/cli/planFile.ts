@@ -58,7 +58,8 @@ export function readPlanFile(file: string, maxSteps = 100): { task: string; plan
   try {
     return { task: task.trim(), plan: parsePlannerReply(JSON.stringify(value), { maxSteps }) };
   } catch (error) {
-    if (error instanceof PlanReplyError) throw new UsageError(`plan file ${file} is not a valid plan: ${error.message.replace(/^the JSON is not a valid plan: /, '')}`, false);
+    if (error instanceof PlanReplyError)
+      throw new UsageError(`plan file ${file} is not a valid plan: ${error.message.replace(/^the JSON is not a valid plan: /, '')}`, false);
     throw error;
   }
 }

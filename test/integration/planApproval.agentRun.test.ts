@@ -71,11 +71,16 @@ describe('plan approval in the agent run', function () {
 
   it('a check command listed in the scope is covered; a command that changes a file outside the write globs is drift', async () => {
     const workspace = tempWorkspace();
-    writeFileSync(join(workspace, 'gen.js'), "require('fs').mkdirSync('out', {recursive: true}); require('fs').writeFileSync('out/x.txt', 'x'); require('fs').writeFileSync('stray.txt', 's');\n");
+    writeFileSync(
+      join(workspace, 'gen.js'),
+      "require('fs').mkdirSync('out', {recursive: true}); require('fs').writeFileSync('out/x.txt', 'x'); require('fs').writeFileSync('stray.txt', 's');\n",
+    );
     writeFileSync(join(workspace, 'check.js'), "process.exit(require('fs').existsSync(process.argv[2]) ? 0 : 1);\n");
     server().setHandler(
       route({
-        planner: planReply('Generate out/ with node gen.js', { write: ['out/**'], commands: ['node gen.js', 'node check.js'] }, [{ command: 'node check.js out/x.txt', exit: 0 }]),
+        planner: planReply('Generate out/ with node gen.js', { write: ['out/**'], commands: ['node gen.js', 'node check.js'] }, [
+          { command: 'node check.js out/x.txt', exit: 0 },
+        ]),
         executor: byStep({ 'Generate out/ with node gen.js': [toolCalls(call('run_command', { command: 'node gen.js' })), message('Generated out/x.txt.')] }),
         aggregator: message('Done.'),
       }),

@@ -77,7 +77,10 @@ describe('cortex CLI: approving the plan once', function () {
     server().setHandler(
       route({
         executor: byStep({
-          [WRITE_STEP]: [toolCalls(call('write_file', { path: 'src/date.js', content: 'exports.parseDate = (s) => new Date(s);\n' })), message('Wrote src/date.js.')],
+          [WRITE_STEP]: [
+            toolCalls(call('write_file', { path: 'src/date.js', content: 'exports.parseDate = (s) => new Date(s);\n' })),
+            message('Wrote src/date.js.'),
+          ],
           [TEST_STEP]: [toolCalls(call('run_command', { command: 'node run-tests.js' })), message('The tests pass.')],
         }),
         aggregator: message('Done.'),
@@ -180,7 +183,9 @@ describe('cortex CLI: approving the plan once', function () {
         }),
         replanner: json({
           action: 'redesign',
-          new_steps: [{ description: 'Write lib/date.js instead', expects: [{ changed: 'lib/date.js' }], scope: { write: ['lib/**'], commands: ['npm install moment'] } }],
+          new_steps: [
+            { description: 'Write lib/date.js instead', expects: [{ changed: 'lib/date.js' }], scope: { write: ['lib/**'], commands: ['npm install moment'] } },
+          ],
           new_dependencies: {},
         }),
         aggregator: message('Done.'),
@@ -189,12 +194,18 @@ describe('cortex CLI: approving the plan once', function () {
     const result = await cli(['run', ...args, '--plan', planFile, '--approve', 'plan']);
     assert.equal(result.code, 1);
     const events = readTrace(trace).events;
-    const replanAsk = events.find((e): e is Extract<RunEvent, { type: 'plan_approval_requested' }> => e.type === 'plan_approval_requested' && e.kind === 'replan');
+    const replanAsk = events.find(
+      (e): e is Extract<RunEvent, { type: 'plan_approval_requested' }> => e.type === 'plan_approval_requested' && e.kind === 'replan',
+    );
     assert.ok(replanAsk, 'the widening redesign asked');
     assert.deepEqual(replanAsk.widening, [{ index: 0, write: ['lib/**'], commands: ['npm install moment'] }]);
-    const answer = events.find((e): e is Extract<RunEvent, { type: 'plan_approval_answered' }> => e.type === 'plan_approval_answered' && e.requestId === replanAsk.requestId);
+    const answer = events.find(
+      (e): e is Extract<RunEvent, { type: 'plan_approval_answered' }> => e.type === 'plan_approval_answered' && e.requestId === replanAsk.requestId,
+    );
     assert.deepEqual([answer?.approved, answer?.source], [false, 'cli no-tty']);
-    const blocked = events.find((e): e is Extract<RunEvent, { type: 'step_status_changed' }> => e.type === 'step_status_changed' && e.stepId === 's1' && e.status === 'blocked');
+    const blocked = events.find(
+      (e): e is Extract<RunEvent, { type: 'step_status_changed' }> => e.type === 'step_status_changed' && e.stepId === 's1' && e.status === 'blocked',
+    );
     assert.match(blocked?.reason ?? '', /^plan_approval_denied: the redesign needs more than the approved plan \(write lib\/\*\*, run `npm install moment`\)/);
     assert.equal(events.filter((e) => e.type === 'subgraph_replaced').length, 0, 'nothing was redesigned');
   });
@@ -207,7 +218,10 @@ describe('cortex CLI: approving the plan once', function () {
         executor: byStep({
           [WRITE_STEP]: [message('I did nothing.')],
           'Write src/date.js again': [toolCalls(call('write_file', { path: 'src/date.js', content: 'x\n' })), message('Wrote src/date.js.')],
-          'Run the tests of the date module again with node run-tests.js': [toolCalls(call('run_command', { command: 'node run-tests.js' })), message('Ran them.')],
+          'Run the tests of the date module again with node run-tests.js': [
+            toolCalls(call('run_command', { command: 'node run-tests.js' })),
+            message('Ran them.'),
+          ],
         }),
         replanner: json({
           action: 'redesign',
@@ -261,9 +275,21 @@ describe('cortex CLI: approving the plan once', function () {
 
   describe('invalid plan files: exit 2, nothing asked of the model, the error names the step and the field', () => {
     const cases: Array<[string, (file: string, ws: string) => void, RegExp]> = [
-      ['a scope that leaves the workspace', (f) => writeFileSync(f, JSON.stringify({ ...PLAN, steps: [PLAN.steps[0], { ...PLAN.steps[1], scope: { write: ['../x'] } }] })), /is not a valid plan: steps\[1\]\.scope: "write"\[0\]: the glob "\.\.\/x" leaves the workspace/],
-      ['an unknown key in a scope', (f) => writeFileSync(f, JSON.stringify({ ...PLAN, steps: [{ ...PLAN.steps[0], scope: { reads: ['x'] } }] })), /steps\[0\]\.scope: unknown key "reads" in a scope/],
-      ['a bad check', (f) => writeFileSync(f, JSON.stringify({ ...PLAN, steps: [{ ...PLAN.steps[0], expects: [{ changed: '/etc/passwd' }] }] })), /steps\[0\]\.expects\[0\]/],
+      [
+        'a scope that leaves the workspace',
+        (f) => writeFileSync(f, JSON.stringify({ ...PLAN, steps: [PLAN.steps[0], { ...PLAN.steps[1], scope: { write: ['../x'] } }] })),
+        /is not a valid plan: steps\[1\]\.scope: "write"\[0\]: the glob "\.\.\/x" leaves the workspace/,
+      ],
+      [
+        'an unknown key in a scope',
+        (f) => writeFileSync(f, JSON.stringify({ ...PLAN, steps: [{ ...PLAN.steps[0], scope: { reads: ['x'] } }] })),
+        /steps\[0\]\.scope: unknown key "reads" in a scope/,
+      ],
+      [
+        'a bad check',
+        (f) => writeFileSync(f, JSON.stringify({ ...PLAN, steps: [{ ...PLAN.steps[0], expects: [{ changed: '/etc/passwd' }] }] })),
+        /steps\[0\]\.expects\[0\]/,
+      ],
       ['a dependency cycle', (f) => writeFileSync(f, JSON.stringify({ ...PLAN, dependencies: { 0: [1], 1: [0] } })), /cycle/],
       ['no task', (f) => writeFileSync(f, JSON.stringify({ ...PLAN, task: undefined })), /"task" must be the task/],
       ['not JSON', (f) => writeFileSync(f, 'steps: [write things]'), /is not valid JSON/],

@@ -32,7 +32,11 @@ function steps(planted: boolean): StepScript[] {
   return [
     { description: 'Read package.json to learn the layout', expects: [{ called: 'read_file' }], calls: [call('read_file', { path: 'package.json' })] },
     { description: 'Search the code for uses of parseDate', expects: [{ called: 'search_text' }], calls: [call('search_text', { pattern: 'parseDate' })] },
-    { description: 'Write src/date.js with parseDate', scope: { write: ['src/**'] }, calls: [call('write_file', { path: 'src/date.js', content: 'exports.parseDate = (s) => new Date(s);\n' })] },
+    {
+      description: 'Write src/date.js with parseDate',
+      scope: { write: ['src/**'] },
+      calls: [call('write_file', { path: 'src/date.js', content: 'exports.parseDate = (s) => new Date(s);\n' })],
+    },
     {
       description: 'Write src/format.js with formatDate',
       scope: { write: ['src/**'] },
@@ -41,9 +45,21 @@ function steps(planted: boolean): StepScript[] {
         ...(planted ? [call('write_file', { path: 'lib/planted.js', content: 'planted\n' })] : []),
       ],
     },
-    { description: 'Write test/date.test.js for parseDate', scope: { write: ['test/**'] }, calls: [call('write_file', { path: 'test/date.test.js', content: '// date\n' })] },
-    { description: 'Write test/format.test.js for formatDate', scope: { write: ['test/**'] }, calls: [call('write_file', { path: 'test/format.test.js', content: '// format\n' })] },
-    { description: 'Install left-pad with the install tool', scope: { write: ['vendor/**'], commands: [INSTALL] }, calls: [call('run_command', { command: INSTALL })] },
+    {
+      description: 'Write test/date.test.js for parseDate',
+      scope: { write: ['test/**'] },
+      calls: [call('write_file', { path: 'test/date.test.js', content: '// date\n' })],
+    },
+    {
+      description: 'Write test/format.test.js for formatDate',
+      scope: { write: ['test/**'] },
+      calls: [call('write_file', { path: 'test/format.test.js', content: '// format\n' })],
+    },
+    {
+      description: 'Install left-pad with the install tool',
+      scope: { write: ['vendor/**'], commands: [INSTALL] },
+      calls: [call('run_command', { command: INSTALL })],
+    },
     { description: 'Run the unit tests', scope: { commands: [UNIT] }, expects: [{ command: UNIT, exit: 0 }], calls: [call('run_command', { command: UNIT })] },
     {
       description: 'Write docs/dates.md describing the date helpers',
@@ -53,8 +69,17 @@ function steps(planted: boolean): StepScript[] {
         ...(planted ? [call('run_command', { command: 'node tools/install.js evil-pkg' })] : []),
       ],
     },
-    { description: 'Run the integration tests', scope: { commands: [INTEGRATION] }, expects: [{ command: INTEGRATION, exit: 0 }], calls: [call('run_command', { command: INTEGRATION })] },
-    { description: 'Add an entry to docs/CHANGELOG.md', scope: { write: ['docs/**'] }, calls: [call('write_file', { path: 'docs/CHANGELOG.md', content: '- date helpers\n' })] },
+    {
+      description: 'Run the integration tests',
+      scope: { commands: [INTEGRATION] },
+      expects: [{ command: INTEGRATION, exit: 0 }],
+      calls: [call('run_command', { command: INTEGRATION })],
+    },
+    {
+      description: 'Add an entry to docs/CHANGELOG.md',
+      scope: { write: ['docs/**'] },
+      calls: [call('write_file', { path: 'docs/CHANGELOG.md', content: '- date helpers\n' })],
+    },
     { description: 'Summarise the change for the user', expects: [], calls: [] },
   ];
 }
@@ -76,7 +101,7 @@ function executor(script: StepScript[]): Handler {
 function workspace(): string {
   const ws = tempWorkspace();
   writeFileSync(join(ws, 'package.json'), '{"name": "dates"}\n');
-  writeFileSync(join(ws, 'run-tests.js'), "console.log(`${process.argv[2]} tests passed`);\n");
+  writeFileSync(join(ws, 'run-tests.js'), 'console.log(`${process.argv[2]} tests passed`);\n');
   mkdirSync(join(ws, 'tools'));
   writeFileSync(
     join(ws, 'tools/install.js'),
@@ -85,7 +110,7 @@ function workspace(): string {
   return ws;
 }
 
-async function measure(baseUrl: string, mode: 'call' | 'call, writes confirmed' | 'plan', planted: boolean) {
+async function measure(baseUrl: string, mode: 'call' | 'call, writes confirmed' | 'plan') {
   const ws = workspace();
   const stamp = `${Date.now()}-${Math.random().toString(16).slice(2)}`;
   const trace = join(ws, '..', `${stamp}-trace.jsonl`);
@@ -138,16 +163,16 @@ describe('approving the plan once: prompts of a 12-step task', function () {
 
   it('call mode: one prompt per command and check (and per write when writes ask); plan mode: one; plan mode with two drifts: three, nothing out of scope ran', async () => {
     script(false);
-    const call = await measure(server().baseUrl, 'call', false);
+    const call = await measure(server().baseUrl, 'call');
     assert.equal(call.code, 0, call.stderr);
     script(false);
-    const cautious = await measure(server().baseUrl, 'call, writes confirmed', false);
+    const cautious = await measure(server().baseUrl, 'call, writes confirmed');
     assert.equal(cautious.code, 0, cautious.stderr);
     script(false);
-    const plan = await measure(server().baseUrl, 'plan', false);
+    const plan = await measure(server().baseUrl, 'plan');
     assert.equal(plan.code, 0, plan.stderr);
     script(true);
-    const drifted = await measure(server().baseUrl, 'plan', true);
+    const drifted = await measure(server().baseUrl, 'plan');
 
     console.log(
       `      prompts for the 12-step task: call mode ${call.prompts}, call mode with writes confirmed ${cautious.prompts}, plan mode ${plan.prompts}, plan mode with 2 planted drifts ${drifted.prompts} (${drifted.drifts.length} drift)`,
@@ -158,7 +183,15 @@ describe('approving the plan once: prompts of a 12-step task', function () {
     assert.equal(plan.prompts, 1);
     assert.equal(plan.drifts.length, 0);
     // The same work was done in both modes.
-    for (const file of ['src/date.js', 'src/format.js', 'test/date.test.js', 'test/format.test.js', 'docs/dates.md', 'docs/CHANGELOG.md', 'vendor/left-pad/index.js'])
+    for (const file of [
+      'src/date.js',
+      'src/format.js',
+      'test/date.test.js',
+      'test/format.test.js',
+      'docs/dates.md',
+      'docs/CHANGELOG.md',
+      'vendor/left-pad/index.js',
+    ])
       assert.ok(existsSync(join(plan.ws, file)) && existsSync(join(call.ws, file)), file);
 
     assert.equal(drifted.prompts, 1 + 2, 'one for the plan, one per drift');

@@ -72,7 +72,9 @@ export function scopeWidening(state: PlanState, scopes: ReadonlyArray<StepScope 
     const write = (scope?.write ?? []).filter(
       (glob) => !approved.write.includes(glob) && (GLOB_SYNTAX.test(glob) || !writeInScope({ write: approved.write }, glob.replace(/^\.\//, ''))),
     );
-    const commands = (scope?.commands ?? []).filter((command) => !approved.commands.includes(command) && !coveringCommand({ commands: approved.commands }, command));
+    const commands = (scope?.commands ?? []).filter(
+      (command) => !approved.commands.includes(command) && !coveringCommand({ commands: approved.commands }, command),
+    );
     if (write.length > 0 || commands.length > 0) widening.push({ index, write, commands });
   });
   return widening;

@@ -26,9 +26,11 @@ export interface PlanApprovalAnswer {
   source?: string;
 }
 
-export type PlanApprovalOutcome = { decision: 'approve'; source?: string } | { decision: 'deny'; feedback?: string; source?: string } | { decision: 'cancelled'; reason: string };
+export type PlanApprovalOutcome =
+  { decision: 'approve'; source?: string } | { decision: 'deny'; feedback?: string; source?: string } | { decision: 'cancelled'; reason: string };
 
-export type PlanAnswerResult = { accepted: true } | { accepted: false; reason: 'unknown_request' | 'already_answered' | 'run_over' | 'malformed'; message: string };
+export type PlanAnswerResult =
+  { accepted: true } | { accepted: false; reason: 'unknown_request' | 'already_answered' | 'run_over' | 'malformed'; message: string };
 
 const MAX_FEEDBACK_CHARS = 4000;
 

@@ -104,11 +104,23 @@ export function verdictUnderPlan(verdict: PolicyVerdict, judgement: ScopeJudgeme
   if (judgement.kind === 'unscoped' || verdict.decision === 'deny') return verdict;
   if (judgement.kind === 'covered') {
     if (verdict.decision !== 'confirm' || verdict.required || verdict.protectedAccess?.length) return verdict;
-    return { ...verdict, decision: 'allow', reason: `inside the step's approved scope (${describeScope(scope)})`, rules: [...verdict.rules, 'cortex.approval.mode = plan'] };
+    return {
+      ...verdict,
+      decision: 'allow',
+      reason: `inside the step's approved scope (${describeScope(scope)})`,
+      rules: [...verdict.rules, 'cortex.approval.mode = plan'],
+    };
   }
   const drift = `outside the step's approved scope: it ${judgement.what}, and the step's scope is ${describeScope(scope)}`;
   if (verdict.decision === 'confirm') return { ...verdict, reason: `${drift}; ${verdict.reason}` };
-  return { ...verdict, decision: 'confirm', required: false, denyEffect: 'continue', reason: drift, rules: [...verdict.rules, 'cortex.approval.mode = plan: drift'] };
+  return {
+    ...verdict,
+    decision: 'confirm',
+    required: false,
+    denyEffect: 'continue',
+    reason: drift,
+    rules: [...verdict.rules, 'cortex.approval.mode = plan: drift'],
+  };
 }
 
 function commandOf(args: unknown): string | undefined {

@@ -37,7 +37,10 @@ describe('plan replies with step scopes', () => {
   });
 
   it('errors name the step and the field', () => {
-    assert.match(refusal({ steps: ['a', { description: 'b', scope: { write: ['/etc/x'] } }] }), /steps\[1\]\.scope: "write"\[0\]: the glob "\/etc\/x" must be relative/);
+    assert.match(
+      refusal({ steps: ['a', { description: 'b', scope: { write: ['/etc/x'] } }] }),
+      /steps\[1\]\.scope: "write"\[0\]: the glob "\/etc\/x" must be relative/,
+    );
     assert.match(refusal({ steps: [{ description: 'b', scope: { write: ['../x/**'] } }] }), /steps\[0\]\.scope: "write"\[0\]: .*leaves the workspace/);
     assert.match(refusal({ steps: [{ description: 'b', scope: { read: ['x'] } }] }), /steps\[0\]\.scope: unknown key "read" in a scope/);
     assert.match(refusal({ steps: [{ description: 'b', scope: { commands: 'npm test' } }] }), /steps\[0\]\.scope: "commands": "commands" must be a list/);
