@@ -1,3 +1,4 @@
+import { runDriftCount } from '../src/core/plan/stepDrift';
 import type { RunStatus } from '../src/core/plan/planTypes';
 import { button, el, setAttr, setText } from './dom';
 import { formatCost, usageText } from '../src/core/usage/formatUsage';
@@ -39,6 +40,9 @@ export class RunHeader {
   private readonly elapsedText = el('span', 'run-elapsed-text');
   private readonly tokens = el('span', 'run-tokens');
   private readonly steps = el('span', 'run-steps');
+  /** Calls and changes outside their step's approved scope (docs/design.md, “Step scopes and plan approval”). */
+  private readonly drift = el('span', 'run-drift');
+  private readonly driftText = el('span', 'run-drift-text');
   private readonly cancel: HTMLButtonElement;
   private readonly resume: HTMLButtonElement;
   private readonly reviewChanges: HTMLButtonElement;
@@ -57,7 +61,9 @@ export class RunHeader {
     this.elapsed.title = 'Elapsed time';
     this.tokens.title = 'Tokens used (prompt + completion)';
     const meta = el('div', 'run-meta');
-    meta.append(this.status, this.elapsed, this.steps, this.tokens);
+    this.drift.append(icon('warning', 'run-drift-icon'), this.driftText);
+    this.drift.hidden = true;
+    meta.append(this.status, this.elapsed, this.steps, this.drift, this.tokens);
     const titleBox = el('div', 'run-title-box');
     titleBox.append(this.title, meta);
     this.cancel = button('Cancel', 'btn btn-secondary', 'Cancel the run', (_ev, self) => this.handlers.cancel(self));
@@ -95,6 +101,10 @@ export class RunHeader {
     let done = 0;
     for (const step of s.steps.values()) if (step.status === 'completed') done++;
     setText(this.steps, s.steps.size ? `${done}/${s.steps.size} steps` : '');
+    const drift = runDriftCount(s);
+    this.drift.hidden = drift === 0;
+    setText(this.driftText, drift ? `${drift} drift` : '');
+    setAttr(this.drift, 'title', drift ? `${drift} call(s) or change(s) outside their step's approved scope` : undefined);
     const total = s.usage.promptTokens + s.usage.completionTokens;
     // "~" and "estimated": the endpoint reported no usage for some requests (counted by the tokenizer).
     const approx = s.usage.estimated ? '~' : '';
