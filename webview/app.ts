@@ -295,7 +295,7 @@ export class PanelApp {
       }
     }
     if (this.listStale && !this.list.root.hidden) this.rebuildList();
-    if (changes.reset || changes.run) this.updateEmptyText();
+    if (changes.reset || changes.run || changes.approvals) this.updateEmptyText();
     if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
     if (changes.reset || changes.run || changes.approvals || changes.structure) {
       this.approvalBar.update(this.store);
@@ -464,7 +464,9 @@ export class PanelApp {
       ? 'Waiting for the run…'
       : state.status === 'running'
         ? this.store.live
-          ? 'Planning…'
+          ? this.store.pendingPlanApproval()
+            ? 'Waiting for the plan to be approved (above)…'
+            : 'Planning…'
           : 'The run stopped before it had a plan.'
         : state.status === 'failed'
           ? 'The run failed before it had a plan.'
