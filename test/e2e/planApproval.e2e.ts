@@ -95,6 +95,15 @@ describe('e2e: approving the plan once', function () {
     await deny.waitFor({ state: 'visible', timeout: 60_000 });
     await node.locator('.drift-badge').waitFor({ state: 'visible', timeout: 10_000 });
     assert.match((await panel.frame.locator('.run-drift').textContent()) ?? '', /1 drift/);
+    // Its details show the step's scope and the drift.
+    await node.locator('.node-desc').click();
+    const details = panel.frame.locator('aside.details');
+    await eventually(
+      page,
+      async () => /Drift \(1\)[\s\S]*writes lib\/drift\.js/i.test(await details.innerText()),
+      async () => `details: ${await details.innerText().catch(() => '?')}`,
+    );
+    assert.match(await details.innerText(), /Scope\s+Writes\s+src\/\*\*/i);
     await screenshot(page, 'e2e-plan-drift');
     await deny.click();
     await panel.waitForStatus(WRITE_STEP, 'completed');
