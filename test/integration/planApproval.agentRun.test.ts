@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
@@ -67,6 +67,38 @@ describe('plan approval in the agent run', function () {
     assert.equal(result.error, 'The plan was not approved: no (3)');
     assert.equal(eventsOf(events, 'step_added').length, 0);
     // A second answer to an answered request is refused and changes nothing.
+  });
+
+  it('a write through a symbolic link that leads outside the scope is drift and asks', async () => {
+    const workspace = tempWorkspace();
+    mkdirSync(join(workspace, 'src'));
+    mkdirSync(join(workspace, 'lib'));
+    writeFileSync(join(workspace, 'lib', 'target.js'), 'original\n');
+    symlinkSync(join('..', 'lib', 'target.js'), join(workspace, 'src', 'link.js'));
+    server().setHandler(
+      route({
+        planner: planReply('Update src/link.js', { write: ['src/**'] }),
+        executor: byStep({
+          'Update src/link.js': [toolCalls(call('write_file', { path: 'src/link.js', content: 'changed\n' })), message('Tried to update it.')],
+        }),
+        replanner: json({ action: 'give_up' }),
+        aggregator: message('Done.'),
+      }),
+    );
+    const asked: string[] = [];
+    const { events } = await runAgainst(server(), {
+      workspace,
+      settings,
+      onPlanApproval: (request, broker) => broker.answer({ requestId: request.requestId, approved: true }),
+      onApproval: (request, broker) => {
+        asked.push(request.reason);
+        broker.answer({ requestId: request.requestId, callId: request.callId, argsHash: request.argsHash, decision: 'deny' });
+      },
+    });
+    assert.equal(asked.length, 1);
+    assert.match(asked[0], /outside the step's approved scope: it writes src\/link\.js/);
+    assert.equal(eventsOf(events, 'step_audit').filter((e) => e.kind === 'drift').length, 1);
+    assert.equal(readFileSync(join(workspace, 'lib', 'target.js'), 'utf8'), 'original\n');
   });
 
   it('a check command listed in the scope is covered; a command that changes a file outside the write globs is drift', async () => {

@@ -1,4 +1,7 @@
+import { realpathSync } from 'node:fs';
 import type { ProtectedPathMatcher } from '../files/protectedPaths';
+import { resolveInWorkspace } from '../files/workspaceJail';
+import { declaredFileAccesses } from '../policy/fileAccess';
 import { planIsApproved } from '../plan/planApprovalFold';
 import { stepAuditEvent } from '../plan/stepAudits';
 import { folderInScope, judgeScope, scopeRelativePath, verdictUnderPlan, writeInScope } from '../policy/stepScopeMatch';
@@ -16,14 +19,32 @@ function scopesApply(context: RunContext): boolean {
   return planMode(context) && planIsApproved(context.log.state);
 }
 
+/** Where each path a call writes really leads (links followed), workspace-relative; undefined: outside or unresolvable. */
+async function realWritePaths(workspaceRoot: string, entry: BatchEntry): Promise<Map<string, string | undefined>> {
+  const real = new Map<string, string | undefined>();
+  if (entry.disposition !== 'run' && entry.disposition !== 'confirm') return real;
+  for (const access of declaredFileAccesses(entry.call.tool, entry.call.args)) {
+    if (access.access !== 'write' || real.has(access.path)) continue;
+    try {
+      const root = realpathSync.native(workspaceRoot);
+      real.set(access.path, scopeRelativePath(root, await resolveInWorkspace(workspaceRoot, access.path)));
+    } catch {
+      real.set(access.path, undefined);
+    }
+  }
+  return real;
+}
+
 /** The batch's entries under the approved plan; records a drift audit for each call outside its step's scope. */
-export function applyStepScope(context: RunContext, stepId: string, entries: BatchEntry[], matcher: ProtectedPathMatcher): BatchEntry[] {
+export async function applyStepScope(context: RunContext, stepId: string, entries: BatchEntry[], matcher: ProtectedPathMatcher): Promise<BatchEntry[]> {
   if (!scopesApply(context)) return entries;
   const scope = context.log.state.steps.get(stepId)?.scope;
-  return entries.map((entry) => {
+  // A write through a link reaches another file: both must be in scope.
+  const realPaths = await Promise.all(entries.map((entry) => realWritePaths(context.workspaceRoot, entry)));
+  return entries.map((entry, i) => {
     if (entry.disposition !== 'run' && entry.disposition !== 'confirm') return entry;
     const judgement = judgeScope(
-      { tool: entry.call.tool, args: entry.call.args, folders: entry.call.name === 'create_directory' },
+      { tool: entry.call.tool, args: entry.call.args, folders: entry.call.name === 'create_directory', realPaths: realPaths[i] },
       scope,
       context.workspaceRoot,
       matcher,

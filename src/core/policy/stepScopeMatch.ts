@@ -69,6 +69,12 @@ export interface ScopedCall {
   args: unknown;
   /** The call creates folders (create_directory), not files. */
   folders?: boolean;
+  /**
+   * Where each written path really leads, workspace-relative with links followed (undefined:
+   * outside the workspace or unresolvable). A write through a link is covered only when both the
+   * path as written and the file it reaches are in scope.
+   */
+  realPaths?: ReadonlyMap<string, string | undefined>;
 }
 
 /** `unscoped`: a scope says nothing about this call; `covered`: inside it; `outside`: drift, with what and why in words. */
@@ -90,7 +96,12 @@ export function judgeScope(call: ScopedCall, scope: StepScope | undefined, works
   if (writes.length === 0) return { kind: 'unscoped' };
   const paths = writes.map((access) => ({ given: access.path, relative: scopeRelativePath(workspaceRoot, access.path) }));
   const inScope = call.folders ? folderInScope : writeInScope;
-  const outside = paths.filter((p) => p.relative === undefined || !inScope(scope, p.relative, matcher));
+  const reaches = (given: string, relative: string) => {
+    if (!call.realPaths) return true;
+    const real = call.realPaths.get(given);
+    return real !== undefined && (real === relative || inScope(scope, real, matcher));
+  };
+  const outside = paths.filter((p) => p.relative === undefined || !inScope(scope, p.relative, matcher) || !reaches(p.given, p.relative));
   const what = `writes ${(outside.length > 0 ? outside : paths).map((p) => p.relative ?? p.given).join(', ')}`;
   return outside.length === 0 ? { kind: 'covered', what } : { kind: 'outside', what };
 }

@@ -107,6 +107,16 @@ describe('step scope matching', () => {
     assert.deepEqual(judgeScope({ tool: { kind: 'other', readOnly: false, mcp: {} }, args: {} }, scope, ROOT, matcher), { kind: 'unscoped' });
   });
 
+  it('a write through a link is covered only when the file it reaches is in scope too', () => {
+    const args = { path: 'src/link.ts' };
+    const through = (real: string | undefined) => judgeScope({ tool: writeTool, args, realPaths: new Map([['src/link.ts', real]]) }, scope, ROOT, matcher);
+    assert.equal(through('src/link.ts').kind, 'covered');
+    assert.equal(through('src/real.ts').kind, 'covered');
+    assert.equal(through('lib/target.ts').kind, 'outside');
+    assert.equal(through('.git/config').kind, 'outside');
+    assert.equal(through(undefined).kind, 'outside');
+  });
+
   it('relative forms: outside the workspace is never a scope path', () => {
     assert.equal(scopeRelativePath(ROOT, 'a/b.ts'), 'a/b.ts');
     assert.equal(scopeRelativePath(ROOT, 'a\\b.ts'), 'a/b.ts');
