@@ -256,7 +256,12 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   const protection = callProtection(context.workspaceRoot, context.config['cortex.policy.protectedPaths'], context.runFiles);
   const batch: Batch = { context, stepId, protection, results: new Map(), approvals: new Map() };
   // Under an approved plan the step's scope decides what asks (docs/design.md, “Step scopes and plan approval”).
-  const entries = await applyStepScope(context, stepId, await planBatch(calls, { config: context.config, trusted: context.trusted, protection }), protection.matcher);
+  const entries = await applyStepScope(
+    context,
+    stepId,
+    await planBatch(calls, { config: context.config, trusted: context.trusted, protection }),
+    protection.matcher,
+  );
   // A command may run: the checkpoints' shadow repository is set up now, while approvals are awaited.
   if (entries.some((e) => (e.disposition === 'run' || e.disposition === 'confirm') && e.call.tool.kind === 'command'))
     void context.checkpoints?.prepareCommands();
