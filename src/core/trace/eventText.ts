@@ -1,3 +1,4 @@
+import { stepDrifts } from '../plan/stepDrift';
 import { endsTheRun } from '../llm/failoverPolicy';
 import type { FileChange } from '../plan/changeSchema';
 import { checkLine } from '../plan/checkText';
@@ -66,8 +67,12 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
     case 'subgraph_replaced':
       return `  replan ${event.replan.attempt} of ${event.replan.maxAttempts} for ${event.replan.failedStepId}: ${event.replan.action}${event.replan.action === 'redesign' ? ` (${event.replan.replacedStepIds.join(', ')} → ${event.replan.newStepIds.join(', ')})` : ''}`;
-    case 'files_changed':
-      return `    ${event.stepId} changed ${listed(event.changes.map(changeText))}`;
+    case 'files_changed': {
+      // A change by a call that drifted and was approved went through outside the step's scope (docs/design.md, “Step scopes and plan approval”).
+      const step = state.steps.get(event.stepId);
+      const drifted = step ? stepDrifts(step).some((drift) => drift.callId === event.callId && !drift.paths) : false;
+      return `    ${event.stepId} changed ${listed(event.changes.map(changeText))}${drifted ? ' (outside the approved scope)' : ''}`;
+    }
     case 'files_reverted': {
       const put = event.files.filter((f) => f.folder === 'created' || f.folder === 'removed' || (f.folder === undefined && f.from !== f.to)).length;
       const what = event.reason === 'undo' ? `undid the revert of ${event.stepIds.join(', ')}` : `reverted ${event.stepIds.join(', ')} (${event.reason})`;
