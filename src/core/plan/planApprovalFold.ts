@@ -8,6 +8,8 @@ import type { PlanState } from './planTypes';
 export function foldPlanApprovalRequested(state: PlanState, event: EventOf<'plan_approval_requested'>): void {
   const list = (state.planApprovals ??= []);
   if (list.some((request) => request.requestId === event.requestId)) return;
+  // One request waits at a time: one left open by an interrupted run is replaced by the new one.
+  for (const request of list) if (request.state === 'pending') request.state = 'withdrawn';
   const { type: _type, seq: _seq, time, ...fields } = event;
   list.push({ ...fields, steps: fields.steps.map((step) => ({ ...step })), state: 'pending', askedAt: time });
 }

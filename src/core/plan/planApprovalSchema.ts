@@ -51,7 +51,8 @@ export const PlanApprovalAnsweredFields = {
 /** A request as the reducer keeps it, with what became of it. */
 export const PlanApprovalStateSchema = z.object({
   ...PlanApprovalRequestedFields,
-  state: z.enum(['pending', 'approved', 'denied']),
+  /** `withdrawn`: a newer request replaced it unanswered (a resumed run asks again). */
+  state: z.enum(['pending', 'approved', 'denied', 'withdrawn']),
   askedAt: z.number(),
   feedback: z.string().optional(),
   answeredBy: z.string().optional(),
