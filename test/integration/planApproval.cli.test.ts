@@ -273,6 +273,44 @@ describe('cortex CLI: approving the plan once', function () {
     assert.equal(existsSync(join(ws, 'src')), false);
   });
 
+  it('a run interrupted while its plan waited: the resume plans again and asks again', async () => {
+    const { ws, trace, args } = setup(server().baseUrl);
+    const config = args[args.indexOf('--config') + 1];
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), 'cortex.approval.mode': 'plan' }));
+    const started = { seq: 0, time: 1, type: 'run_started', runId: 'run-x', task: 'add parseDate', workspace: ws, model: 'm', baseUrl: server().baseUrl };
+    const asked = {
+      seq: 1,
+      time: 2,
+      type: 'plan_approval_requested',
+      requestId: 'old',
+      kind: 'plan',
+      steps: [{ description: 'old step', dependsOn: [] }],
+      attempt: 1,
+    };
+    writeFileSync(trace, `${JSON.stringify(started)}\n${JSON.stringify(asked)}\n`);
+    server().setHandler(
+      route({
+        planner: json({ title: PLAN.title, steps: PLAN.steps, dependencies: PLAN.dependencies }),
+        executor: byStep({
+          [WRITE_STEP]: [toolCalls(call('write_file', { path: 'src/date.js', content: 'x\n' })), message('Wrote src/date.js.')],
+          [TEST_STEP]: [toolCalls(call('run_command', { command: 'node run-tests.js' })), message('Ran them.')],
+        }),
+        aggregator: message('Done.'),
+      }),
+    );
+    const result = await cli(['resume', '--trace', trace, '--workspace', ws, '--config', config, '--approve', 'all']);
+    assert.equal(result.code, 0, result.stderr);
+    const events = readTrace(trace).events;
+    const answers = events.filter((e): e is Extract<RunEvent, { type: 'plan_approval_answered' }> => e.type === 'plan_approval_answered');
+    assert.equal(answers.length, 1);
+    assert.notEqual(answers[0].requestId, 'old');
+    const finished = events.find((e): e is Extract<RunEvent, { type: 'run_finished' }> => e.type === 'run_finished');
+    assert.deepEqual(
+      finished?.plan.planApprovals?.map((request) => request.state),
+      ['withdrawn', 'approved'],
+    );
+  });
+
   describe('invalid plan files: exit 2, nothing asked of the model, the error names the step and the field', () => {
     const cases: Array<[string, (file: string, ws: string) => void, RegExp]> = [
       [
