@@ -71,6 +71,18 @@ describe('cortex CLI: approving the plan once', function () {
     assert.equal(existsSync(join(ws, 'src')), false, 'nothing ran');
   });
 
+  it('cortex plan: a model that writes no valid plan is exit 1 and no file', async () => {
+    const { planFile, args } = setup(server().baseUrl);
+    server().setHandler(route({ planner: json({ title: 'T', steps: [{ description: 'x', scope: { write: ['/etc/**'] } }] }) }));
+    const result = await cli(['plan', ...args, '--out', planFile, 'add parseDate']);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /cortex plan: The model did not produce a valid plan: .*steps\[0\]\.scope: "write"\[0\]: the glob "\/etc\/\*\*" must be relative/,
+    );
+    assert.equal(existsSync(planFile), false);
+  });
+
   it('run --plan --approve plan: no planner, the plan approved by the flag, in-scope write and command run unasked', async () => {
     const { ws, trace, planFile, args } = setup(server().baseUrl);
     writeFileSync(planFile, JSON.stringify(PLAN));
