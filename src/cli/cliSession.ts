@@ -7,6 +7,7 @@ import { terminalSafe } from '../core/text/terminalSafe';
 import { formatEvent } from '../core/trace/eventText';
 import { createTraceWriter } from '../core/trace/traceWriter';
 import { attachCliApprovals } from './cliApprovals';
+import { attachCliPlanApprovals } from './cliPlanApprovals';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
 import { batchWritesPerTurn } from './turnBatchedOutput';
@@ -78,6 +79,13 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     },
     output: io.stderr,
   });
+  // The plan approval mode (docs/design.md, “Step scopes and plan approval”).
+  const detachPlans = attachCliPlanApprovals(approvals.plans, session.approve, {
+    get input() {
+      return io.stdin;
+    },
+    output: io.stderr,
+  });
   let interrupted = false;
   let agent: AgentRun | undefined;
   /** A signal that came while the run was still being built. */
@@ -119,6 +127,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     process.off('SIGTERM', onInterrupt);
     process.off('SIGHUP', onInterrupt);
     detach();
+    detachPlans();
     await trace?.close();
     if (trace?.error()) printLine(io.stderr, `cortex: ${describeFsError(trace.error(), 'trace file', session.trace!.file)}`);
     lock?.release();

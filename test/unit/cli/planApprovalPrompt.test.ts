@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { attachCliApprovals } from '../../../src/cli/cliApprovals';
+import { attachCliPlanApprovals } from '../../../src/cli/cliPlanApprovals';
 import { planApprovalPrompt } from '../../../src/cli/planApprovalPrompt';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import type { PlanApprovalProposal } from '../../../src/core/policy/planApprovalBroker';
@@ -32,7 +32,7 @@ async function answerOnTty(reply: string, proposal = PROPOSAL) {
   const output = new PassThrough();
   let shown = '';
   output.on('data', (d) => (shown += d));
-  const detach = attachCliApprovals(approvals, undefined, { input, output });
+  const detach = attachCliPlanApprovals(approvals.plans, undefined, { input, output });
   const { outcome } = approvals.plans.request(proposal);
   await new Promise((resolve) => setTimeout(resolve, 20));
   input.write(`${reply}\n`);
@@ -69,7 +69,7 @@ describe('CLI plan approvals', () => {
   it('--approve plan approves the plan, not a widening replan (asked on a terminal, denied without one)', async () => {
     const approvals = broker();
     const input = Object.assign(new PassThrough(), { isTTY: false });
-    const detach = attachCliApprovals(approvals, 'plan', { input, output: new PassThrough() });
+    const detach = attachCliPlanApprovals(approvals.plans, 'plan', { input, output: new PassThrough() });
     assert.deepEqual(await approvals.plans.request(PROPOSAL).outcome, { decision: 'approve', source: 'cli --approve plan' });
     const replan = await approvals.plans.request({ ...PROPOSAL, kind: 'replan', failedStepId: 's1', widening: [{ index: 0, write: ['lib/**'], commands: [] }] })
       .outcome;
