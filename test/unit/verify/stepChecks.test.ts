@@ -67,7 +67,7 @@ describe('step postconditions in the plan (docs/design.md, “The planner”)', 
     refused(planWith([{ changed: 'C:\\\\x' }]), /must be relative to the workspace/);
     refused(planWith('all'), /"expects" must be a list of checks/);
     refused(planWith(['changed a.ts']), /a check must be an object/);
-    refused(JSON.stringify({ title: 't', steps: [{ description: 'x', expect: [] }] }), /unknown key "expect" \(a step has "description" and "expects"\)/);
+    refused(JSON.stringify({ title: 't', steps: [{ description: 'x', expect: [] }] }), /unknown key "expect" \(a step has "description", "expects" and "scope"\)/);
     refused(JSON.stringify({ title: 't', steps: [{ expects: [] }] }), /steps\[0\]\.description/);
   });
 
