@@ -46,6 +46,19 @@ export function answerAll(store: PlanStore, decision: 'approve' | 'deny'): Answe
   return out;
 }
 
+export type PlanAnswerMessage = Extract<WebviewToHost, { type: 'plan/answer' }>;
+
+/** plan/answer for the pending plan approval (docs/design.md, “Step scopes and plan approval”); undefined when already sent. */
+export function planAnswer(store: PlanStore, requestId: string, approved: boolean, feedback?: string): PlanAnswerMessage | undefined {
+  if (!store.runId) return undefined;
+  const replyTo = store.markPlanAnswered(requestId, approved);
+  if (!replyTo) return undefined;
+  const message: PlanAnswerMessage = { type: 'plan/answer', runId: store.runId, requestId, approved, replyTo };
+  const text = feedback?.trim();
+  if (!approved && text) message.feedback = text.slice(0, MAX_FEEDBACK_CHARS);
+  return message;
+}
+
 export function cancelRun(store: PlanStore): WebviewToHost | undefined {
   if (!store.runId || store.state.status !== 'running' || !store.markCancelRequested()) return undefined;
   return { type: 'run/cancel', runId: store.runId };

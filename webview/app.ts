@@ -1,7 +1,8 @@
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import { parseWebviewMessage, type ApprovalRequestMessage, type WebviewToHost } from '../src/protocol/messages';
-import { answerAll, approvalAnswer, cancelRun, endpointFixMessage, resumeRun, retryStep, retryStepInNewRun, type AnswerMessage } from './actions';
+import { answerAll, approvalAnswer, cancelRun, endpointFixMessage, planAnswer, resumeRun, retryStep, retryStepInNewRun, type AnswerMessage } from './actions';
 import { ApprovalBar } from './approvalBar';
+import { PlanApprovalCard } from './planApprovalCard';
 import { openChangeMessage, reviewChangesMessage, revertChangesMessage } from './changesView';
 import { DetailsPane } from './details';
 import { button, el, iconButton, setText } from './dom';
@@ -61,6 +62,7 @@ export class PanelApp {
   private runNoticesShown = 0;
   private readonly result: ResultArea;
   private readonly approvalBar: ApprovalBar;
+  private readonly planApproval: PlanApprovalCard;
   private readonly list: ListView;
   private readonly main: HTMLElement;
   private readonly viewButtons: { graph: HTMLButtonElement; list: HTMLButtonElement };
@@ -107,6 +109,12 @@ export class PanelApp {
       approveAll: (b) => this.sendAll(answerAll(this.store, 'approve'), b),
       denyAll: (b) => this.sendAll(answerAll(this.store, 'deny'), b),
       select: (id) => this.select(id, true),
+    });
+    this.planApproval = new PlanApprovalCard({
+      answer: (request, approved, feedback, b) => {
+        const message = planAnswer(this.store, request.requestId, approved, feedback);
+        if (!this.send(message, b) && message) this.store.answerNotSent(message.replyTo);
+      },
     });
     this.result = new ResultArea({
       openDetails: (id) => this.select(id, true),
@@ -176,7 +184,7 @@ export class PanelApp {
       if (ev.key === 'Escape' && !(ev.target as HTMLElement).closest('vscode-textarea, textarea')) this.select(undefined, true);
     });
     main.append(planPane, this.details.root);
-    app.append(this.header.root, this.approvalBar.root, this.result.root, this.notices.root, main);
+    app.append(this.header.root, this.planApproval.root, this.approvalBar.root, this.result.root, this.notices.root, main);
     doc.body.replaceChildren(app);
     // Narrow panels stack graph and details (CSS) and default to the list (planViewMode).
     this.narrowQuery = typeof matchMedia === 'function' ? matchMedia(`(max-width: ${NARROW_WIDTH}px)`) : undefined;
@@ -292,9 +300,12 @@ export class PanelApp {
       }
     }
     if (this.listStale && !this.list.root.hidden) this.rebuildList();
-    if (changes.reset || changes.run) this.updateEmptyText();
+    if (changes.reset || changes.run || changes.approvals) this.updateEmptyText();
     if (changes.reset || changes.run || changes.approvals || changes.structure || changes.steps.size > 0) this.header.update(this.store, Date.now());
-    if (changes.reset || changes.run || changes.approvals || changes.structure) this.approvalBar.update(this.store);
+    if (changes.reset || changes.run || changes.approvals || changes.structure) {
+      this.approvalBar.update(this.store);
+      this.planApproval.update(this.store);
+    }
     if (changes.reset || changes.run) this.result.update(state);
     this.showRunNotices(changes.reset);
     if (changes.reset || changes.run) this.autoOpenFailure(state);
@@ -457,7 +468,9 @@ export class PanelApp {
       ? 'Waiting for the run…'
       : state.status === 'running'
         ? this.store.live
-          ? 'Planning…'
+          ? this.store.pendingPlanApproval()
+            ? 'Waiting for the plan to be approved (above)…'
+            : 'Planning…'
           : 'The run stopped before it had a plan.'
         : state.status === 'failed'
           ? 'The run failed before it had a plan.'

@@ -1,3 +1,4 @@
+import { changesOutsideScope, stepDrifts } from '../src/core/plan/stepDrift';
 import { summarizeChanges, type FileSummary } from '../src/core/checkpoints/changeSummary';
 import type { PlanState, StepState } from '../src/core/plan/planTypes';
 import type { WebviewToHost } from '../src/protocol/messages';
@@ -49,7 +50,7 @@ export function runHasChanges(state: PlanState): { any: boolean; active: boolean
 /** Changes whenever anything the section shows changes. */
 export function changesSignature(store: PlanStore, step: StepState): string {
   const changes = step.changes ?? [];
-  return `${changes.length}|${changes.filter((c) => c.revertedBy).length}|${store.live}|${store.state.status}`;
+  return `${changes.length}|${changes.filter((c) => c.revertedBy).length}|${store.live}|${store.state.status}|${stepDrifts(step).length}`;
 }
 
 /** Builds the section into `section` (nothing when the step changed no file). */
@@ -63,7 +64,13 @@ export function renderStepChanges(section: HTMLElement, store: PlanStore, step: 
   const replanned = summaries.filter((s) => s.reverted === 'replan').map((s) => s.path);
   if (replanned.length > 0) section.append(el('p', 'changes-reverted', `Reverted before the redesign: ${replanned.join(', ')}`));
   const list = el('ul', 'change-list');
-  for (const summary of summaries) list.append(changeRow(step.id, summary, handlers));
+  // A change that went through although it was outside the step's approved scope (docs/design.md, “Step scopes and plan approval”).
+  const outside = changesOutsideScope(step);
+  for (const summary of summaries) {
+    const row = changeRow(step.id, summary, handlers);
+    if (outside.has(summary.path)) row.append(el('span', 'tag tag-drift', 'outside scope'));
+    list.append(row);
+  }
   section.append(list);
   const row = el('div', 'details-actions');
   if (files.length > 0)

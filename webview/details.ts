@@ -1,3 +1,4 @@
+import { stepDrifts } from '../src/core/plan/stepDrift';
 import type { PlanState, StepState, ToolCallRecord } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalDiff, changesSignature, renderStepChanges, type ChangesHandlers } from './changesView';
@@ -120,8 +121,22 @@ export class DetailsPane {
       retryPending: (id) => store.retryPending(id),
     });
     this.update('head', `${view.status}|${view.tags.map((t) => t.text).join(',')}|${step.id}`, (s) => this.head(s, view));
-    this.update('description', step.description, (s) => {
+    const drifts = stepDrifts(step);
+    this.update('description', JSON.stringify([step.description, step.scope ?? null, drifts.length]), (s) => {
       s.append(el('p', 'details-text', step.description));
+      // What the step may touch under an approved plan, and what left it (docs/design.md, “Step scopes and plan approval”).
+      if (step.scope) {
+        const scope = el('dl', 'plan-approval-scope');
+        scope.append(el('dt', '', 'Writes'), el('dd', '', step.scope.write?.length ? step.scope.write.join(', ') : 'nothing'));
+        scope.append(el('dt', '', 'Runs'), el('dd', '', step.scope.commands?.length ? step.scope.commands.join(' · ') : 'no command'));
+        s.append(el('h3', 'details-label', 'Scope'), scope);
+      }
+      if (drifts.length > 0) {
+        s.append(el('h3', 'details-label', `Drift (${drifts.length})`));
+        const list = el('ul', 'drift-list');
+        for (const drift of drifts) list.append(el('li', 'drift-item', `${drift.what} (call ${drift.callId})`));
+        s.append(list);
+      }
     });
     this.update(
       'state',

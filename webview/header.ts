@@ -1,3 +1,4 @@
+import { runDriftCount } from '../src/core/plan/stepDrift';
 import type { RunStatus } from '../src/core/plan/planTypes';
 import { button, el, setAttr, setText } from './dom';
 import { formatCost, usageText } from '../src/core/usage/formatUsage';
@@ -40,6 +41,9 @@ export class RunHeader {
   private readonly elapsedText = el('span', 'run-elapsed-text');
   private readonly tokens = el('span', 'run-tokens');
   private readonly steps = el('span', 'run-steps');
+  /** Calls and changes outside their step's approved scope (docs/design.md, “Step scopes and plan approval”). */
+  private readonly drift = el('span', 'run-drift');
+  private readonly driftText = el('span', 'run-drift-text');
   private readonly cancel: HTMLButtonElement;
   private readonly resume: HTMLButtonElement;
   private readonly reviewChanges: HTMLButtonElement;
@@ -60,7 +64,9 @@ export class RunHeader {
     this.elapsed.title = 'Elapsed time';
     this.tokens.title = 'Tokens used (prompt + completion)';
     const meta = el('div', 'run-meta');
-    meta.append(this.status, this.elapsed, this.steps, this.tokens);
+    this.drift.append(icon('warning', 'run-drift-icon'), this.driftText);
+    this.drift.hidden = true;
+    meta.append(this.status, this.elapsed, this.steps, this.drift, this.tokens);
     const titleBox = el('div', 'run-title-box');
     titleBox.append(this.title, meta);
     this.cancel = button('Cancel', 'btn btn-secondary', 'Cancel the run', (_ev, self) => this.handlers.cancel(self));
@@ -101,6 +107,10 @@ export class RunHeader {
     // A plan still streaming grows: its count is not the plan's size yet (docs/design.md, “The planner”).
     const growing = s.planPartial && s.status === 'running' && store.live ? ' so far, plan still arriving' : '';
     setText(this.steps, s.steps.size ? `${done}/${s.steps.size} steps${growing}` : '');
+    const drift = runDriftCount(s);
+    this.drift.hidden = drift === 0;
+    setText(this.driftText, drift ? `${drift} drift` : '');
+    setAttr(this.drift, 'title', drift ? `${drift} call(s) or change(s) outside their step's approved scope` : undefined);
     const total = s.usage.promptTokens + s.usage.completionTokens;
     // "~" and "estimated": the endpoint reported no usage for some requests (counted by the tokenizer).
     const approx = s.usage.estimated ? '~' : '';

@@ -1,3 +1,4 @@
+import { setDriftBadge } from './driftBadge';
 import type { StepStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { button, el, setAttr, setText } from './dom';
@@ -106,6 +107,7 @@ export class NodeView {
     setAttr(this.root, 'aria-current', selected ? 'true' : undefined);
     setIcon(this.glyph, view.icon, 'node-glyph');
     setProofBadge(this.head, view.proof);
+    setDriftBadge(this.head, view.drift);
     setAttr(this.glyph, 'title', view.statusLabel);
     // Full text on hover, also when zoomed out (only the head is visible then).
     setAttr(this.head, 'title', view.description);

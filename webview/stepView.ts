@@ -1,3 +1,4 @@
+import { stepDrifts } from '../src/core/plan/stepDrift';
 import type { PlanState, ReplanRecord, StepState, StepStatus, ToolCallRecord, ToolCallStatus } from '../src/core/plan/planTypes';
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { approvalLabel, callLabel } from './approvalText';
@@ -52,6 +53,8 @@ export interface StepView {
   chips: ChipView[];
   /** How the step proved its work: the node's proof badge (webview/proofChecks.ts). */
   proof?: ProofVerdict;
+  /** Calls and changes outside the step's approved scope (docs/design.md, “Step scopes and plan approval”). */
+  drift: number;
   /** Calls not shown as chips. */
   moreChips: number;
   ariaLabel: string;
@@ -187,6 +190,8 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
   parts.push(`${step.toolCalls.length} tool call${step.toolCalls.length === 1 ? '' : 's'}`);
   if (tokens) parts.push(tokens.title);
   if (mine.length > 0) parts.push(`${mine.length} approval${mine.length === 1 ? '' : 's'} pending`);
+  const drift = stepDrifts(step).length;
+  if (drift > 0) parts.push(`${drift} drift outside the approved scope`);
   const retry = canRetry(step, replaced) ? (ctx.retryPending?.(step.id) ? 'sent' : 'available') : 'none';
   return {
     id: step.id,
@@ -198,6 +203,7 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
     isNew,
     tags,
     proof: proofOf(step),
+    drift,
     meta,
     chips,
     moreChips: more,

@@ -1,4 +1,6 @@
 import { pendingApprovals } from '../src/core/plan/approvalState';
+import { pendingPlanApproval } from '../src/core/plan/planApprovalFold';
+import type { PlanApprovalState } from '../src/core/plan/planApprovalSchema';
 import type { RunEvent } from '../src/core/plan/events';
 import type { PlanState } from '../src/core/plan/planTypes';
 import { applyEvent, createPlanState } from '../src/core/plan/reducer';
@@ -139,6 +141,22 @@ export class PlanStore {
     return list;
   }
 
+  /** The plan approval waiting for a person (docs/design.md, “Step scopes and plan approval”); none once the run is over or replayed. */
+  pendingPlanApproval(): PlanApprovalState | undefined {
+    if (!this.live || this.state.status !== 'running') return undefined;
+    return pendingPlanApproval(this.state);
+  }
+
+  /** Records a plan answer about to be sent; the `replyTo` nonce, or undefined when already answered from here. */
+  markPlanAnswered(requestId: string, approved: boolean): string | undefined {
+    if (this.answered.has(requestId) || this.pendingPlanApproval()?.requestId !== requestId) return undefined;
+    const replyTo = `answer-${++this.replies}`;
+    this.answered.set(requestId, approved ? 'approve' : 'deny');
+    this.awaitingReply.set(replyTo, requestId);
+    this.changes.approvals = true;
+    return replyTo;
+  }
+
   /** Approvals still waiting for an answer from anyone (pending minus those this panel answered). */
   openApprovals(): ApprovalRequestMessage[] {
     return this.pendingApprovals().filter((a) => !this.answered.has(a.requestId));
@@ -265,9 +283,17 @@ export class PlanStore {
       event.type === 'tool_call_awaiting_approval' ||
       event.type === 'approval_answered' ||
       event.type === 'approval_withdrawn' ||
+      event.type === 'plan_approval_requested' ||
+      event.type === 'plan_approval_answered' ||
       event.type === 'run_finished'
     )
       c.approvals = true;
+    if (event.type === 'plan_approval_answered') this.answered.delete(event.requestId);
+    // A drift changes its step's badge and the header's count.
+    if (event.type === 'step_audit' && event.kind === 'drift') {
+      c.steps.add(event.stepId);
+      c.run = true;
+    }
     // A settled request needs no disabled buttons any more.
     if (event.type === 'approval_answered' || event.type === 'approval_withdrawn') this.answered.delete(event.requestId);
     // A blocker's end reason shows on the steps it blocked.

@@ -12,7 +12,7 @@ import { terminalSafe } from '../core/text/terminalSafe';
  */
 export function attachCliApprovals(
   broker: ApprovalBroker,
-  mode: 'all' | 'none' | undefined,
+  mode: 'all' | 'none' | 'plan' | undefined,
   io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream },
 ): () => void {
   const seen = new Set<string>();

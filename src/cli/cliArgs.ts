@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: cortex run [--workspace DIR] [--config FILE] [--base-url URL] [--model NAME]
-                  [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none]
+                  [--fallback-model NAME]... [--trace FILE] [--memory FILE] [--approve all|none|plan]
                   [--mcp-config FILE] [--checkpoints DIR] [--header 'NAME: VALUE']...
                   [--query NAME=VALUE]... [--require-verified] [--no-plan-stream] "TASK"
+       cortex run --plan FILE [--approve plan] [options of cortex run]
+       cortex plan --out FILE [options of cortex run] "TASK"
        cortex resume --trace FILE [--workspace DIR] [--config FILE] [--approve all|none] ...
        cortex retry-step --trace FILE --step ID [--new-trace FILE] [--workspace DIR] ...
        cortex diff --trace FILE [--step ID] [--checkpoints DIR] [--workspace DIR]
@@ -24,6 +26,11 @@ undoes the last revert.
 --header 'NAME: VALUE' (repeatable) adds a header to every request to the LLM endpoint, and
 --query NAME=VALUE (repeatable) a query parameter (e.g. api-version), over cortex.llm.headers
 and cortex.llm.query of --config; values may be \${env:NAME}. They are never printed or traced.
+--approve plan asks for the plan once instead of every call (cortex.approval.mode "plan"): the
+flag approves the plan, a call inside its step's scope runs without asking, and a call outside it
+is drift: asked in a terminal, denied without one. cortex plan --out FILE writes the planner's plan
+(steps, dependencies, scopes, checks) and runs nothing; cortex run --plan FILE runs exactly that
+plan without calling the planner (review the file, then run it, e.g. in CI).
 --require-verified fails a step that ends unverified (no checks declared, nothing claimed to
 check) with reason no_evidence, as the setting cortex.verify.requireVerified does.
 --no-plan-stream asks for the plan whole before any step starts (cortex.planning.stream false),
@@ -71,7 +78,13 @@ export interface CliArgs {
   mcpConfig?: string;
   /** The workspace memory file; undefined = the default under the user's cache folder. */
   memory?: string;
-  approve?: 'all' | 'none';
+  approve?: 'all' | 'none' | 'plan';
+  /** `cortex plan`: write the plan to `out` and run nothing; `run` (with `planFile`: that plan, without the planner). */
+  command: 'run' | 'plan';
+  /** `cortex run --plan FILE`: the plan file to run. */
+  planFile?: string;
+  /** `cortex plan --out FILE`. */
+  out?: string;
   /** The run's checkpoint folder (`--checkpoints`); undefined = next to the trace. */
   checkpoints?: string;
   /** `--require-verified`: an unverified step fails (cortex.verify.requireVerified). */
@@ -93,6 +106,8 @@ const OPTIONS = {
   'mcp-config': { type: 'string' },
   memory: { type: 'string' },
   approve: { type: 'string' },
+  plan: { type: 'string' },
+  out: { type: 'string' },
   checkpoints: { type: 'string' },
   'require-verified': { type: 'boolean' },
   'no-plan-stream': { type: 'boolean' },
@@ -110,16 +125,29 @@ export function parseCliArgs(argv: string[], cwd: string): CliArgs {
   const { values, positionals, tokens } = parseArgs({ args: argv, allowPositionals: true, strict: false, tokens: true, options: OPTIONS });
   checkOptionTokens(tokens, OPTIONS);
   const v = values as Values;
-  if (v.help) return { task: '', workspace: cwd, fallbackModels: [], help: true };
+  if (v.help) return { command: 'run', task: '', workspace: cwd, fallbackModels: [], help: true };
   const [command, ...rest] = positionals;
-  if (command !== 'run')
+  if (command !== 'run' && command !== 'plan')
     throw new UsageError(
-      command ? `unknown command "${command}" (expected "run", "resume", "retry-step", "diff" or "revert")` : 'missing command: cortex run "TASK"',
+      command ? `unknown command "${command}" (expected "run", "plan", "resume", "retry-step", "diff" or "revert")` : 'missing command: cortex run "TASK"',
     );
-  if (rest.length !== 1 || !rest[0].trim()) throw new UsageError(rest.length > 1 ? 'give the task as one quoted argument' : 'missing task: cortex run "TASK"');
-  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none') throw new UsageError(`--approve must be "all" or "none", not "${v.approve}"`);
+  if (command === 'plan' && v.plan !== undefined) throw new UsageError('--plan is an option of cortex run (cortex plan writes a plan with --out FILE)');
+  if (command === 'plan' && v.out === undefined) throw new UsageError('missing --out FILE: where cortex plan writes the plan');
+  if (command === 'run' && v.out !== undefined) throw new UsageError('--out is an option of cortex plan');
+  if (command === 'run' && v.plan !== undefined) {
+    if (rest.length > 0) throw new UsageError('cortex run --plan FILE takes no task: the plan file holds it');
+  } else if (rest.length !== 1 || !rest[0].trim())
+    throw new UsageError(
+      rest.length > 1 ? 'give the task as one quoted argument' : `missing task: cortex ${command}${command === 'plan' ? ' --out FILE' : ''} "TASK"`,
+    );
+  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none' && v.approve !== 'plan')
+    throw new UsageError(`--approve must be "all", "none" or "plan", not "${v.approve}"`);
+  if (command === 'plan' && v.approve !== undefined) throw new UsageError('cortex plan runs nothing, so it takes no --approve');
   return {
-    task: rest[0].trim(),
+    command,
+    ...(v.plan !== undefined ? { planFile: v.plan } : {}),
+    ...(v.out !== undefined ? { out: v.out } : {}),
+    task: rest[0]?.trim() ?? '',
     workspace: v.workspace ?? cwd,
     configFile: v.config,
     baseUrl: v['base-url'],

@@ -12,6 +12,10 @@ import { isRetryStepCommand, retryStepMain } from './cliRetryStep';
 import { driveCliRun } from './cliSession';
 import { warnIfTraceInsideWorkspace } from './traceInsideWorkspace';
 import { EXIT } from './exitCode';
+import { readPlanFile } from './planFile';
+import { planMain } from './cliPlan';
+import type { ParsedPlan } from '../core/agent/planParsing';
+import { resolve } from 'node:path';
 
 // Every command of the CLI: loaded by the entry (main.ts) only when a command is to be run, so
 // that `cortex --help` needs none of the agent.
@@ -34,6 +38,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   let loaded;
   let mcpServers;
   let lock: RunLock | undefined;
+  let given: { task: string; plan: ParsedPlan } | undefined;
   try {
     args = parseCliArgs(argv, io.cwd);
     if (args.help) {
@@ -41,14 +46,17 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
       return EXIT.completed;
     }
     loaded = loadCliConfig(args, io.cwd, io.env);
+    // A plan file is checked before anything starts (docs/design.md, “Step scopes and plan approval”).
+    if (args.planFile !== undefined) given = readPlanFile(resolve(io.cwd, args.planFile));
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run: a trace another process is writing is not started over.
-    lock = loaded.trace ? acquireRunLock(loaded.trace) : undefined;
+    lock = loaded.trace && args.command === 'run' ? acquireRunLock(loaded.trace) : undefined;
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex');
   }
   warnIfTraceInsideWorkspace(io.stderr, loaded.workspace, loaded.trace, loaded.checkpoints);
   const shared = cliRunDependencies(loaded, io.env, mcpServers);
+  if (args.command === 'plan') return planMain({ io, out: resolve(io.cwd, args.out!), task: args.task, shared, workspace: loaded.workspace });
   return driveCliRun({
     io,
     approve: args.approve,
@@ -57,7 +65,8 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     makeRun: (log, approvals) => {
       const agent = new AgentRun({
         ...shared,
-        task: args.task,
+        task: given?.task ?? args.task,
+        ...(given ? { plan: given.plan } : {}),
         workspaceRoot: loaded.workspace,
         log,
         approvals,

@@ -44,6 +44,8 @@ export function loadCliConfig(
   if (args.query?.length) overrides['cortex.llm.query'] = withFlagQuery(fileValues['cortex.llm.query'], args.query);
   if (args.requireVerified) overrides['cortex.verify.requireVerified'] = true;
   if (args.noPlanStream) overrides['cortex.planning.stream'] = false;
+  // --approve plan: the plan is approved once and scopes decide what asks (docs/design.md, “Step scopes and plan approval”).
+  if (args.approve === 'plan') overrides['cortex.approval.mode'] = 'plan';
   let config: FlatConfig;
   try {
     config = parseConfig({ ...fileValues, ...overrides });

@@ -127,7 +127,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     const trace = resolve(io.cwd, args.trace!);
     // The folder the person gives (else the current one), never the one the trace names.
     const workspace = args.workspace ?? '.';
-    const cliArgs: CliArgs = { ...args, task: '', workspace, trace };
+    const cliArgs: CliArgs = { ...args, command: 'run', task: '', workspace, trace };
     loaded = loadCliConfig(cliArgs, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });

@@ -146,7 +146,7 @@ export async function retryStepMain(argv: string[], io: CliIo & { cwd: string; e
     // The old run is checked before anything is made for the new one (the new trace's folder).
     const workspace = resolve(io.cwd, args.workspace ?? '.');
     opened = openRetryStep({ traceFile: oldTrace, stepId: args.step!, workspaceRoot: workspace });
-    loaded = loadCliConfig({ ...args, task: '', workspace, trace: newTrace }, io.cwd, io.env);
+    loaded = loadCliConfig({ ...args, command: 'run', task: '', workspace, trace: newTrace }, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run, the new one included.
     lock = acquireRunLock(newTrace);

@@ -7,6 +7,7 @@ import { terminalSafe } from '../core/text/terminalSafe';
 import { formatEvent } from '../core/trace/eventText';
 import { attachCliApprovals } from './cliApprovals';
 import { ApprovalMemory } from '../core/policy/approvalMemory';
+import { attachCliPlanApprovals } from './cliPlanApprovals';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
 import { batchWritesPerTurn } from './turnBatchedOutput';
@@ -32,7 +33,7 @@ export function printLine(stream: NodeJS.WritableStream, text: string): void {
 
 export interface CliSession {
   io: CliIo;
-  approve?: 'all' | 'none';
+  approve?: 'all' | 'none' | 'plan';
   trace?: { file: string; append: boolean };
   /** The run's lock, held by this process; released when the session ends. */
   lock?: RunLock;
@@ -80,6 +81,13 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     },
     output: io.stderr,
   });
+  // The plan approval mode (docs/design.md, “Step scopes and plan approval”).
+  const detachPlans = attachCliPlanApprovals(run.approvals.plans, session.approve, {
+    get input() {
+      return io.stdin;
+    },
+    output: io.stderr,
+  });
   const onSigint = () => run.cancel('interrupted (SIGINT)');
   const onInterrupt = (signal: NodeJS.Signals) => run.interrupt(`interrupted (${signal})`);
   process.once('SIGINT', onSigint);
@@ -102,6 +110,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     process.off('SIGTERM', onInterrupt);
     process.off('SIGHUP', onInterrupt);
     detach();
+    detachPlans();
     await run.dispose();
     if (run.traceError()) printLine(io.stderr, `cortex: ${describeFsError(run.traceError(), 'trace file', session.trace!.file)}`);
     process.off('exit', releaseOnExit);

@@ -41,6 +41,7 @@ export function liveRunSource(run: LiveRun): RunSource {
     events: () => run.log.events,
     subscribe: (listener: (event: RunEvent) => void) => run.log.subscribe((event) => listener(event)),
     answer: (answer) => answerApproval(run.broker, answer, 'panel'),
+    answerPlan: (answer) => run.broker.plans.answer({ ...answer, source: 'panel' }),
     cancel: (reason) => {
       if (run.result) return { ok: false, reason: `the run has already ${run.result.status === 'cancelled' ? 'been cancelled' : 'finished'}` };
       run.agent.cancel(reason);

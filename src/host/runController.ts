@@ -1,3 +1,4 @@
+import { watchPlanApprovals } from './planApprovalNotice';
 import * as vscode from 'vscode';
 import { AgentRun, newRunId, type RunResult } from '../core/agent/agentRun';
 import type { FlatConfig } from '../core/config/configSchema';
@@ -358,6 +359,12 @@ export class RunController implements vscode.Disposable {
     if (panel) panel.showSource(liveRunSource(run));
     else this.panels.open(liveRunSource(run));
     const stopWatching = this.attention.watch(runId, brokerApprovals(broker));
+    // A plan approval waits in the panel; a hidden panel gets a notification offering it.
+    const stopPlanNotices = watchPlanApprovals(broker.plans, runId, task, {
+      isPanelVisible: (id) => this.panels.isVisible(id),
+      notify: async (text) => (await vscode.window.showInformationMessage(text, 'Show plan')) === 'Show plan',
+      showPanel: (id) => void vscode.commands.executeCommand('cortex.showPanel', id),
+    });
     const stopCounting = broker.onDidChange(() => this.onDidChange());
     this.updateRunning();
     this.onDidChange();
@@ -400,6 +407,7 @@ export class RunController implements vscode.Disposable {
       result = { status: 'failed', error: `the run crashed: ${(error as Error).message} (details in the Cortex output channel)` };
     } finally {
       stopWatching();
+      stopPlanNotices();
       stopCounting();
       this.sessions.delete(runId);
       await session.dispose();

@@ -238,6 +238,28 @@ export class DagPanel implements vscode.Disposable {
         );
         return;
       }
+      case 'plan/answer': {
+        const result = this.source.answerPlan?.({ requestId: message.requestId, approved: message.approved, feedback: message.feedback }) ?? {
+          accepted: false as const,
+          reason: 'run_over' as const,
+          message: 'this run is not running in this window',
+        };
+        if (result.accepted) this.logger.info(`panel ${this.runId}: plan ${message.approved ? 'approved' : 'denied'} (request ${message.requestId})`);
+        this.batcher.flush();
+        this.post(
+          result.accepted
+            ? { type: 'host/approvalAnswer', runId: this.source.runId, replyTo: message.replyTo, outcome: 'accepted' }
+            : {
+                type: 'host/approvalAnswer',
+                runId: this.source.runId,
+                replyTo: message.replyTo,
+                outcome: 'refused',
+                reason: result.reason,
+                message: result.message,
+              },
+        );
+        return;
+      }
       case 'run/cancel': {
         const result = this.source.cancel('cancelled from the panel');
         if (!result.ok) this.notice('info', `Nothing to cancel: ${result.reason ?? 'the run is not running'}`);

@@ -1,6 +1,7 @@
 import type { RunEvent } from '../core/plan/events';
 import type { AnswerResult } from '../core/policy/approvalBroker';
 import type { ApprovalScope } from '../core/plan/rememberedApproval';
+import type { PlanAnswerResult } from '../core/policy/planApprovalBroker';
 
 /** Run ids come back from webview state, globalState and trace files: accept only file-name-safe ids. */
 export function isRunId(value: unknown): value is string {
@@ -33,6 +34,8 @@ export interface RunSource {
   subscribe(listener: (event: RunEvent) => void): () => void;
   /** Applies an approval answer; what waits is in the events (docs/design.md, “Approvals”). */
   answer(answer: PanelApprovalAnswer): AnswerResult;
+  /** Applies a plan approval's answer (docs/design.md, “Step scopes and plan approval”); absent: nothing to answer. */
+  answerPlan?(answer: { requestId: string; approved: boolean; feedback?: string }): PlanAnswerResult;
   cancel(reason: string): { ok: boolean; reason?: string };
   retryStep(stepId: string): { accepted: boolean; reason?: string };
   /** The JSONL trace on disk, when there is one. */

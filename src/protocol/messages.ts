@@ -61,6 +61,17 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
       replyTo: Id,
     })
     .strict(),
+  // A plan approval's answer (docs/design.md, “Step scopes and plan approval”); the host replies with host/approvalAnswer.
+  z
+    .object({
+      type: z.literal('plan/answer'),
+      runId: Id,
+      requestId: Id,
+      approved: z.boolean(),
+      feedback: z.string().max(4000).optional(),
+      replyTo: Id,
+    })
+    .strict(),
   z.object({ type: z.literal('run/cancel'), runId: Id }).strict(),
   z.object({ type: z.literal('run/resume'), runId: Id }).strict(),
   z.object({ type: z.literal('step/retry'), runId: Id, stepId: Id }).strict(),

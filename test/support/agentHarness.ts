@@ -8,6 +8,8 @@ import type { RunEvent } from '../../src/core/plan/events';
 import { ApprovalBroker, type ApprovalRequest } from '../../src/core/policy/approvalBroker';
 import type { ScriptedServer } from './scriptedServer';
 import type { ApprovalMemory } from '../../src/core/policy/approvalMemory';
+import type { PlanApprovalState } from '../../src/core/plan/planApprovalSchema';
+import type { PlanApprovalBroker } from '../../src/core/policy/planApprovalBroker';
 
 export function tempWorkspace(prefix = 'cortex-ws-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
@@ -25,6 +27,8 @@ export interface HarnessOptions {
   checkpointsDir?: string;
   /** Remembered answers the run's broker applies (docs/design.md, “Remembered approvals”). */
   memory?: ApprovalMemory;
+  /** Called for each new plan approval request (docs/design.md, “Step scopes and plan approval”). */
+  onPlanApproval?: (request: PlanApprovalState, plans: PlanApprovalBroker) => void;
   /** Called once the run has started (e.g. to cancel it later). */
   onStart?: (run: AgentRun, log: EventLog) => void;
 }
@@ -72,6 +76,13 @@ export async function runAgainst(server: ScriptedServer, options: HarnessOptions
         seen.add(request.requestId);
         options.onApproval!(request, approvals, run);
       }
+    });
+  }
+  if (options.onPlanApproval) {
+    approvals.plans.onDidChange((request) => {
+      if (!request || seen.has(request.requestId)) return;
+      seen.add(request.requestId);
+      options.onPlanApproval!(request, approvals.plans);
     });
   }
   options.onStart?.(run, log);

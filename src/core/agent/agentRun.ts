@@ -27,6 +27,8 @@ import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
 import { discardStreamedSteps, StreamedPlanner, type PlanGrowth } from './planStream';
+import { approvedPlan } from './planApproval';
+import type { ParsedPlan } from './planParsing';
 import { readRunInstructions } from './runInstructions';
 import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
@@ -53,6 +55,8 @@ export interface AgentRunOptions {
   holdDeniedGates?: boolean;
   /** Largest plan accepted from the planner (default 100; the benchmarks raise it). */
   maxPlanSteps?: number;
+  /** A plan to run as it is, without calling the planner (a plan file, checked like a planner reply). */
+  plan?: ParsedPlan;
   /** The workspace's memory file (outside the repository); without one there are no memory tools. */
   memoryFile?: string;
   /** MCP servers to start for this run (already allowed by the person where needed, variables substituted). */
@@ -287,14 +291,13 @@ export class AgentRun {
    * while it grows (docs/design.md, “The planner”).
    */
   private async planAndSchedule(): Promise<void> {
-    const { log, config } = this.context;
-    if (!config['cortex.planning.stream']) {
-      const plan = await planTask(this.context, this.options.maxPlanSteps);
-      for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
+    const { config } = this.context;
+    // A plan given whole (cortex run --plan), a plan a person approves before anything runs, or an
+    // endpoint that cannot stream: the plan is complete before the first step starts.
+    if (!config['cortex.planning.stream'] || this.options.plan || config['cortex.approval.mode'] === 'plan') {
+      await this.plan();
       return this.schedule();
     }
-    // A plan approval mode would keep `holding` true until the plan is approved, so the stream only
-    // shows the plan growing and nothing starts before the approval.
     const planner = new StreamedPlanner(this.context, this.ids, { cancelSteps: (ids, reason) => this.cancelSteps(ids, reason) }, this.options.maxPlanSteps);
     const planning = planner.run();
     // A failed plan ends the run as a fatal error does: the scheduler stops and running steps are cancelled.
@@ -329,6 +332,31 @@ export class AgentRun {
       if (this.context.log.state.steps.get(id)?.status !== 'failed') ending.push(task);
     }
     await Promise.allSettled(ending);
+  }
+
+  /**
+   * The planner's checked plan for the task, and nothing run (`cortex plan --out`, docs/design.md,
+   * “Step scopes and plan approval”): the planner sees the same instructions and tools as in a run.
+   */
+  async draftPlan(): Promise<ParsedPlan> {
+    if (this.started) throw new Error('a run can only be started once');
+    this.started = true;
+    try {
+      await readRunInstructions(this.context);
+      await this.startMcpServers();
+      return await planTask(this.context, this.options.maxPlanSteps);
+    } finally {
+      await this.mcp?.stop();
+    }
+  }
+
+  private async plan(): Promise<void> {
+    const { log } = this.context;
+    const { options, context } = this;
+    const first = options.plan ?? (await planTask(context, options.maxPlanSteps));
+    // In the `plan` approval mode a person approves it before anything runs (docs/design.md, “Step scopes and plan approval”).
+    const plan = await approvedPlan(context, first, options.plan ? undefined : (revision) => planTask(context, options.maxPlanSteps, revision));
+    for (const event of initialPlanEvents(log.state, plan, () => this.ids.next())) log.append(event);
   }
 
   /** Starts the run's MCP servers; their tools join the registry (docs/design.md, “MCP tools”). */

@@ -4,6 +4,7 @@ import { extractJsonObjects } from '../llm/replyJson';
 import { normalizeRelativeDependencies, type RelativeDependencyProblem } from '../plan/planGraph';
 import { oneLine } from '../text/clip';
 import { StepExpectsSchema, type StepCheck } from '../plan/stepChecks';
+import { StepScopeSchema, type StepScope } from '../plan/stepScope';
 
 // The planner's reply is one JSON object in the message content (docs/design.md, “The planner”), read by the
 // one reply reader (llm/replyJson.ts: fences, prose and reasoning blocks are tolerated), but the plan itself is checked strictly (shape, dangling indexes, self-dependencies,
@@ -39,10 +40,11 @@ export const RelativeDependenciesSchema = z.preprocess(
   ),
 );
 
-/** A step: its description, its postconditions when the plan declared them (`expects`), and its own dependencies (`dependsOn`). */
+/** A step: its description, its postconditions (`expects`), what it may touch (`scope`) when the plan declared them, and its own dependencies (`dependsOn`). */
 export interface StepEntry {
   description: string;
   expects?: StepCheck[];
+  scope?: StepScope;
   /** Indexes of the steps it needs first, written on the step itself so a streamed plan can start it early. */
   dependsOn?: number[];
 }
@@ -54,6 +56,7 @@ const StepObjectSchema = z.strictObject({
   description: z.string('a step description must be text').trim().min(1, 'a step description is empty'),
   expects: StepExpectsSchema.optional(),
   dependsOn: StepDependsOnSchema.optional(),
+  scope: StepScopeSchema.optional(),
 });
 
 /**
@@ -71,16 +74,14 @@ export const StepEntrySchema = z.unknown().transform((value, ctx): StepEntry => 
     return z.NEVER;
   }
   const parsed = StepObjectSchema.safeParse(value);
-  if (parsed.success)
-    return {
-      description: parsed.data.description,
-      ...(parsed.data.expects ? { expects: parsed.data.expects } : {}),
-      ...(parsed.data.dependsOn ? { dependsOn: parsed.data.dependsOn } : {}),
-    };
+  if (parsed.success) {
+    const { description, expects, scope, dependsOn } = parsed.data;
+    return { description, ...(expects ? { expects } : {}), ...(scope ? { scope } : {}), ...(dependsOn ? { dependsOn } : {}) };
+  }
   for (const issue of parsed.error.issues) {
     const message =
       issue.code === 'unrecognized_keys'
-        ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (a step has "description", "expects" and "dependsOn")`
+        ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (a step has "description", "expects", "scope" and "dependsOn")`
         : issue.message;
     ctx.addIssue({ code: 'custom', message, path: issue.path });
   }
@@ -100,11 +101,18 @@ export interface ParsedPlan {
   dependencies: Record<number, number[]>;
   /** Each step's postconditions by index (undefined: none declared); absent when no step declared any. */
   expects?: Array<StepCheck[] | undefined>;
+  /** Each step's scope by index (undefined: none declared); absent when no step declared one. */
+  scopes?: Array<StepScope | undefined>;
 }
 
 /** The entries' postconditions by index, or undefined when none declared any (the plain form). */
 export function expectsOf(entries: readonly StepEntry[]): Array<StepCheck[] | undefined> | undefined {
   return entries.some((entry) => entry.expects) ? entries.map((entry) => entry.expects) : undefined;
+}
+
+/** The entries' scopes by index, or undefined when none declared any. */
+export function scopesOf(entries: readonly StepEntry[]): Array<StepScope | undefined> | undefined {
+  return entries.some((entry) => entry.scope) ? entries.map((entry) => entry.scope) : undefined;
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -170,11 +178,13 @@ export function parsePlannerReply(content: string, options: { maxSteps?: number 
   const maxSteps = options.maxSteps ?? 100;
   if (reply.steps.length > maxSteps) throw new PlanReplyError('too_many_steps', `the plan has ${reply.steps.length} steps; at most ${maxSteps} are allowed`);
   const expects = expectsOf(reply.steps);
+  const scopes = scopesOf(reply.steps);
   return {
     title: reply.title || 'Plan',
     steps: reply.steps.map((step) => step.description),
     dependencies: checkRelativeDependencies(reply.steps.length, withStepDependsOn(reply.steps, reply.dependencies)),
     ...(expects ? { expects } : {}),
+    ...(scopes ? { scopes } : {}),
   };
 }
 
@@ -195,12 +205,13 @@ export const EXPECTS_RULES = `- Give every step that changes something or claims
   {"command": "<command line>", "exit": <code>}: the verifier runs the command after the step and compares its exit code
   {"called": "<tool name>"}: the step made at least one successful call of that tool (for steps that only read or search)
   {"answer": "<regex>"}: the step's final answer matches
-- "expects": [] declares a step that needs no evidence (a pure answer). A step may also be a plain description string when there is nothing to check.`;
+- "expects": [] declares a step that needs no evidence (a pure answer). A step may also be a plain description string when there is nothing to check.
+- Give every step that writes files or runs commands a "scope": {"write": ["<glob of the files it may create, change or delete>", ...], "commands": ["<command line it may run>", ...]}. A person may approve the plan once instead of every call: then a call inside its step's scope runs without asking and anything else asks again. A command entry covers that exact command and the same command with more plain arguments; list every command the step and its "command" checks run. Reading and searching need no scope.`;
 
 const PLANNER_SYSTEM = `You are the planner of a coding agent that works inside the user's workspace. Break the user's task into a plan of steps. An executor carries out each step with the tools listed below; steps that do not depend on each other may run in parallel. You do not run anything yourself.
 
 Reply with only one JSON object and nothing else:
-{"title": "<short title of the plan>", "steps": [{"description": "<step 0>", "dependsOn": [], "expects": [<checks>]}, {"description": "<step 1>", "dependsOn": [<indexes of earlier steps it needs first>], "expects": [<checks>]}, ...]}
+{"title": "<short title of the plan>", "steps": [{"description": "<step 0>", "dependsOn": [], "expects": [<checks>], "scope": {"write": [<globs>], "commands": [<command lines>]}}, {"description": "<step 1>", "dependsOn": [<indexes of earlier steps it needs first>], "expects": [<checks>], "scope": {...}}, ...]}
 
 Rules:
 - Each step is one concrete, self-contained instruction the executor can finish with the tools: name the files, commands and expected results.
@@ -208,7 +219,7 @@ Rules:
 - Keep the plan short (usually 2 to 8 steps). Do not add steps that need no work.
 ${EXPECTS_RULES}
 
-Example: {"title": "Add a greeting module", "steps": [{"description": "Read package.json to learn the project layout", "dependsOn": [], "expects": [{"called": "read_file"}]}, {"description": "Write src/greet.ts exporting greet(name)", "dependsOn": [0], "expects": [{"changed": "src/greet.ts"}, {"contains": "src/greet.ts", "pattern": "export function greet"}]}, {"description": "Write test/greet.test.ts covering greet", "dependsOn": [1], "expects": [{"changed": "test/greet.test.ts"}]}, {"description": "Run the tests with npm test", "dependsOn": [2], "expects": [{"command": "npm test", "exit": 0}]}, {"description": "Summarise the change for the user", "dependsOn": [3], "expects": []}]}`;
+Example: {"title": "Add a greeting module", "steps": [{"description": "Read package.json to learn the project layout", "dependsOn": [], "expects": [{"called": "read_file"}]}, {"description": "Write src/greet.ts exporting greet(name)", "dependsOn": [0], "expects": [{"changed": "src/greet.ts"}, {"contains": "src/greet.ts", "pattern": "export function greet"}], "scope": {"write": ["src/greet.ts"]}}, {"description": "Write test/greet.test.ts covering greet", "dependsOn": [1], "expects": [{"changed": "test/greet.test.ts"}], "scope": {"write": ["test/**"]}}, {"description": "Run the tests with npm test", "dependsOn": [2], "expects": [{"command": "npm test", "exit": 0}], "scope": {"commands": ["npm test"]}}, {"description": "Summarise the change for the user", "dependsOn": [3], "expects": []}]}`;
 
 /** The planner's request: the output format and tools in the system message, the task as the user's. */
 export function buildPlannerMessages(task: string, tools: ReadonlyArray<{ name: string; description: string }>): ChatMessage[] {

@@ -1,3 +1,4 @@
+import type { StepScope } from '../plan/stepScope';
 import { z } from 'zod';
 import { CONTEXT_EXHAUSTED } from '../context/contextExhausted';
 import { clipPlanHistory, HISTORY_CLIP_PASSES } from '../context/historyClip';
@@ -12,6 +13,7 @@ import {
   EXPECTS_RULES,
   expectsOf,
   withStepDependsOn,
+  scopesOf,
   formatToolList,
   parseJsonReply,
   PlanReplyError,
@@ -56,6 +58,7 @@ export interface ReplanResult {
   action: 'redesign' | 'give_up';
   new_steps: string[];
   new_expects?: Array<StepCheck[] | undefined>;
+  new_scopes?: Array<StepScope | undefined>;
   new_dependencies: Record<string, number[]>;
   /** Kept steps whose outputs a new step needs: new step index → step ids. */
   uses: Record<number, string[]>;
@@ -86,10 +89,12 @@ export function parseReplanReply(content: string, options: { maxNewSteps?: numbe
     uses[index] = [...new Set(ids)];
   }
   const newExpects = expectsOf(reply.new_steps);
+  const newScopes = scopesOf(reply.new_steps);
   return {
     action: 'redesign',
     new_steps: reply.new_steps.map((step) => step.description),
     ...(newExpects ? { new_expects: newExpects } : {}),
+    ...(newScopes ? { new_scopes: newScopes } : {}),
     new_dependencies: newDependencies,
     uses,
     ...(reply.reason ? { reason: reply.reason } : {}),
@@ -101,7 +106,7 @@ const REPLANNER_SYSTEM = `You are the replanner of a coding agent. The agent run
 You get the full record of the completed steps (every tool call and its real result) and the failed step's checks with their evidence: build on that work, do not repeat it. You may merge, split or completely rewrite the steps to redesign.
 
 Reply with only one JSON object and nothing else:
-{"action": "redesign", "new_steps": [{"description": "<new step 0>", "expects": [<checks>]}, ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}, "uses": {"<new step index>": ["<id of a step not redesigned whose output it needs>", ...]}}
+{"action": "redesign", "new_steps": [{"description": "<new step 0>", "expects": [<checks>], "scope": {"write": [<globs>], "commands": [<command lines>]}}, ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}, "uses": {"<new step index>": ["<id of a step not redesigned whose output it needs>", ...]}}
 
 Rules:
 - Each new step is one concrete, self-contained instruction the executor can finish with the available tools.

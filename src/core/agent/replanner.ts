@@ -5,6 +5,7 @@ import { buildReplanMessages, parseReplanReply } from './replanPrompt';
 import type { RunContext } from './runContext';
 import { toolSummaries } from '../mcp/toolSummaries';
 import { revertForReplan } from '../checkpoints/replanRevert';
+import { approveRedesign } from './planApproval';
 
 /**
  * Handles a step that failed verification (docs/design.md, “The replanner”): within the lineage's attempt budget, one
@@ -31,12 +32,28 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
     const stream = config['cortex.planning.stream'];
     const response = await callLlm(context, { purpose: 'replanner', stepId: failedStepId, messages, stream, jsonResponse: true });
     const result = parseReplanReply(response.content);
+    // Under an approved plan, a redesign that needs more than was approved asks first (docs/design.md, “Step scopes and plan approval”).
+    if (result.action === 'redesign') {
+      const approval = await approveRedesign(context, failedStepId, {
+        title: log.state.title,
+        steps: result.new_steps,
+        dependencies: result.new_dependencies,
+        ...(result.new_expects ? { expects: result.new_expects } : {}),
+        ...(result.new_scopes ? { scopes: result.new_scopes } : {}),
+      });
+      if (!approval.ok) {
+        log.append({ type: 'log', level: 'warn', stepId: failedStepId, message: `Replanning ${failedStepId}: ${approval.reason}` });
+        append(blockStepEvents(log.state, failedStepId, approval.reason));
+        return 'blocked';
+      }
+    }
     const outcome = replanOutcomeEvents(log.state, {
       failedStepId,
       decision: {
         action: result.action,
         newSteps: result.new_steps,
         newExpects: result.new_expects,
+        newScopes: result.new_scopes,
         newDependencies: result.new_dependencies,
         uses: result.uses,
         reason: result.reason,

@@ -63,6 +63,7 @@ export class StreamedPlanSteps {
       if (index >= plan.steps.length) return `step ${index} is not in the final plan`;
       if (plan.steps[index] !== entry.description) return `step ${index} was read as "${entry.description}" but the plan says "${plan.steps[index]}"`;
       if (JSON.stringify(plan.expects?.[index]) !== JSON.stringify(entry.expects)) return `the checks of step ${index} changed`;
+      if (JSON.stringify(plan.scopes?.[index]) !== JSON.stringify(entry.scope)) return `the scope of step ${index} changed`;
       const finalDeps = [...(plan.dependencies[index] ?? [])].sort((a, b) => a - b);
       if (JSON.stringify(finalDeps) !== JSON.stringify([...deps].sort((a, b) => a - b)))
         return `step ${index} started after steps [${deps.join(', ')}], but the plan makes it wait for [${finalDeps.join(', ')}]`;
@@ -76,7 +77,8 @@ export class StreamedPlanSteps {
     plan.steps.forEach((description, index) => {
       if (this.added.has(index)) return;
       const expects = plan.expects?.[index];
-      this.entries.set(index, { description, ...(expects ? { expects } : {}), dependsOn: plan.dependencies[index] ?? [] });
+      const scope = plan.scopes?.[index];
+      this.entries.set(index, { description, ...(expects ? { expects } : {}), ...(scope ? { scope } : {}), dependsOn: plan.dependencies[index] ?? [] });
       if (!this.ids.has(index)) this.ids.set(index, this.newId.next());
     });
     this.topDependencies = undefined;
@@ -121,6 +123,7 @@ export class StreamedPlanSteps {
       stepId,
       description: entry.description,
       ...(entry.expects ? { expects: entry.expects } : {}),
+      ...(entry.scope ? { scope: structuredClone(entry.scope) } : {}),
       dependsOn: deps.map((dep) => this.ids.get(dep)!),
       lineage: stepId,
       replanAttempts: 0,

@@ -15,6 +15,7 @@ import { stepAuditEvent } from '../plan/stepAudits';
 import { imageSupport, type ImageSupport } from '../llm/imageSupport';
 import { toolImagesMessage, type CallImages, type ImageChannel } from '../tools/toolImages';
 import { rememberableParts, type RememberPlace } from './rememberableParts';
+import { applyStepScope, recordCommandDrift } from './scopeGate';
 
 // Runs the calls of one model response (docs/design.md, “Running a batch of calls”) in named stages:
 //   plan (batchPlan.ts) → open: invalid payloads and policy denials recorded, approvals asked for
@@ -193,6 +194,7 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
   );
   if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
   const isCommand = call.tool.kind === 'command';
+  if (isCommand) recordCommandDrift(context, stepId, call.call.id, batch.protection.matcher);
   record(
     batch,
     call,
@@ -310,7 +312,13 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
     }),
     images: new Map(),
   };
-  const entries = await planBatch(calls, { config: context.config, trusted: context.trusted, protection });
+  // Under an approved plan the step's scope decides what asks (docs/design.md, “Step scopes and plan approval”).
+  const entries = await applyStepScope(
+    context,
+    stepId,
+    await planBatch(calls, { config: context.config, trusted: context.trusted, protection }),
+    protection.matcher,
+  );
   // A command may run: the checkpoints' shadow repository is set up now, while approvals are awaited.
   if (entries.some((e) => (e.disposition === 'run' || e.disposition === 'confirm') && e.call.tool.kind === 'command'))
     void context.checkpoints?.prepareCommands();

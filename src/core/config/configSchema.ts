@@ -119,6 +119,7 @@ export const FlatConfigSchema = z
     'cortex.repair.validateSchema': z.boolean().default(true),
     'cortex.tools.aliases': z.record(z.string().min(1), z.string().min(1)).default({}),
     'cortex.tools.normalizeFallback': z.boolean().default(true),
+    'cortex.approval.mode': z.enum(['call', 'plan']).default('call'),
     'cortex.policy.tools': z.record(z.string().min(1), PolicyDecisionSchema).default({}),
     'cortex.policy.commands': z
       .object({ allow: z.array(z.string()).default([]), deny: z.array(z.string()).default([]) })
@@ -170,6 +171,7 @@ export const SECURITY_KEYS: ConfigKey[] = [
   'cortex.mcp.servers',
   'cortex.mcp.allowReadOnly',
   'cortex.instructions.files',
+  'cortex.approval.mode',
 ];
 
 export class ConfigError extends Error {

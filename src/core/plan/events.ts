@@ -3,6 +3,8 @@ import { FilesChangedFields, FilesRevertedFields, StepFileChangeSchema } from '.
 import { PURPOSES, type Purpose } from '../llm/purpose';
 import { StepExpectsSchema } from './stepChecks';
 import { ApprovalScopeSchema, RememberedRuleSchema, RememberOfferSchema } from './rememberedApproval';
+import { StepScopeSchema } from './stepScope';
+import { PlanApprovalRequestedFields, PlanApprovalAnsweredFields, PlanApprovalStateSchema } from './planApprovalSchema';
 
 // The run as an append-only list of events. The same objects are the JSONL trace, the webview's
 // feed and the CLI's output; `applyEvent` folds them into PlanState. Types are snake_case because
@@ -144,6 +146,8 @@ export const StepSnapshotSchema = z.object({
   description: z.string(),
   /** The step's declared postconditions; absent when the plan declared none. */
   expects: StepExpectsSchema.optional(),
+  /** What the step may touch once the plan is approved (docs/design.md, “Step scopes and plan approval”). */
+  scope: StepScopeSchema.optional(),
   status: StepStatusSchema,
   dependsOn: z.array(z.string()),
   /** Id of the first step of this lineage; replacements inherit it. */
@@ -199,6 +203,8 @@ export const PlanSnapshotSchema = z.object({
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   usage: UsageSchema,
+  /** Plan approvals asked in this run and their answers (docs/design.md, “Step scopes and plan approval”). */
+  planApprovals: z.array(PlanApprovalStateSchema).optional(),
   /** The run's warnings and errors (`log` events at warn or error), in order: the panel shows them. */
   notices: z.array(z.object({ level: z.enum(['warn', 'error']), message: z.string(), stepId: z.string().optional(), seq: z.number() })).optional(),
   /** Set when this run retries a step of a finished run and carries the rest of it over. */
@@ -243,6 +249,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     description: z.string(),
     /** Its postconditions, so a resumed or replayed run checks the same things. */
     expects: StepExpectsSchema.optional(),
+    /** What it may touch under an approved plan (docs/design.md, “Step scopes and plan approval”). */
+    scope: StepScopeSchema.optional(),
     dependsOn: z.array(z.string()),
     lineage: z.string(),
     replanAttempts: z.number().int().nonnegative(),
@@ -334,6 +342,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     /** Why, in words (e.g. the cancel's reason). */
     message: z.string().optional(),
   }),
+  z.object({ ...Base, type: z.literal('plan_approval_requested'), ...PlanApprovalRequestedFields }),
+  z.object({ ...Base, type: z.literal('plan_approval_answered'), ...PlanApprovalAnsweredFields }),
   z.object({
     ...Base,
     type: z.literal('tool_call_completed'),

@@ -1,3 +1,4 @@
+import type { StepScope } from './stepScope';
 import type { NewRunEvent } from './events';
 import { normalizeRelativeDependencies, PlanGraph, PlanInvariantError, type RelativeDependencies } from './planGraph';
 import type { NameResolution, PlanState, StepState, Verdict } from './planTypes';
@@ -54,6 +55,8 @@ export interface AddStepsInput {
   replanAttempts?: number;
   /** Each new step's postconditions, by index; undefined where the plan declared none. */
   expects?: ReadonlyArray<readonly StepCheck[] | undefined>;
+  /** Each new step's scope, by index; undefined where the plan declared none. */
+  scopes?: ReadonlyArray<StepScope | undefined>;
   newId: () => string;
 }
 
@@ -135,6 +138,7 @@ function buildStepAdded(state: PlanState, input: AddStepsInput, leaving: Readonl
       stepId: ids[i],
       description: input.descriptions[i].trim(),
       ...(input.expects?.[i] ? { expects: [...input.expects[i]] } : {}),
+      ...(input.scopes?.[i] ? { scope: structuredClone(input.scopes[i]) } : {}),
       dependsOn: dependsOn(i),
       lineage: input.lineage?.(i, ids[i]) ?? ids[i],
       replanAttempts: attempts,
@@ -157,7 +161,13 @@ export function addStepsEvents(state: PlanState, input: AddStepsInput): NewRunEv
 /** The planner's result: `plan_created` and the first steps (fresh lineages, no anchors). */
 export function initialPlanEvents(
   state: PlanState,
-  plan: { title: string; steps: readonly string[]; dependencies: RelativeDependencies; expects?: ReadonlyArray<readonly StepCheck[] | undefined> },
+  plan: {
+    title: string;
+    steps: readonly string[];
+    dependencies: RelativeDependencies;
+    expects?: ReadonlyArray<readonly StepCheck[] | undefined>;
+    scopes?: ReadonlyArray<StepScope | undefined>;
+  },
   newId: () => string,
 ): NewRunEvent[] {
   if (state.steps.size > 0) throw new PlanInvariantError('the plan already has steps; a new plan can only start an empty run');
@@ -165,6 +175,7 @@ export function initialPlanEvents(
     descriptions: plan.steps,
     dependencies: plan.dependencies,
     expects: plan.expects,
+    scopes: plan.scopes,
     anchorDeps: [],
     origin: 'planner',
     newId,
@@ -429,6 +440,7 @@ export interface ReplaceSubgraphInput extends ReplanCommon {
   newSteps: readonly string[];
   /** The new steps' postconditions, by index. */
   newExpects?: ReadonlyArray<readonly StepCheck[] | undefined>;
+  newScopes?: ReadonlyArray<StepScope | undefined>;
   /** Relative indexes into `newSteps`. */
   newDependencies: RelativeDependencies;
   /**
@@ -460,6 +472,7 @@ export function replaceSubgraphEvents(state: PlanState, input: ReplaceSubgraphIn
     {
       descriptions: input.newSteps,
       expects: input.newExpects,
+      scopes: input.newScopes,
       dependencies: input.newDependencies,
       anchorDeps: input.anchorDeps ?? [],
       outsideDeps,
@@ -510,6 +523,7 @@ export interface ReplanDecision {
   action: 'redesign' | 'give_up';
   newSteps: readonly string[];
   newExpects?: ReadonlyArray<readonly StepCheck[] | undefined>;
+  newScopes?: ReadonlyArray<StepScope | undefined>;
   newDependencies: RelativeDependencies;
   /** Kept steps whose outputs a new step uses, as the replan named them (new step index → ids). */
   uses?: Readonly<Record<number, readonly string[]>>;
@@ -539,6 +553,7 @@ export function replanOutcomeEvents(
     ...common,
     newSteps: input.decision.newSteps,
     newExpects: input.decision.newExpects,
+    newScopes: input.decision.newScopes,
     newDependencies: input.decision.newDependencies,
     uses: input.decision.uses,
     newId: input.newId,

@@ -1,6 +1,7 @@
 import { foldFilesChanged, foldFilesReverted } from './changeFold';
 import { foldRunResumed } from './resumeFold';
 import { foldApprovalEvent } from './approvalState';
+import { foldPlanApprovalAnswered, foldPlanApprovalRequested } from './planApprovalFold';
 import type { RunEvent } from './events';
 import type { PlanState, StepState, ToolCallRecord } from './planTypes';
 
@@ -56,6 +57,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
         id: event.stepId,
         description: event.description,
         ...(event.expects ? { expects: event.expects } : {}),
+        ...(event.scope ? { scope: event.scope } : {}),
         status: 'not_started',
         dependsOn: [...event.dependsOn],
         files: [],
@@ -111,6 +113,12 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
     case 'approval_answered':
     case 'approval_withdrawn':
       foldApprovalEvent(state, event);
+      break;
+    case 'plan_approval_requested':
+      foldPlanApprovalRequested(state, event);
+      break;
+    case 'plan_approval_answered':
+      foldPlanApprovalAnswered(state, event);
       break;
     case 'approval_refused':
       // A refused answer changed nothing; the trace keeps it so the refusal can be explained.

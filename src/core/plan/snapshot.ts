@@ -20,6 +20,7 @@ export function toSnapshot(state: PlanState): PlanSnapshot {
     startedAt: state.startedAt,
     finishedAt: state.finishedAt,
     usage: { ...state.usage },
+    ...(state.planApprovals ? { planApprovals: structuredClone(state.planApprovals) } : {}),
     ...(state.notices ? { notices: structuredClone(state.notices) } : {}),
     ...(state.retryOf ? { retryOf: { ...state.retryOf } } : {}),
   };

@@ -32,6 +32,17 @@ const McpResultData = z.looseObject({ callId: z.string(), raw: z.string().option
 
 /** `carried_over` (retrying a step): a completed step of a finished run, carried into the run that retries one of its steps; it did not run again. */
 const CarriedOverData = z.looseObject({ fromRunId: z.string(), fromStatus: z.string() });
+/**
+ * `drift` (plan approval): a call outside its step's approved scope, which asked a person, or a
+ * change a command made outside the step's write globs (docs/design.md, “Step scopes and plan approval”).
+ */
+const DriftData = z.looseObject({
+  callId: z.string(),
+  what: z.string(),
+  scope: z.looseObject({ write: z.array(z.string()).optional(), commands: z.array(z.string()).optional() }),
+  /** For changes a command made outside the write globs: those paths. */
+  paths: z.array(z.string()).optional(),
+});
 
 /** Each kind with the data its producer records; kinds the panel only lists as JSON stay open records. */
 const AUDIT_DATA = {
@@ -39,6 +50,7 @@ const AUDIT_DATA = {
   memory_injected: MemoryInjectedData,
   mcp_result: McpResultData,
   carried_over: CarriedOverData,
+  drift: DriftData,
   mcp_tools: Loose,
   text_tool_calls: Loose,
   tool_calls_per_turn: Loose,
@@ -69,6 +81,7 @@ export const StepAuditSchema = z.discriminatedUnion('kind', [
   AUDIT_DATA.memory_injected.extend({ kind: z.literal('memory_injected'), ...Stored }),
   AUDIT_DATA.mcp_result.extend({ kind: z.literal('mcp_result'), ...Stored }),
   AUDIT_DATA.carried_over.extend({ kind: z.literal('carried_over'), ...Stored }),
+  AUDIT_DATA.drift.extend({ kind: z.literal('drift'), ...Stored }),
   AUDIT_DATA.mcp_tools.extend({ kind: z.literal('mcp_tools'), ...Stored }),
   AUDIT_DATA.text_tool_calls.extend({ kind: z.literal('text_tool_calls'), ...Stored }),
   AUDIT_DATA.tool_calls_per_turn.extend({ kind: z.literal('tool_calls_per_turn'), ...Stored }),

@@ -10,7 +10,7 @@ import { z } from 'zod';
 export const CHECK_KINDS = 'changed, exists, absent, contains+text or contains+pattern, command+exit, called, answer';
 
 /** A path the plan may name: relative, '/'-separated, and not climbing out of the workspace. */
-function workspaceRelativeProblem(path: string): string | undefined {
+export function workspaceRelativeProblem(path: string): string | undefined {
   if (path.includes('\0')) return 'contains a NUL character';
   if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path) || path.startsWith('~'))
     return 'must be relative to the workspace (it names a place outside it)';

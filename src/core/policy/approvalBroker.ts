@@ -6,6 +6,7 @@ import { silentLogger, type Logger } from '../ports';
 import type { ApprovalScope, RememberedRule } from '../plan/rememberedApproval';
 import type { ApprovalMemory } from './approvalMemory';
 import { rememberOffer, type RememberableCall } from './rememberedRules';
+import { PlanApprovalBroker } from './planApprovalBroker';
 
 // Approvals (docs/design.md, “Approvals”), whoever answers them: the panel, the CLI or a notification.
 // Every step of a request's life is an event in the run's log: requested
@@ -76,6 +77,8 @@ export class ApprovalBroker {
   private readonly logger: Logger;
   private readonly newId: () => string;
   private readonly memory: ApprovalMemory | undefined;
+  /** The run's plan approvals (docs/design.md, “Step scopes and plan approval”), answered by the same hosts. */
+  readonly plans = new PlanApprovalBroker();
 
   constructor(options: ApprovalBrokerOptions = {}) {
     this.logger = options.logger ?? silentLogger;
@@ -88,6 +91,7 @@ export class ApprovalBroker {
   bind(log: EventLog): void {
     if (this.log && this.log !== log) throw new Error("this approval broker already records into another run's event log");
     this.log = log;
+    this.plans.bind(log);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { stepDrifts } from '../plan/stepDrift';
 import { endsTheRun } from '../llm/failoverPolicy';
 import type { FileChange } from '../plan/changeSchema';
 import { checkLine } from '../plan/checkText';
@@ -48,6 +49,12 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       const mark = event.status === 'success' ? '✓' : event.status === 'rejected' ? '⊘' : '✗';
       return `    ${event.stepId} ${mark} ${call?.name ?? event.callId}: ${truncate(event.result.replace(/\s+/g, ' '), 120)}`;
     }
+    case 'plan_approval_requested':
+      return event.kind === 'plan'
+        ? `plan approval: ${event.steps.length} step(s) proposed${event.attempt > 1 ? ` (rewrite ${event.attempt - 1})` : ''}`
+        : `plan approval: the redesign of ${event.failedStepId ?? 'a step'} needs more than the approved plan`;
+    case 'plan_approval_answered':
+      return `plan approval: ${event.approved ? 'approved' : 'denied'}${event.source ? ` (${event.source})` : ''}${event.feedback ? `: ${oneLine(event.feedback, 200)}` : ''}`;
     case 'tool_call_awaiting_approval':
       return `    ${event.stepId} ⏸ awaiting approval: ${event.approval.reason}`;
     case 'step_verified': {
@@ -57,13 +64,19 @@ export function formatEvent(event: RunEvent, state: PlanState, verbose = false):
       return [`  ${event.stepId} verification failed: ${event.reason}`, ...failedChecks].join('\n');
     }
     case 'step_audit':
+      // Drift is said whatever the verbosity: a person approved a plan and this left it (docs/design.md, “Step scopes and plan approval”).
+      if (event.kind === 'drift') return `    ${event.stepId} ⚠ drift: ${oneLine(String(event.data.what), 400)} (outside the approved scope)`;
       return verbose ? `    ${event.stepId} ${event.kind}: ${truncate(JSON.stringify(event.data), 400)}` : undefined;
     case 'subgraph_replaced':
       return `  replan ${event.replan.attempt} of ${event.replan.maxAttempts} for ${event.replan.failedStepId}: ${event.replan.action}${event.replan.action === 'redesign' ? ` (${event.replan.replacedStepIds.join(', ')} → ${event.replan.newStepIds.join(', ')})` : ''}`;
     case 'plan_discarded':
       return `  plan discarded${event.stepIds.length ? ` (${event.stepIds.join(', ')})` : ''}: ${event.reason}`;
-    case 'files_changed':
-      return `    ${event.stepId} changed ${listed(event.changes.map(changeText))}`;
+    case 'files_changed': {
+      // A change by a call that drifted and was approved went through outside the step's scope (docs/design.md, “Step scopes and plan approval”).
+      const step = state.steps.get(event.stepId);
+      const drifted = step ? stepDrifts(step).some((drift) => drift.callId === event.callId && !drift.paths) : false;
+      return `    ${event.stepId} changed ${listed(event.changes.map(changeText))}${drifted ? ' (outside the approved scope)' : ''}`;
+    }
     case 'files_reverted': {
       const put = event.files.filter((f) => f.folder === 'created' || f.folder === 'removed' || (f.folder === undefined && f.from !== f.to)).length;
       const what = event.reason === 'undo' ? `undid the revert of ${event.stepIds.join(', ')}` : `reverted ${event.stepIds.join(', ')} (${event.reason})`;

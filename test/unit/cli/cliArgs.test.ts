@@ -28,6 +28,7 @@ describe('cli arguments', () => {
       '/cwd',
     );
     assert.deepEqual(args, {
+      command: 'run',
       task: 'do it',
       workspace: 'ws',
       configFile: 'c.json',
@@ -56,10 +57,10 @@ describe('cli arguments', () => {
   });
   for (const [argv, message] of [
     [[], 'missing command: cortex run "TASK"'],
-    [['walk', 'x'], 'unknown command "walk" (expected "run", "resume", "retry-step", "diff" or "revert")'],
+    [['walk', 'x'], 'unknown command "walk" (expected "run", "plan", "resume", "retry-step", "diff" or "revert")'],
     [['run'], 'missing task: cortex run "TASK"'],
     [['run', 'a', 'b'], 'give the task as one quoted argument'],
-    [['run', '--approve', 'some', 'x'], '--approve must be "all" or "none", not "some"'],
+    [['run', '--approve', 'some', 'x'], '--approve must be "all", "none" or "plan", not "some"'],
     [['run', '--bogus', 'x'], 'unknown option --bogus'],
     [['run', '-x', 'task'], 'unknown option -x'],
     [['run', 'x', '--model'], '--model needs a value'],

@@ -69,7 +69,7 @@ describe('step postconditions in the plan (docs/design.md, “The planner”)', 
     refused(planWith(['changed a.ts']), /a check must be an object/);
     refused(
       JSON.stringify({ title: 't', steps: [{ description: 'x', expect: [] }] }),
-      /unknown key "expect" \(a step has "description", "expects" and "dependsOn"\)/,
+      /unknown key "expect" \(a step has "description", "expects", "scope" and "dependsOn"\)/,
     );
     refused(JSON.stringify({ title: 't', steps: [{ expects: [] }] }), /steps\[0\]\.description/);
   });
