@@ -172,6 +172,9 @@ class OpenAiClient implements LlmClient {
         if (d.failover && m < models.length - 1) {
           // Said once per run by the caller (llmCall), from the attempts.
           this.logger.warn('llm failover', { from: model, to: models[m + 1], status: outcome.facts.status, error: d.message });
+          // Requests that start from now on (a streamed plan's first steps start while the planner's
+          // reply still streams) skip the model that failed: it is asked once per run.
+          if (m + 1 > this.firstModel) this.firstModel = m + 1;
           break;
         }
         const tooLong = d.retryAfterMs !== undefined && d.retryAfterMs > MAX_RETRY_AFTER_MS;

@@ -47,7 +47,7 @@ describe('plan replies with step scopes', () => {
     assert.match(refusal({ steps: [{ description: 'b', scope: { commands: [''] } }] }), /steps\[0\]\.scope: "commands"\[0\]: a command is empty/);
     assert.match(refusal({ steps: [{ description: 'b', scope: { commands: ['a\nb'] } }] }), /must be one line/);
     assert.match(refusal({ steps: [{ description: 'b', scope: ['test/**'] }] }), /steps\[0\]\.scope: a scope must be an object/);
-    assert.match(refusal({ steps: [{ description: 'b', scop: {} }] }), /unknown key "scop" \(a step has "description", "expects" and "scope"\)/);
+    assert.match(refusal({ steps: [{ description: 'b', scop: {} }] }), /unknown key "scop" \(a step has "description", "expects", "scope" and "dependsOn"\)/);
   });
 
   it('a replan carries its new steps scopes', () => {

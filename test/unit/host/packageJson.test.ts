@@ -93,6 +93,7 @@ describe('package.json commands and activation', () => {
       'cortex.runTask',
       'cortex.setApiKey',
       'cortex.showPanel',
+      'cortex.useVscodeModels',
     ]);
     for (const command of commands) assert.equal(command.category, 'Cortex', command.command);
     assert.equal(commands.find((c) => c.command === 'cortex.runTask')?.title, 'Run agent task');
@@ -129,15 +130,21 @@ describe('package.json walkthrough', () => {
     assert.equal(walkthroughs[0].title, 'Get started with Cortex');
   });
 
-  it('has the endpoint, API key and first task steps, each with a button that does it', () => {
+  it('has the key-less, endpoint, API key and first task steps, each with a button that does it; the key-less one only when VS Code has models', () => {
     const steps = walkthroughs[0].steps;
     assert.deepEqual(
       steps.map((s) => s.title),
-      ['Set the endpoint', 'Set the API key', 'Run a first task'],
+      ['Use a model you already have (no key)', 'Set the endpoint', 'Set the API key', 'Run a first task'],
     );
     const buttons = steps.map((s) => /\n\[[^\]]+\]\((command:[^)]+)\)$/.exec(s.description)?.[1]);
-    assert.deepEqual(buttons, ['command:workbench.action.openSettings?%5B%22cortex.llm%22%5D', 'command:cortex.setApiKey', 'command:cortex.runTask']);
-    assert.deepEqual(JSON.parse(decodeURIComponent(String(buttons[0]).split('?')[1])), ['cortex.llm'], 'the settings button filters to cortex.llm');
+    assert.deepEqual(buttons, [
+      'command:cortex.useVscodeModels',
+      'command:workbench.action.openSettings?%5B%22cortex.llm%22%5D',
+      'command:cortex.setApiKey',
+      'command:cortex.runTask',
+    ]);
+    assert.deepEqual(JSON.parse(decodeURIComponent(String(buttons[1]).split('?')[1])), ['cortex.llm'], 'the settings button filters to cortex.llm');
+    assert.equal((steps[0] as { when?: string }).when, 'cortex.vscodeModelsAvailable');
   });
 
   it('ticks the endpoint step when an endpoint is set and the first task only when a run completed', () => {
