@@ -120,4 +120,48 @@ describe('project instructions (docs/design.md, “Project instructions”)', ()
       warnings.join('\n'),
     );
   });
+
+  it("a step also gets the nearest AGENTS.md above its paths (its checks and write globs), in a message after the run's", async function () {
+    this.timeout(30_000);
+    const workspace = tempWorkspace();
+    writeFileSync(join(workspace, 'AGENTS.md'), 'Root rules.\n');
+    mkdirSync(join(workspace, 'packages', 'api', 'src'), { recursive: true });
+    writeFileSync(join(workspace, 'packages', 'api', 'AGENTS.md'), 'API package: run `pnpm test --filter api`.\n');
+    mkdirSync(join(workspace, 'packages', 'web'), { recursive: true });
+    writeFileSync(join(workspace, 'packages', 'web', 'AGENTS.md'), 'Web package rules.\n');
+    server = await startScriptedServer();
+    server.setHandler(
+      route({
+        planner: json({
+          title: 't',
+          steps: [
+            { description: 'Write the API handler', expects: [{ changed: 'packages/api/src/handler.ts' }] },
+            { description: 'Write the docs page', expects: [], scope: { write: ['docs/**'] } },
+          ],
+          dependencies: {},
+        }),
+        executor: message('done'),
+        replanner: json({ action: 'give_up', new_steps: [], new_dependencies: {} }),
+        aggregator: message('done'),
+      }),
+    );
+    const { events } = await runAgainst(server, { workspace });
+    const executorOf = (stepId: string) => server.requests.find((r) => r.purpose === 'executor' && r.stepId === stepId)!;
+    const api = messagesOf(executorOf('s1'));
+    assert.match(contentText(api[1].content), /path="AGENTS\.md"/, 'the run-wide instructions come first, the same for every step');
+    assert.doesNotMatch(contentText(api[1].content), /packages/);
+    assert.match(
+      contentText(api[2].content),
+      /^<project_instructions source="repository">[\s\S]*path="packages\/api\/AGENTS\.md"[\s\S]*pnpm test --filter api/,
+    );
+    assert.doesNotMatch(JSON.stringify(api), /Web package rules/, 'only the nearest file above its own paths');
+    const docs = messagesOf(executorOf('s2'));
+    assert.equal(instructionsIndex(executorOf('s2')), 1);
+    assert.doesNotMatch(JSON.stringify(docs), /API package|Web package/, 'a step whose paths have no AGENTS.md gets none');
+    const said = eventsOf(events, 'log').filter((e) => e.message.startsWith('Step s1 also follows'));
+    assert.deepEqual(
+      said.map((e) => e.message),
+      ['Step s1 also follows packages/api/AGENTS.md'],
+    );
+  });
 });

@@ -12,14 +12,16 @@ export interface ForwardProxy {
   close(): Promise<void>;
 }
 
-export async function startForwardProxy(): Promise<ForwardProxy> {
+/** `hosts`: names only the proxy can resolve (like a company's internal names), mapped to addresses. */
+export async function startForwardProxy(options: { hosts?: Record<string, string> } = {}): Promise<ForwardProxy> {
+  const address = (host: string) => options.hosts?.[host] ?? host;
   const targets: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
     const target = new URL(req.url ?? '/');
     targets.push(target.host);
     const upstream = http.request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers },
+      { host: address(target.hostname), port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers: req.headers },
       (reply) => {
         res.writeHead(reply.statusCode ?? 502, reply.headers);
         reply.pipe(res);
@@ -31,7 +33,7 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     targets.push(req.url ?? '');
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host, () => {
+    const upstream = net.connect(Number(port), address(host), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client);

@@ -1,4 +1,5 @@
 import { withProjectInstructions } from '../instructions/instructionsMessage';
+import { stepInstructions } from './stepInstructions';
 import type { ChatMessage } from '../llm/llmTypes';
 import { selectStepTools } from '../mcp/stepToolSelection';
 import { injectRelevantMemory } from '../memory/memoryInjection';
@@ -44,7 +45,12 @@ export const ALL_FAILED_MESSAGE = 'All tool calls failed. Please check the error
  */
 export async function executeStep(context: RunContext, stepId: string): Promise<StepOutcome> {
   const { log, config } = context;
-  const messages: ChatMessage[] = withProjectInstructions(buildStepMessages(log.state, stepId, context.budget.countedLimit()), context.instructions);
+  // The run's instructions right after the system prompt (the same bytes in every request), then
+  // the nearest AGENTS.md above the step's own paths in a message of their own.
+  const messages: ChatMessage[] = withProjectInstructions(
+    withProjectInstructions(buildStepMessages(log.state, stepId, context.budget.countedLimit()), await stepInstructions(context, stepId)),
+    context.instructions,
+  );
   await injectRelevantMemory(context, stepId, messages);
   // With many MCP tools, a step is sent only those its description needs (docs/design.md, “MCP tools”).
   const selection = selectStepTools(context.registry, log.state.steps.get(stepId)?.description ?? '', config['cortex.mcp.maxTools']);
