@@ -102,6 +102,7 @@ export class DetailsPane {
         el('h2', 'details-title details-empty-title', 'Details'),
         el('p', 'muted', hint),
         ...(state.task ? [el('h3', 'details-label', 'Task'), el('p', 'details-text', state.task)] : []),
+        ...instructionsList(state, undefined, 'Project instructions'),
       );
       return;
     }
@@ -172,7 +173,10 @@ export class DetailsPane {
       for (const w of warnings) ul.append(el('li', `notice-${w.level === 'warn' ? 'warning' : 'error'}-text`, w.message));
       s.append(ul);
     });
-    this.update('files', step.files.join('\n'), (s) => this.filesSection(s, step));
+    this.update('files', `${step.files.join('\n')}|${state.instructions?.length ?? 0}`, (s) => {
+      this.filesSection(s, step);
+      s.append(...instructionsList(state, step.id, 'Also follows'));
+    });
   }
 
   private update(name: SectionName, sig: string, build: (section: HTMLElement) => void): void {
@@ -536,4 +540,13 @@ function technical(summary = 'Technical details'): HTMLDetailsElement {
 /** Changes whenever anything shown for the call changes. */
 export function callSignature(call: ToolCallRecord): string {
   return `${call.status}|${call.result?.length ?? -1}|${call.reason ?? ''}|${call.approval?.requestId ?? ''}|${call.approval?.feedback ?? ''}|${call.durationMs ?? ''}|${call.arguments.length}|${call.isComplete}`;
+}
+
+/** The project's instructions files the run (stepId undefined) or a step used, as a labelled list; nothing when none. */
+function instructionsList(state: PlanState, stepId: string | undefined, label: string): HTMLElement[] {
+  const files = (state.instructions ?? []).filter((file) => file.stepId === stepId);
+  if (files.length === 0) return [];
+  const ul = el('ul', 'note-list');
+  for (const file of files) ul.append(el('li', 'mono', `${file.path} (${file.bytes < 1024 ? `${file.bytes} B` : `${(file.bytes / 1024).toFixed(1)} KiB`})`));
+  return [el('h3', 'details-label', label), ul];
 }

@@ -63,7 +63,7 @@ describe('e2e: run a task from the command palette', function () {
       }),
     );
     const before = env.server.chatRequests().length;
-    const workspace = newWorkspace(env, 'greetings');
+    const workspace = newWorkspace(env, 'greetings', { 'AGENTS.md': 'Greet politely.\n' });
     const page = (currentPage.page = await openWorkspace(env, workspace));
     // The panel's strict CSP (nonce script, no inline, no eval) must not block anything it needs.
     const cspViolations: string[] = [];
@@ -79,6 +79,8 @@ describe('e2e: run a task from the command palette', function () {
     await waitForNotification(page, /Cortex finished: Wrote hello\.txt and bye\.txt\./, 60_000);
     await screenshot(page, 'e2e-panel');
     assert.deepEqual(cspViolations, [], 'no CSP violations in the workbench or the panel');
+    // The run's details (no step selected) name the project instructions it used.
+    assert.match(await panel.frame.locator('.details').innerText(), /Project instructions\s+AGENTS\.md \(16 B\)/i);
 
     assert.equal(readFileSync(join(workspace, 'hello.txt'), 'utf8'), 'hello from cortex\n');
     assert.equal(readFileSync(join(workspace, 'bye.txt'), 'utf8'), 'bye (see hello.txt)\n');

@@ -207,6 +207,8 @@ export const PlanSnapshotSchema = z.object({
   planApprovals: z.array(PlanApprovalStateSchema).optional(),
   /** The run's warnings and errors (`log` events at warn or error), in order: the panel shows them. */
   notices: z.array(z.object({ level: z.enum(['warn', 'error']), message: z.string(), stepId: z.string().optional(), seq: z.number() })).optional(),
+  /** The project's instructions files the run (no stepId) and each step used (docs/design.md, “Project instructions”), from their `log` records. */
+  instructions: z.array(z.object({ path: z.string(), bytes: z.number(), stepId: z.string().optional() })).optional(),
   /** Set when this run retries a step of a finished run and carries the rest of it over. */
   retryOf: RetryOfSchema.optional(),
 });

@@ -197,6 +197,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
     case 'log':
       if (event.level === 'warn' || event.level === 'error')
         (state.notices ??= []).push({ level: event.level, message: event.message, stepId: event.stepId, seq: event.seq });
+      foldInstructions(state, event);
       break;
     case 'run_finished':
       state.status = event.status;
@@ -222,4 +223,18 @@ export function foldEvents(events: Iterable<RunEvent>): PlanState {
   const state = createPlanState();
   for (const event of events) applyEvent(state, event);
   return state;
+}
+
+/**
+ * The `log` record of the project's instructions files a run or a step used (docs/design.md,
+ * “Project instructions”): plain data the panel lists. A trace is untrusted, so only well-formed
+ * entries are kept.
+ */
+function foldInstructions(state: PlanState, event: Extract<RunEvent, { type: 'log' }>): void {
+  const data = event.data as { kind?: unknown; files?: unknown } | undefined;
+  if (data?.kind !== 'project_instructions' || !Array.isArray(data.files)) return;
+  for (const file of data.files as Array<{ path?: unknown; bytes?: unknown }>) {
+    if (typeof file?.path !== 'string' || typeof file.bytes !== 'number') continue;
+    (state.instructions ??= []).push({ path: file.path, bytes: file.bytes, ...(event.stepId ? { stepId: event.stepId } : {}) });
+  }
 }

@@ -22,6 +22,7 @@ export function toSnapshot(state: PlanState): PlanSnapshot {
     usage: { ...state.usage },
     ...(state.planApprovals ? { planApprovals: structuredClone(state.planApprovals) } : {}),
     ...(state.notices ? { notices: structuredClone(state.notices) } : {}),
+    ...(state.instructions ? { instructions: structuredClone(state.instructions) } : {}),
     ...(state.retryOf ? { retryOf: { ...state.retryOf } } : {}),
   };
 }

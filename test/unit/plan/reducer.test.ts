@@ -53,6 +53,31 @@ describe('reducer: run notices', () => {
   });
 });
 
+describe('reducer: project instructions', () => {
+  it('lists the instructions files the run and each step used, from their log records, keeping only well-formed entries', () => {
+    const log = new EventLog({ now: () => 5 });
+    log.append({
+      type: 'log',
+      level: 'info',
+      message: 'Project instructions from AGENTS.md',
+      data: { kind: 'project_instructions', files: [{ path: 'AGENTS.md', bytes: 16 }] },
+    });
+    log.append({
+      type: 'log',
+      level: 'info',
+      message: 'Step s2 also follows packages/api/AGENTS.md',
+      stepId: 's2',
+      data: { kind: 'project_instructions', stepId: 's2', files: [{ path: 'packages/api/AGENTS.md', bytes: 40 }, { path: 7 }, null] },
+    });
+    log.append({ type: 'log', level: 'info', message: 'other', data: { kind: 'something_else', files: [{ path: 'x', bytes: 1 }] } });
+    log.append({ type: 'log', level: 'info', message: 'forged', data: { kind: 'project_instructions', files: 'AGENTS.md' } });
+    assert.deepEqual(log.state.instructions, [
+      { path: 'AGENTS.md', bytes: 16 },
+      { path: 'packages/api/AGENTS.md', bytes: 40, stepId: 's2' },
+    ]);
+  });
+});
+
 describe('reducer: a streamed plan', () => {
   it('marks the plan partial until it is whole, and moves the steps of a discarded plan to history', () => {
     const log = new EventLog();
