@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, firstUserMessage, json, message, route, toolCalls } from '../support/scriptedReplies';
+import { call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
 import { eventually, startTask, stepOf } from './support/scenario';
@@ -89,7 +89,7 @@ describe('e2e: run a task from the command palette', function () {
       .slice(before)
       .find((r) => r.purpose === 'planner');
     assert.ok(planner, 'the planner was asked');
-    assert.match(firstUserMessage(planner), new RegExp(TASK));
+    assert.match(JSON.stringify(planner.body.messages), new RegExp(TASK), 'the task reaches the planner (after the project instructions)');
     env.server.assertNoRejections();
 
     // The panel is restored after "Developer: Reload Window" from the run's trace file (serializer +

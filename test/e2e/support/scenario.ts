@@ -1,13 +1,20 @@
 import type { Page } from 'playwright-core';
-import { firstUserMessage } from '../../support/scriptedReplies';
+import { contentText, firstUserMessage } from '../../support/scriptedReplies';
 import type { ScriptedRequest } from '../../support/scriptedServer';
 import { answerInput, runCommand } from './workbench';
 
-/** The step an executor request is about ("Your step:\n<description>" in its first user message). */
+/**
+ * The step an executor request is about ("Your step:\n<description>" in its user message; the
+ * project's instructions, when the workspace has them, come in a user message before it).
+ */
 export function stepOf(request: ScriptedRequest): string {
-  const match = /Your step:\n([^\n]*)/.exec(firstUserMessage(request));
-  if (!match) throw new Error(`executor request #${request.index} names no step: ${firstUserMessage(request).slice(0, 200)}`);
-  return match[1];
+  const messages = (request.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+  for (const message of messages) {
+    if (message.role !== 'user') continue;
+    const match = /Your step:\n([^\n]*)/.exec(contentText(message.content));
+    if (match) return match[1];
+  }
+  throw new Error(`executor request #${request.index} names no step: ${firstUserMessage(request).slice(0, 200)}`);
 }
 
 /** Command palette → "Cortex: Run agent task" → type the task → Enter. */
