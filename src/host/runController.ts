@@ -188,10 +188,7 @@ export class RunController implements vscode.Disposable {
     const runId = newRunId();
     const traceFile = this.registry.traceFileFor(runId);
     const trusted = vscode.workspace.isTrusted;
-    // MCP servers: the user's, and the workspace's once allowed (docs/design.md, “MCP tools”).
-    const mcp = (await this.mcp
-      ?.forRun(folder.uri.fsPath, config, trusted)
-      .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
+    const mcp = await this.mcpServersFor(folder, config, trusted);
     const session = await this.openSession(
       { file: traceFile, append: false },
       () => acquireRunLock(traceFile),
@@ -279,9 +276,7 @@ export class RunController implements vscode.Disposable {
     }
     const { started } = opened.point;
     const trusted = vscode.workspace.isTrusted;
-    const mcp = (await this.mcp
-      ?.forRun(folder.uri.fsPath, config, trusted)
-      .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
+    const mcp = await this.mcpServersFor(folder, config, trusted);
     // The session's trace writer is subscribed before the resume records anything (its notices, run_resumed).
     const session = await this.openSession(
       { file: opened.traceFile, append: true },
@@ -307,6 +302,19 @@ export class RunController implements vscode.Disposable {
   /** Remembered answers: in a trusted workspace they apply; in Restricted Mode nothing is remembered or applied. */
   private approvalMemory(): ApprovalMemory | undefined {
     return vscode.workspace.isTrusted ? new ApprovalMemory({ store: this.approvalStore, logger: this.logger }) : undefined;
+  }
+
+  /** MCP servers: the user's, and the workspace's once allowed (docs/design.md, “MCP tools”); a failure to start them is a notice, not the run's end. */
+  private async mcpServersFor(
+    folder: vscode.WorkspaceFolder,
+    config: FlatConfig,
+    trusted: boolean,
+  ): Promise<{ servers: McpServerDefinition[]; notices: string[] }> {
+    return (
+      (await this.mcp
+        ?.forRun(folder.uri.fsPath, config, trusted)
+        .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] }
+    );
   }
 
   /** What a new and a resumed run of this window are given alike. */
@@ -575,9 +583,7 @@ export class RunController implements vscode.Disposable {
     const newId = newRunId();
     const traceFile = this.registry.traceFileFor(newId);
     const trusted = vscode.workspace.isTrusted;
-    const mcp = (await this.mcp
-      ?.forRun(folder.uri.fsPath, config, trusted)
-      .catch((error: unknown) => ({ servers: [], notices: [`MCP servers were not started: ${(error as Error).message}`] }))) ?? { servers: [], notices: [] };
+    const mcp = await this.mcpServersFor(folder, config, trusted);
     const session = await this.openSession(
       { file: traceFile, append: false },
       () => acquireRunLock(traceFile),

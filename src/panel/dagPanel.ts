@@ -167,6 +167,19 @@ export class DagPanel implements vscode.Disposable {
     this.post({ type: 'host/notice', level, message });
   }
 
+  /** Replies once to an answer the panel sent; the events the answer caused go out first, so the reply never overtakes them. */
+  private replyToAnswer(
+    replyTo: string,
+    result: { accepted: true } | { accepted: false; reason: NonNullable<Extract<HostToWebview, { type: 'host/approvalAnswer' }>['reason']>; message: string },
+  ): void {
+    this.batcher.flush();
+    this.post(
+      result.accepted
+        ? { type: 'host/approvalAnswer', runId: this.source.runId, replyTo, outcome: 'accepted' }
+        : { type: 'host/approvalAnswer', runId: this.source.runId, replyTo, outcome: 'refused', reason: result.reason, message: result.message },
+    );
+  }
+
   private post(message: HostToWebview): void {
     if (this.store.isDisposed) return;
     this.panel.webview.postMessage(message).then(
@@ -222,20 +235,7 @@ export class DagPanel implements vscode.Disposable {
           this.logger.info(
             `panel ${this.runId}: ${message.decision}${message.scope ? ` (${message.scope})` : ''} ${message.callId} (request ${message.requestId})`,
           );
-        // The events the answer caused go out first, so the reply never overtakes them.
-        this.batcher.flush();
-        this.post(
-          result.accepted
-            ? { type: 'host/approvalAnswer', runId: this.source.runId, replyTo: message.replyTo, outcome: 'accepted' }
-            : {
-                type: 'host/approvalAnswer',
-                runId: this.source.runId,
-                replyTo: message.replyTo,
-                outcome: 'refused',
-                reason: result.reason,
-                message: result.message,
-              },
-        );
+        this.replyToAnswer(message.replyTo, result);
         return;
       }
       case 'plan/answer': {
@@ -245,19 +245,7 @@ export class DagPanel implements vscode.Disposable {
           message: 'this run is not running in this window',
         };
         if (result.accepted) this.logger.info(`panel ${this.runId}: plan ${message.approved ? 'approved' : 'denied'} (request ${message.requestId})`);
-        this.batcher.flush();
-        this.post(
-          result.accepted
-            ? { type: 'host/approvalAnswer', runId: this.source.runId, replyTo: message.replyTo, outcome: 'accepted' }
-            : {
-                type: 'host/approvalAnswer',
-                runId: this.source.runId,
-                replyTo: message.replyTo,
-                outcome: 'refused',
-                reason: result.reason,
-                message: result.message,
-              },
-        );
+        this.replyToAnswer(message.replyTo, result);
         return;
       }
       case 'run/cancel': {

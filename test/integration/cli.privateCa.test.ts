@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { tempWorkspace } from '../support/agentHarness';
 import { runCortexCommand } from '../support/cortexCommand';
-import { startForwardProxy, type ForwardProxy } from '../support/forwardProxy';
+import { cleanProxyEnv, startForwardProxy, type ForwardProxy } from '../support/forwardProxy';
 import { json, message, route } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 
@@ -17,12 +17,6 @@ import { startScriptedServer, type ScriptedServer } from '../support/scriptedSer
 
 const REPO = resolve(__dirname, '..', '..');
 const TLS = join(REPO, 'test', 'fixtures', 'tls');
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test' };
-  for (const name of Object.keys(env)) if (/^(https?|no|all)_proxy$/i.test(name) || name === 'NODE_EXTRA_CA_CERTS') delete env[name];
-  return { ...env, ...extra };
-}
 
 describe('cortex and an endpoint with a private certificate authority', function () {
   this.timeout(90_000);
@@ -55,7 +49,7 @@ describe('cortex and an endpoint with a private certificate authority', function
   it('without the CA: one line saying the endpoint is not trusted and to give the CA with NODE_EXTRA_CA_CERTS, exit 3', async () => {
     assert.match(server.baseUrl, /^https:\/\//);
     const before = server.chatRequests().length;
-    const result = await runCortexCommand(args(), cleanEnv({}));
+    const result = await runCortexCommand(args(), cleanProxyEnv({}));
     assert.equal(result.code, 3, result.stderr);
     assert.match(
       result.stderr,
@@ -66,14 +60,14 @@ describe('cortex and an endpoint with a private certificate authority', function
   });
 
   it('with NODE_EXTRA_CA_CERTS naming the CA, the run completes over HTTPS', async () => {
-    const result = await runCortexCommand(args(), cleanEnv({ NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem') }));
+    const result = await runCortexCommand(args(), cleanProxyEnv({ NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem') }));
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Hello over TLS\./);
   });
 
   it('and through an HTTPS_PROXY tunnel (CONNECT), the proxy seeing only the endpoint', async () => {
     const before = proxy.targets().length;
-    const result = await runCortexCommand(args(), cleanEnv({ NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem'), HTTPS_PROXY: proxy.url }));
+    const result = await runCortexCommand(args(), cleanProxyEnv({ NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem'), HTTPS_PROXY: proxy.url }));
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Hello over TLS\./);
     const seen = proxy.targets().slice(before);

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { proxyFor } from '../../src/core/llm/envProxy';
 import { tempWorkspace } from '../support/agentHarness';
 import { runCortexCommand } from '../support/cortexCommand';
-import { startForwardProxy, type ForwardProxy } from '../support/forwardProxy';
+import { cleanProxyEnv, startForwardProxy, type ForwardProxy } from '../support/forwardProxy';
 import { json, message, route } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 
@@ -15,13 +15,6 @@ import { startScriptedServer, type ScriptedServer } from '../support/scriptedSer
 // proxy is one line naming it (exit 3), never a hang or a stack.
 
 const REPO = resolve(__dirname, '..', '..');
-
-/** The environment without any proxy variable of the machine's own. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test' };
-  for (const name of Object.keys(env)) if (/^(https?|no|all)_proxy$/i.test(name) || name === 'NODE_USE_ENV_PROXY') delete env[name];
-  return { ...env, ...extra };
-}
 
 describe('cortex behind a forward proxy', function () {
   this.timeout(90_000);
@@ -54,7 +47,7 @@ describe('cortex behind a forward proxy', function () {
   for (const name of ['HTTP_PROXY', 'http_proxy']) {
     it(`sends every request of the run through ${name}`, async () => {
       const before = proxy.targets().length;
-      const result = await runCortexCommand(args(), cleanEnv({ [name]: proxy.url }));
+      const result = await runCortexCommand(args(), cleanProxyEnv({ [name]: proxy.url }));
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /Hello from the plan\./);
       const seen = proxy.targets().slice(before);
@@ -65,14 +58,14 @@ describe('cortex behind a forward proxy', function () {
 
   it('goes around the proxy for a host NO_PROXY names', async () => {
     const before = proxy.targets().length;
-    const result = await runCortexCommand(args(), cleanEnv({ HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' }));
+    const result = await runCortexCommand(args(), cleanProxyEnv({ HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' }));
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(proxy.targets().slice(before), []);
   });
 
   it('an unreachable proxy is one line naming it, exit 3', async () => {
     const dead = 'http://user:secret@127.0.0.1:9';
-    const result = await runCortexCommand(args(), cleanEnv({ HTTP_PROXY: dead }));
+    const result = await runCortexCommand(args(), cleanProxyEnv({ HTTP_PROXY: dead }));
     assert.equal(result.code, 3, result.stderr);
     assert.match(result.stderr, /through the proxy http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)/);
     assert.doesNotMatch(result.stderr, /secret/, 'the proxy password is not printed');

@@ -61,3 +61,14 @@ export async function startForwardProxy(options: { hosts?: Record<string, string
       }),
   };
 }
+
+/**
+ * The environment for a `cortex` process in a proxy or certificate test: an API key, and none of
+ * the machine's own proxy or extra-CA variables, then `extra`.
+ */
+export function cleanProxyEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: 'sk-test' };
+  for (const name of Object.keys(env))
+    if (/^(https?|no|all)_proxy$/i.test(name) || name === 'NODE_USE_ENV_PROXY' || name === 'NODE_EXTRA_CA_CERTS') delete env[name];
+  return { ...env, ...extra };
+}
