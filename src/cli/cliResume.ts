@@ -1,9 +1,9 @@
 import { cliRunDependencies } from './cliRunDependencies';
 import { usageFailure } from './usageFailure';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { openResume, prepareResumedRun, type OpenedResume } from '../core/agent/resumeRun';
 import { UsageError, type CliArgs } from './cliArgs';
+import { isRecordedRunCommand, parseRecordedRunArgs, type RecordedRunArgs } from './cliRecordedRunArgs';
 import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { driveCliRun, type CliIo } from './cliSession';
@@ -30,86 +30,23 @@ cortex run); a protected path (cortex.policy.protectedPaths) is put back only wh
 --allow-protected PATH, and nothing inside .git nor the trace, its lock or its checkpoint folder
 ever is. Exit codes are those of cortex run.`;
 
-interface ResumeArgs {
-  trace?: string;
-  workspace?: string;
-  configFile?: string;
-  baseUrl?: string;
-  model?: string;
-  fallbackModels: string[];
-  headers?: string[];
-  query?: string[];
-  mcpConfig?: string;
-  memory?: string;
-  checkpoints?: string;
-  approve?: 'all' | 'none';
+interface ResumeArgs extends RecordedRunArgs {
   allowProtected: string[];
-  requireVerified?: boolean;
-  help: boolean;
 }
 
-const OPTIONS = {
-  trace: { type: 'string' },
-  workspace: { type: 'string' },
-  config: { type: 'string' },
-  'base-url': { type: 'string' },
-  model: { type: 'string' },
-  'fallback-model': { type: 'string', multiple: true },
-  header: { type: 'string', multiple: true },
-  query: { type: 'string', multiple: true },
-  'mcp-config': { type: 'string' },
-  memory: { type: 'string' },
-  checkpoints: { type: 'string' },
-  approve: { type: 'string' },
-  'allow-protected': { type: 'string', multiple: true },
-  'require-verified': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const RESUME_OPTIONS = { 'allow-protected': { type: 'string', multiple: true } } as const;
 
 /** True when the command (the first word that is not an option) is `resume`. */
 export function isResumeCommand(argv: readonly string[]): boolean {
-  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: OPTIONS });
-  return positionals[0] === 'resume';
+  return isRecordedRunCommand(argv, 'resume', RESUME_OPTIONS);
 }
 
 /** Parses `cortex resume …` (the command word included); every mistake is a UsageError in Cortex's words. */
 export function parseResumeArgs(argv: readonly string[]): ResumeArgs {
-  const { values, positionals, tokens } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, tokens: true, options: OPTIONS });
-  for (const token of tokens) {
-    if (token.kind !== 'option') continue;
-    const spec = (OPTIONS as Record<string, { type: 'string' | 'boolean' }>)[token.name];
-    if (!spec) throw new UsageError(`unknown option ${token.rawName} for cortex resume`);
-    if (spec.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
-    if (spec.type === 'string') {
-      if (token.value === undefined || token.value === '') throw new UsageError(`${token.rawName} needs a value`);
-      if (!token.inlineValue && token.value.startsWith('-'))
-        throw new UsageError(`${token.rawName} needs a value, not the option ${token.value} (write ${token.rawName}=${token.value} if you mean it)`);
-    }
-  }
-  const v = values as Record<string, string | string[] | boolean | undefined>;
-  if (v.help) return { fallbackModels: [], allowProtected: [], help: true };
-  if (positionals[0] !== 'resume') throw new UsageError('expected the command "resume"');
-  if (positionals.length > 1) throw new UsageError(`cortex resume takes no task ("${positionals[1]}"): the task is the run's own`);
-  if (v.trace === undefined) throw new UsageError('missing --trace FILE: the trace of the run to resume');
-  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none')
-    throw new UsageError(`--approve must be "all" or "none", not "${String(v.approve)}"`);
-  return {
-    trace: v.trace as string,
-    workspace: v.workspace as string | undefined,
-    configFile: v.config as string | undefined,
-    baseUrl: v['base-url'] as string | undefined,
-    model: v.model as string | undefined,
-    fallbackModels: (v['fallback-model'] as string[] | undefined) ?? [],
-    ...(v.header ? { headers: v.header as string[] } : {}),
-    ...(v.query ? { query: v.query as string[] } : {}),
-    mcpConfig: v['mcp-config'] as string | undefined,
-    memory: v.memory as string | undefined,
-    checkpoints: v.checkpoints as string | undefined,
-    approve: v.approve,
-    allowProtected: ((v['allow-protected'] as string[] | undefined) ?? []).map((path) => path.replace(/^(\.\/)+/, '')),
-    ...(v['require-verified'] ? { requireVerified: true } : {}),
-    help: false,
-  };
+  const { args, values } = parseRecordedRunArgs(argv, 'resume', RESUME_OPTIONS);
+  if (args.help) return { ...args, allowProtected: [] };
+  if (args.trace === undefined) throw new UsageError('missing --trace FILE: the trace of the run to resume');
+  return { ...args, allowProtected: ((values['allow-protected'] as string[] | undefined) ?? []).map((path) => path.replace(/^(\.\/)+/, '')) };
 }
 
 /** `cortex resume …`: returns the process exit code (those of `cortex run`). */

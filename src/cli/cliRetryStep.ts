@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { openRetryStep, prepareRetryStepRun, type OpenedRetry } from '../core/agent/retryStepRun';
 import { sameFolder } from '../core/files/recordedWorkspace';
 import { acquireRunLock, type RunLock } from '../core/resume/runLock';
-import { checkOptionTokens, UsageError } from './cliArgs';
+import { UsageError } from './cliArgs';
+import { isRecordedRunCommand, parseRecordedRunArgs, type RecordedRunArgs } from './cliRecordedRunArgs';
 import { loadCliConfig } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { cliRunDependencies } from './cliRunDependencies';
@@ -34,80 +34,25 @@ step it retries. The run works in --workspace DIR (default: the current folder),
 folder the run worked in. Settings are the current ones (--config and the flags). Exit codes are
 those of cortex run; a refusal is exit 2.`;
 
-interface RetryStepArgs {
-  trace?: string;
+interface RetryStepArgs extends RecordedRunArgs {
   step?: string;
   newTrace?: string;
-  workspace?: string;
-  configFile?: string;
-  baseUrl?: string;
-  model?: string;
-  fallbackModels: string[];
-  headers?: string[];
-  query?: string[];
-  mcpConfig?: string;
-  memory?: string;
-  checkpoints?: string;
-  approve?: 'all' | 'none';
-  requireVerified?: boolean;
-  help: boolean;
 }
 
-const OPTIONS = {
-  trace: { type: 'string' },
-  step: { type: 'string' },
-  'new-trace': { type: 'string' },
-  workspace: { type: 'string' },
-  config: { type: 'string' },
-  'base-url': { type: 'string' },
-  model: { type: 'string' },
-  'fallback-model': { type: 'string', multiple: true },
-  header: { type: 'string', multiple: true },
-  query: { type: 'string', multiple: true },
-  'mcp-config': { type: 'string' },
-  memory: { type: 'string' },
-  checkpoints: { type: 'string' },
-  approve: { type: 'string' },
-  'require-verified': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const RETRY_STEP_OPTIONS = { step: { type: 'string' }, 'new-trace': { type: 'string' } } as const;
 
 /** True when the command (the first word that is not an option) is `retry-step`. */
 export function isRetryStepCommand(argv: readonly string[]): boolean {
-  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: OPTIONS });
-  return positionals[0] === 'retry-step';
+  return isRecordedRunCommand(argv, 'retry-step', RETRY_STEP_OPTIONS);
 }
 
 /** Parses `cortex retry-step …` (the command word included); every mistake is a UsageError. */
 export function parseRetryStepArgs(argv: readonly string[]): RetryStepArgs {
-  const { values, positionals, tokens } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, tokens: true, options: OPTIONS });
-  checkOptionTokens(tokens, OPTIONS, 'retry-step');
-  const v = values as Record<string, string | string[] | boolean | undefined>;
-  if (v.help) return { fallbackModels: [], help: true };
-  if (positionals[0] !== 'retry-step') throw new UsageError('expected the command "retry-step"');
-  if (positionals.length > 1) throw new UsageError(`cortex retry-step takes no task ("${positionals[1]}"): the task is the run's own`);
-  if (v.trace === undefined) throw new UsageError('missing --trace FILE: the trace of the finished run');
-  if (v.step === undefined) throw new UsageError('missing --step ID: the failed or blocked step to run again');
-  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none')
-    throw new UsageError(`--approve must be "all" or "none", not "${String(v.approve)}"`);
-  return {
-    trace: v.trace as string,
-    step: v.step as string,
-    newTrace: v['new-trace'] as string | undefined,
-    workspace: v.workspace as string | undefined,
-    configFile: v.config as string | undefined,
-    baseUrl: v['base-url'] as string | undefined,
-    model: v.model as string | undefined,
-    fallbackModels: (v['fallback-model'] as string[] | undefined) ?? [],
-    ...(v.header ? { headers: v.header as string[] } : {}),
-    ...(v.query ? { query: v.query as string[] } : {}),
-    mcpConfig: v['mcp-config'] as string | undefined,
-    memory: v.memory as string | undefined,
-    checkpoints: v.checkpoints as string | undefined,
-    approve: v.approve,
-    ...(v['require-verified'] ? { requireVerified: true } : {}),
-    help: false,
-  };
+  const { args, values } = parseRecordedRunArgs(argv, 'retry-step', RETRY_STEP_OPTIONS);
+  if (args.help) return args;
+  if (args.trace === undefined) throw new UsageError('missing --trace FILE: the trace of the finished run');
+  if (values.step === undefined) throw new UsageError('missing --step ID: the failed or blocked step to run again');
+  return { ...args, step: values.step as string, newTrace: values['new-trace'] as string | undefined };
 }
 
 /** `run.jsonl` → `run.retry-s2.jsonl`, then `run.retry-s2-2.jsonl`…: the first name not taken. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseCliArgs, USAGE, UsageError } from '../../../src/cli/cliArgs';
 import { parseResumeArgs } from '../../../src/cli/cliResume';
+import { parseRetryStepArgs } from '../../../src/cli/cliRetryStep';
 
 describe('cli arguments', () => {
   it('parses the documented contract', () => {
@@ -45,6 +46,43 @@ describe('cli arguments', () => {
     assert.equal('requireVerified' in parseCliArgs(['run', 'task'], '/'), false);
     assert.equal(parseResumeArgs(['resume', '--trace', 't', '--require-verified']).requireVerified, true);
     assert.throws(() => parseCliArgs(['run', '--require-verified=no', 'task'], '/'), /--require-verified takes no value/);
+  });
+  it('cortex resume and cortex retry-step read the shared run options alike, and each only its own', () => {
+    const shared = [
+      '--trace',
+      't.jsonl',
+      '--model',
+      'm',
+      '--fallback-model',
+      'a',
+      '--fallback-model',
+      'b',
+      '--header',
+      'X-A: 1',
+      '--approve',
+      'none',
+      '--checkpoints',
+      'cp',
+    ];
+    const resume = parseResumeArgs(['resume', ...shared, '--allow-protected', './.env']);
+    const retry = parseRetryStepArgs(['retry-step', ...shared, '--step', 's2', '--new-trace', 'n.jsonl']);
+    for (const args of [resume, retry]) {
+      assert.equal(args.trace, 't.jsonl');
+      assert.deepEqual(args.fallbackModels, ['a', 'b']);
+      assert.deepEqual(args.headers, ['X-A: 1']);
+      assert.equal(args.approve, 'none');
+      assert.equal(args.checkpoints, 'cp');
+    }
+    assert.deepEqual(resume.allowProtected, ['.env']);
+    assert.equal(retry.step, 's2');
+    assert.equal(retry.newTrace, 'n.jsonl');
+    assert.throws(() => parseResumeArgs(['resume', '--trace', 't', '--step', 's2']), /unknown option --step for cortex resume/);
+    assert.throws(
+      () => parseRetryStepArgs(['retry-step', '--trace', 't', '--step', 's2', '--allow-protected', 'x']),
+      /unknown option --allow-protected for cortex retry-step/,
+    );
+    assert.throws(() => parseRetryStepArgs(['retry-step', '--trace', 't', '--step', 's2', '--approve', 'plan']), /--approve must be "all" or "none"/);
+    assert.throws(() => parseRetryStepArgs(['retry-step', '--trace', 't']), /missing --step ID/);
   });
   it('defaults the workspace to the current directory', () => {
     assert.equal(parseCliArgs(['run', 'task'], '/here').workspace, '/here');
