@@ -2,12 +2,9 @@ import { sandboxNotice } from '../sandbox/sandboxChoice';
 import { executionSettingsFromConfig } from '../sandbox/executionSettings';
 import { randomBytes } from 'node:crypto';
 import type { FlatConfig } from '../config/configSchema';
-import { ContextBudget } from '../context/contextBudget';
 import { clientOptionsFromSettings } from '../llm/clientSettings';
 import { createOpenAiClient } from '../llm/openAiClient';
 import { LlmError, type LlmClient } from '../llm/llmTypes';
-import { MemoryStore } from '../memory/memoryStore';
-import { createMemoryTools } from '../memory/memoryTools';
 import { runFailureSummary } from '../plan/failureText';
 import type { NewRunEvent, PlanSnapshot, RetryOf } from '../plan/events';
 import type { McpSession } from '../mcp/mcpSession';
@@ -20,19 +17,17 @@ import { highestStepNumber } from '../resume/resumePoint';
 import type { ApprovalBroker } from '../policy/approvalBroker';
 import { silentLogger, type Logger } from '../ports';
 import { createBuiltinRegistry } from '../tools/workspace/builtinTools';
-import type { ToolDefinition } from '../tools/toolTypes';
 import { BUDGET_EXCEEDED, RunCaps } from '../usage/runCaps';
-import { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
 import { discardStreamedSteps, StreamedPlanner, type PlanGrowth } from './planStream';
 import { approvedPlan } from './planApproval';
 import type { ParsedPlan } from './planParsing';
-import { readRunInstructions } from './runInstructions';
 import { ReadyQueue } from './readyQueue';
 import { replanFailedStep } from './replanner';
 import type { RunContext } from './runContext';
+import { createRunFeatures } from './runFeatures';
 import { executeStep } from './stepExecutor';
 import type { StepProof } from './verifier';
 import { stepEndEvents, type StepEnd } from './stepJudgement';
@@ -132,8 +127,6 @@ export class AgentRun {
   /** Set once the run went past cortex.limits.maxRunTokens or maxRunCost (docs/design.md, “Usage and cost”). */
   private budgetError: string | undefined;
   private readonly caps: RunCaps;
-  /** memory_store, memory_search, memory_forget when the run has a memory file. */
-  private readonly memoryTools: ToolDefinition[];
   private started = false;
   private mcp: McpSession | undefined;
   /** Steps running now, and how to cancel each alone (a discarded streamed plan cancels its steps). */
@@ -148,8 +141,7 @@ export class AgentRun {
     const { config } = options;
     let batch = 0;
     this.caps = new RunCaps(config);
-    const memory = options.memoryFile ? new MemoryStore(options.memoryFile) : undefined;
-    this.memoryTools = memory ? createMemoryTools(memory) : [];
+    const features = createRunFeatures(options);
     this.context = {
       runId: this.runId,
       task: options.task,
@@ -158,7 +150,7 @@ export class AgentRun {
       llm: options.llm ?? createOpenAiClient({ ...clientOptionsFromSettings(config), apiKey: options.apiKey, logger: options.logger }),
       log: options.log,
       approvals: options.approvals,
-      registry: createBuiltinRegistry(config, { trusted: options.trusted, extra: this.memoryTools }),
+      registry: createBuiltinRegistry(config, { trusted: options.trusted, extra: [...features.memory.tools] }),
       trusted: options.trusted,
       logger: options.logger ?? silentLogger,
       signal: this.abort.signal,
@@ -170,14 +162,9 @@ export class AgentRun {
           if (this.abort.signal.aborted) return reject(reason instanceof Error ? reason : new Error(String(reason)));
           this.retryWaiters.set(stepId, { resolve, reject });
         }),
-      budget: new ContextBudget(
-        { windowTokens: config['cortex.context.windowTokens'], reserveOutputTokens: config['cortex.context.reserveOutputTokens'] },
-        config['cortex.llm.model'],
-      ),
-      memory,
-      checkpoints: createRecorder(options),
       runFiles: [...(options.checkpointsDir ? [options.checkpointsDir] : []), ...(options.checkpointsExclude ?? [])],
       overBudget: () => (this.budgetError ??= this.caps.exceeded(options.log.state.usage)),
+      features,
     };
     this.abort.signal.addEventListener('abort', () => {
       for (const waiter of this.retryWaiters.values()) waiter.reject(this.abort.signal.reason);
@@ -232,9 +219,9 @@ export class AgentRun {
       : undefined;
     // The checkpoint folder is set up while the planner thinks (the shadow repository for commands
     // waits for the first command: checkpointRecorder.ts).
-    void this.context.checkpoints?.prepare().catch(() => undefined);
+    this.context.features.checkpoints.prepare();
     try {
-      await readRunInstructions(this.context);
+      await this.context.features.instructions.read();
       await this.startMcpServers();
       // The notice is said before the first step starts (a streamed plan starts steps while it is written).
       this.beforeSteps = sandboxSaid?.then((notice) => {
@@ -266,7 +253,7 @@ export class AgentRun {
       ...(resumed.partialChanges ? { partialChanges: resumed.partialChanges } : {}),
     });
     try {
-      await readRunInstructions(this.context);
+      await this.context.features.instructions.read();
       await this.startMcpServers();
       if (log.state.steps.size === 0 && log.state.replacedSteps.size === 0) await this.planAndSchedule();
       else if (log.state.planPartial) {
@@ -342,7 +329,7 @@ export class AgentRun {
     if (this.started) throw new Error('a run can only be started once');
     this.started = true;
     try {
-      await readRunInstructions(this.context);
+      await this.context.features.instructions.read();
       await this.startMcpServers();
       return await planTask(this.context, this.options.maxPlanSteps);
     } finally {
@@ -372,7 +359,8 @@ export class AgentRun {
       processEnv: options.processEnv ?? process.env,
     });
     this.mcp = session;
-    if (tools.length > 0) context.registry = createBuiltinRegistry(context.config, { trusted: options.trusted, extra: [...this.memoryTools, ...tools] });
+    if (tools.length > 0)
+      context.registry = createBuiltinRegistry(context.config, { trusted: options.trusted, extra: [...context.features.memory.tools, ...tools] });
   }
 
   /** Starts ready steps until nothing runs and nothing more can come; `growth`: a plan still streaming. */
@@ -478,7 +466,7 @@ export class AgentRun {
     // Every server this run started stops with it, whatever happened.
     await this.mcp?.stop();
     // Every change is recorded before the run's last line.
-    await this.context.checkpoints?.close();
+    await this.context.features.checkpoints.close();
     const state = log.state;
     const cancelled = this.abort.signal.aborted && this.fatalError === undefined;
     const overBudget = cancelled ? undefined : this.context.overBudget();
@@ -507,27 +495,11 @@ export class AgentRun {
       (overBudget ? `${BUDGET_EXCEEDED}: ${overBudget}` : undefined) ??
       (cancelled ? String((this.abort.signal.reason as Error)?.message ?? 'cancelled') : status === 'failed' ? describeIncomplete(state) : undefined);
     // Prompt counts still being made (context_cost records, calibration) land before the run's last line.
-    await this.context.budget.settled();
+    await this.context.features.contextBudget.settled();
     const snapshot = { ...toSnapshot(state), status, answer, error };
     log.append({ type: 'run_finished', status, answer, error, plan: snapshot });
     return { status, answer, error, snapshot };
   }
-}
-
-/**
- * The run's change recorder, when it has a checkpoint folder and recording is on (docs/design.md,
- * “Checkpoints and revert”). An untrusted workspace gets none: its run cannot write, and git is not run in it.
- */
-function createRecorder(options: AgentRunOptions): CheckpointRecorder | undefined {
-  if (!options.checkpointsDir || !options.config['cortex.checkpoints.enabled'] || !options.trusted) return undefined;
-  return new CheckpointRecorder({
-    dir: options.checkpointsDir,
-    workspaceRoot: options.workspaceRoot,
-    maxFileBytes: options.config['cortex.checkpoints.maxFileBytes'],
-    recordChanges: (stepId, callId, changes) => options.log.append({ type: 'files_changed', stepId, callId, changes }),
-    warn: (message) => options.log.append({ type: 'log', level: 'warn', message: `Checkpoints: ${message}` }),
-    exclude: options.checkpointsExclude,
-  });
 }
 
 /** The run's failure in the words the panel uses (step descriptions, no reason codes); ids and codes as a last resort. */

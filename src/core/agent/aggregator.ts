@@ -38,7 +38,7 @@ export function buildAggregatorMessages(state: PlanState, promptBudget = Infinit
 export async function aggregate(context: RunContext): Promise<string> {
   const response = await callLlm(context, {
     purpose: 'aggregator',
-    messages: buildAggregatorMessages(context.log.state, context.budget.countedLimit()),
+    messages: buildAggregatorMessages(context.log.state, context.features.contextBudget.promptLimit()),
     stream: false,
   });
   return response.content.trim();

@@ -1,11 +1,8 @@
-import { prepareFit, type ContextCostRecord, type PreparedFit } from '../context/contextFitter';
-import { ContextExhaustedError } from '../context/contextExhausted';
-import { isContextOverflow, overflowFacts, overflowModel } from '../context/contextOverflow';
+import type { PreparedFit } from '../context/contextFitter';
 import { endsTheRun, failoverNotice } from '../llm/failoverPolicy';
 import { LlmError, type ChatRequest, type ChatResponse, type RetryWait } from '../llm/llmTypes';
 import { requestUsage } from '../usage/requestUsage';
 import type { RunContext } from './runContext';
-import { stepAuditEvent } from '../plan/stepAudits';
 import { countImageParts } from '../tools/toolImages';
 
 /** Failovers already announced, per run ("from→to"), so a run says each one once (keyed by the run's log: a step runs with its own copy of the context). */
@@ -19,46 +16,14 @@ const announcedFailovers = new WeakMap<RunContext['log'], Set<string>>();
  * context-overflow error gets one compaction and one retry, never a failover.
  */
 export async function callLlm(context: RunContext, request: Omit<ChatRequest, 'signal'>): Promise<ChatResponse> {
-  const fitted = await prepareFit(budgetDeps(context), request);
-  try {
-    return await sendAndRecord(context, request, fitted);
-  } catch (error) {
-    if (!isContextOverflow(error) || request.purpose === 'compact') throw error;
-    context.budget.learnOverflow(overflowModel(error, context.budget.model), (await fitted.settle()).counted, overflowFacts(error.message));
-    const refitted = await prepareFit(budgetDeps(context), request, { afterOverflow: true });
-    try {
-      return await sendAndRecord(context, request, refitted);
-    } catch (again) {
-      if (!isContextOverflow(again)) throw again;
-      const { record } = await refitted.settle();
-      throw new ContextExhaustedError(
-        `The endpoint still found the ${request.purpose} prompt too long after compacting it: ${again.message}`,
-        record.tokensAfter,
-        record.budget,
-      );
-    }
-  }
-}
-
-/** What the context fitter needs from the run: the budget, a way to summarise, and where to report. */
-function budgetDeps(context: RunContext) {
-  return {
-    budget: context.budget,
-    summarise: async (messages: ChatRequest['messages'], stepId: string | undefined) =>
-      (await callLlm(context, { purpose: 'compact', stepId, messages, stream: false })).content,
-    mustPropagate: (error: unknown) => context.signal.aborted || isFatalLlmError(error),
-    record: (record: ContextCostRecord, stepId: string | undefined) => {
-      // Requests of the run as a whole (planner, aggregator) have no step to file the audit under.
-      if (stepId !== undefined) context.log.append(stepAuditEvent(stepId, { kind: 'context_cost', data: { ...record } }));
-      else
-        context.log.append({
-          type: 'log',
-          level: 'debug',
-          message: `context_cost ${record.purpose}: ${record.tokensAfter} of ${record.budget} tokens`,
-          data: { kind: 'context_cost', ...record },
-        });
+  return context.features.contextBudget.fitAndSend(
+    request,
+    {
+      summarise: async (messages, stepId) => (await callLlm(context, { purpose: 'compact', stepId, messages, stream: false })).content,
+      mustPropagate: (error) => context.signal.aborted || isFatalLlmError(error),
     },
-  };
+    (fitted) => sendAndRecord(context, request, fitted),
+  );
 }
 
 async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'signal'>, fitted: PreparedFit): Promise<ChatResponse> {
@@ -68,21 +33,8 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
   const settling = fitted.settle();
   try {
     const response = await pending;
-    context.budget.model = response.usedModel;
-    // With the endpoint's own usage the count only calibrates. For a prompt far within its budget
-    // the response goes on at once, even while the count is still being made (the counting
-    // thread's first load); requests nearer the limit and the run's end wait for it.
-    let countedPrompt = 0;
-    const reported = response.usage;
-    const calibrate = ({ counted }: { counted: number }) => {
-      if (reported) context.budget.observeUsage(response.usedModel, counted, reported.promptTokens);
-    };
-    if (reported && fitted.roomy) context.budget.track(settling.then(calibrate));
-    else {
-      const outcome = await settling;
-      calibrate(outcome);
-      countedPrompt = outcome.counted;
-    }
+    // With the endpoint's own usage the count only calibrates (and may still be under way).
+    const countedPrompt = await context.features.contextBudget.answered(fitted, settling, response.usedModel, response.usage);
     context.log.append({
       type: 'llm_request',
       purpose: request.purpose,
@@ -109,10 +61,7 @@ async function sendAndRecord(context: RunContext, request: Omit<ChatRequest, 'si
     }
     return response;
   } catch (error) {
-    // The prompt's context_cost is reported before the request's outcome, unless the count is
-    // still being made for a roomy prompt (then the run's end waits for it).
-    if (fitted.roomy) context.budget.track(settling);
-    else await settling.catch(() => undefined);
+    await context.features.contextBudget.failed(fitted, settling);
     const llmError = error instanceof LlmError ? error : new LlmError('bad_response', (error as Error).message ?? String(error));
     context.log.append({
       type: 'llm_request',

@@ -1,5 +1,3 @@
-import { revertForReplan } from '../checkpoints/replanRevert';
-import { withProjectInstructions } from '../instructions/instructionsMessage';
 import type { ChatMessage } from '../llm/llmTypes';
 import { toolSummaries } from '../mcp/toolSummaries';
 import { initialPlanEvents, type StepIdAllocator } from '../plan/planOperations';
@@ -80,7 +78,7 @@ export class StreamedPlanner implements PlanGrowth {
 
   private async plan(): Promise<void> {
     const { context } = this;
-    const messages: ChatMessage[] = withProjectInstructions(buildPlannerMessages(context.task, toolSummaries(context.registry)), context.instructions);
+    const messages: ChatMessage[] = context.features.instructions.addTo(buildPlannerMessages(context.task, toolSummaries(context.registry)));
     let lastError = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       const reader = new IncrementalPlanReader(this.maxSteps);
@@ -152,17 +150,8 @@ export async function discardStreamedSteps(
   started = stepIds.filter((id) => (context.log.state.steps.get(id)?.status ?? 'not_started') !== 'not_started'),
 ): Promise<void> {
   if (stepIds.length === 0) return;
-  const { checkpoints, config } = context;
-  if (started.length > 0 && checkpoints)
-    await revertForReplan({
-      log: context.log,
-      recorder: checkpoints,
-      workspaceRoot: context.workspaceRoot,
-      maxFileBytes: config['cortex.checkpoints.maxFileBytes'],
-      protectedPaths: config['cortex.policy.protectedPaths'],
-      stepIds: started,
-      reason: 'plan_discarded',
-    });
+  const { checkpoints } = context.features;
+  if (started.length > 0 && checkpoints.recording) await checkpoints.revertSteps(started, 'plan_discarded');
   else if (started.length > 0)
     context.log.append({ type: 'log', level: 'warn', message: `Checkpoints are off: what ${started.join(', ')} changed stays as it is.` });
   context.log.append({ type: 'plan_discarded', stepIds: [...stepIds], reason });

@@ -4,7 +4,6 @@ import { buildPlannerMessages, parsePlannerReply, type ParsedPlan } from './plan
 import { planDocument } from './planDocument';
 import type { RunContext } from './runContext';
 import { toolSummaries } from '../mcp/toolSummaries';
-import { withProjectInstructions } from '../instructions/instructionsMessage';
 
 export type PlannedSteps = ParsedPlan;
 
@@ -27,7 +26,7 @@ export class PlanningError extends Error {
  */
 export async function planTask(context: RunContext, maxSteps = 100, revision?: PlanRevision): Promise<PlannedSteps> {
   const tools = toolSummaries(context.registry);
-  const messages: ChatMessage[] = withProjectInstructions(buildPlannerMessages(context.task, tools), context.instructions);
+  const messages: ChatMessage[] = context.features.instructions.addTo(buildPlannerMessages(context.task, tools));
   // A plan a person denied with feedback is rewritten (docs/design.md, “Step scopes and plan approval”).
   if (revision) messages.push(...revisionMessages(revision));
   let lastError = '';

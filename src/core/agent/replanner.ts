@@ -1,10 +1,8 @@
-import { withProjectInstructions } from '../instructions/instructionsMessage';
 import { blockStepEvents, nextReplan, replanLimitEvents, replanOutcomeEvents, type StepIdAllocator } from '../plan/planOperations';
 import { callLlm, isFatalLlmError } from './llmCall';
 import { buildReplanMessages, parseReplanReply } from './replanPrompt';
 import type { RunContext } from './runContext';
 import { toolSummaries } from '../mcp/toolSummaries';
-import { revertForReplan } from '../checkpoints/replanRevert';
 import { approveRedesign } from './planApproval';
 
 /**
@@ -24,9 +22,8 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
   }
   const tools = toolSummaries(context.registry);
   try {
-    const messages = withProjectInstructions(
-      buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts, promptBudget: context.budget.countedLimit() }),
-      context.instructions,
+    const messages = context.features.instructions.addTo(
+      buildReplanMessages(log.state, failedStepId, plan.stepsToReplan, tools, { maxAttempts, promptBudget: context.features.contextBudget.promptLimit() }),
     );
     // Streamed as the planner's is (cortex.planning.stream), but read whole: a redesign is one event naming all its new steps.
     const stream = config['cortex.planning.stream'];
@@ -62,16 +59,7 @@ export async function replanFailedStep(context: RunContext, failedStepId: string
       newId: () => ids.next(),
     });
     // The redesigned subgraph starts from a clean state: what the replaced steps changed is put back first (docs/design.md, “Checkpoints and revert”).
-    if (result.action === 'redesign' && context.checkpoints && config['cortex.replan.revertFailedChanges']) {
-      await revertForReplan({
-        log,
-        recorder: context.checkpoints,
-        workspaceRoot: context.workspaceRoot,
-        maxFileBytes: config['cortex.checkpoints.maxFileBytes'],
-        protectedPaths: config['cortex.policy.protectedPaths'],
-        stepIds: plan.stepsToReplan,
-      });
-    }
+    if (result.action === 'redesign' && config['cortex.replan.revertFailedChanges']) await context.features.checkpoints.revertSteps(plan.stepsToReplan);
     append(outcome);
     return result.action === 'redesign' ? 'redesigned' : 'blocked';
   } catch (error) {

@@ -1,15 +1,18 @@
 import type { FlatConfig } from '../config/configSchema';
-import type { ContextBudget } from '../context/contextBudget';
 import type { LlmClient } from '../llm/llmTypes';
 import type { EventLog } from '../plan/eventLog';
 import type { ApprovalBroker } from '../policy/approvalBroker';
-import type { MemoryStore } from '../memory/memoryStore';
 import type { Logger } from '../ports';
 import type { ToolRegistry } from '../tools/toolRegistry';
-import type { CheckpointRecorder } from '../checkpoints/checkpointRecorder';
-import type { InstructionsFile } from '../instructions/projectInstructions';
+import type { RunFeatures } from './runFeatures';
 
-/** Everything one run's components share. Built once by AgentRun. */
+/**
+ * What every part of one run uses: who and what the run is, its settings, model, log, approvals,
+ * tools and trust, its cancel signal, and the agent's own run services (batch numbers, Retry of a
+ * denied gate, the run's own files, the run caps). A feature's run state is not here: it lives in
+ * the feature's run object (`features`, runFeatures.ts). Built once by AgentRun; each step runs
+ * with a copy that has the step's own signal.
+ */
 export interface RunContext {
   runId: string;
   task: string;
@@ -28,16 +31,10 @@ export interface RunContext {
   holdDeniedGates: boolean;
   /** Resolves when `retryStep(stepId)` is called, or rejects when the run is cancelled. */
   waitForRetry(stepId: string): Promise<void>;
-  /** How many prompt tokens each request may use (docs/design.md, “Context budget and memory”). */
-  budget: ContextBudget;
-  /** The workspace's memory; absent when the host gave no memory file. */
-  memory?: MemoryStore;
-  /** Records every file change of the run (docs/design.md, “Checkpoints and revert”); absent when the run has no checkpoint folder. */
-  checkpoints?: CheckpointRecorder;
-  /** The project's instructions files read at the start (docs/design.md, “Project instructions”); none in an untrusted workspace. */
-  instructions?: readonly InstructionsFile[];
   /** The run's own files (trace, lock, checkpoint folder): its tools never write them unasked. */
   runFiles: readonly string[];
   /** Why the run is past cortex.limits.maxRunTokens or maxRunCost (docs/design.md, “Usage and cost”), else undefined. */
   overBudget(): string | undefined;
+  /** The features' run objects: the context budget, the project instructions, memory, checkpoints. */
+  features: RunFeatures;
 }

@@ -1,8 +1,5 @@
-import { withProjectInstructions } from '../instructions/instructionsMessage';
-import { stepInstructions } from './stepInstructions';
 import type { ChatMessage } from '../llm/llmTypes';
 import { selectStepTools } from '../mcp/stepToolSelection';
-import { injectRelevantMemory } from '../memory/memoryInjection';
 import { addToolCallEvent } from '../plan/planOperations';
 import { uniqueCallIds } from './uniqueCallIds';
 import { BUDGET_EXCEEDED } from '../usage/runCaps';
@@ -44,14 +41,10 @@ export const ALL_FAILED_MESSAGE = 'All tool calls failed. Please check the error
  * LLM errors propagate (the scheduler decides between failing the step and stopping the run).
  */
 export async function executeStep(context: RunContext, stepId: string): Promise<StepOutcome> {
-  const { log, config } = context;
-  // The run's instructions right after the system prompt (the same bytes in every request), then
-  // the nearest AGENTS.md above the step's own paths in a message of their own.
-  const messages: ChatMessage[] = withProjectInstructions(
-    withProjectInstructions(buildStepMessages(log.state, stepId, context.budget.countedLimit()), await stepInstructions(context, stepId)),
-    context.instructions,
-  );
-  await injectRelevantMemory(context, stepId, messages);
+  const { log, config, features } = context;
+  // The project's instructions (the run's, then the step's nearest AGENTS.md), then the memories that match the step.
+  const messages: ChatMessage[] = await features.instructions.addToStep(buildStepMessages(log.state, stepId, features.contextBudget.promptLimit()), stepId);
+  await features.memory.addRelevant(messages, stepId);
   // With many MCP tools, a step is sent only those its description needs (docs/design.md, “MCP tools”).
   const selection = selectStepTools(context.registry, log.state.steps.get(stepId)?.description ?? '', config['cortex.mcp.maxTools']);
   if (selection.audit) log.append(stepAuditEvent(stepId, { kind: 'mcp_tools', data: selection.audit }));

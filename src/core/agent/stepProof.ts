@@ -15,7 +15,7 @@ export async function collectStepProof(context: RunContext, stepId: string, answ
   const step = context.log.state.steps.get(stepId);
   if (!step || getFailedCalls(step).length > 0) return { postconditions: [], claims: [], requireVerified };
   // Without checkpoints, file tools still say what they wrote, but what commands change is unknown.
-  const commandChangesRecorded = context.checkpoints !== undefined;
+  const commandChangesRecorded = context.features.checkpoints.recording;
   const postconditions = await checkPostconditions(step, step.expects ?? [], {
     workspaceRoot: context.workspaceRoot,
     commandChangesRecorded,

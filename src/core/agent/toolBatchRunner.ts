@@ -5,7 +5,6 @@ import { callProtection, type CallProtection } from '../tools/callProtection';
 import { policyDeniedMessage, userDeniedMessage } from '../policy/policyMessages';
 import { executePreparedCall, type PreparedCall, type RunnableCall } from '../tools/toolPipeline';
 import { approvalPreviews } from '../checkpoints/approvalPreview';
-import { recordToolCall } from '../checkpoints/callRecording';
 import type { GuardedToolContext } from '../tools/fileGuard';
 import { executionSettingsFromConfig } from '../sandbox/executionSettings';
 import type { CommandToolContext } from '../tools/workspace/runCommand';
@@ -189,7 +188,7 @@ async function runCall(batch: Batch, entry: RunEntry): Promise<void> {
     images: imageChannel(batch, call),
   };
   // Every file change is recorded with the step and call that made it (docs/design.md, “Checkpoints and revert”).
-  const outcome = await recordToolCall(context.checkpoints, { stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) =>
+  const outcome = await context.features.checkpoints.record({ stepId, callId: call.call.id, tool: call.tool }, toolContext, (recorded) =>
     executePreparedCall(call, recorded, config['cortex.limits.maxToolOutputBytes']),
   );
   if (context.signal.aborted) return; // cancelled mid-call: the call stays pending
@@ -321,7 +320,7 @@ export async function runToolBatch(context: RunContext, stepId: string, calls: P
   );
   // A command may run: the checkpoints' shadow repository is set up now, while approvals are awaited.
   if (entries.some((e) => (e.disposition === 'run' || e.disposition === 'confirm') && e.call.tool.kind === 'command'))
-    void context.checkpoints?.prepareCommands();
+    context.features.checkpoints.prepareCommands();
   batch.previews = await approvalPreviews(
     context.workspaceRoot,
     entries.filter((e): e is ConfirmEntry => e.disposition === 'confirm').map((e) => ({ callId: e.call.call.id, tool: e.call.tool, args: e.call.args })),

@@ -1,4 +1,3 @@
-import type { FlatConfig } from '../config/configSchema';
 import { countMessageTokens } from '../context/tokenCounter';
 import type { ChatMessage } from '../llm/llmTypes';
 import type { EventLog } from '../plan/eventLog';
@@ -13,26 +12,29 @@ import { stepAuditEvent } from '../plan/stepAudits';
 
 const SHOWN_TEXT_CHARS = 200;
 
-export async function injectRelevantMemory(
-  context: { memory?: MemoryStore; config: FlatConfig; log: EventLog },
-  stepId: string,
-  messages: ChatMessage[],
-): Promise<void> {
-  const limit = context.config['cortex.memory.searchLimit'];
-  const step = context.log.state.steps.get(stepId);
-  if (!context.memory || limit === 0 || !step) return;
+/** Where the memories are searched, how many at most (cortex.memory.searchLimit), and the log the audit goes to. */
+export interface MemoryInjectionOptions {
+  memory: MemoryStore;
+  searchLimit: number;
+  log: EventLog;
+}
+
+export async function injectRelevantMemory(options: MemoryInjectionOptions, stepId: string, messages: ChatMessage[]): Promise<void> {
+  const { memory, searchLimit: limit, log } = options;
+  const step = log.state.steps.get(stepId);
+  if (limit === 0 || !step) return;
   let hits;
   try {
-    hits = await context.memory.search(step.description, limit);
+    hits = await memory.search(step.description, limit);
   } catch (error) {
-    context.log.append({ type: 'log', level: 'warn', stepId, message: `Workspace memory not used for ${stepId}: ${(error as Error).message}` });
+    log.append({ type: 'log', level: 'warn', stepId, message: `Workspace memory not used for ${stepId}: ${(error as Error).message}` });
     return;
   }
   if (hits.length === 0) return;
   const message = relevantContextMessage(hits);
   const firstTurn = messages.findIndex((m) => m.role === 'assistant');
   messages.splice(firstTurn < 0 ? messages.length : firstTurn, 0, message);
-  context.log.append(
+  log.append(
     stepAuditEvent(stepId, {
       kind: 'memory_injected',
       data: {
