@@ -59,6 +59,8 @@ export class CheckpointRecorder {
   private ready: Promise<Ready> | undefined;
   private commandSetup: Promise<CommandSetup> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** File tools' calls not yet queued for recording: each settles once its change is in the queue. */
+  private readonly fileToolsUnqueued = new Set<Promise<void>>();
   /** Recordings are described one after the other, so files_changed events keep the calls' order. */
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
@@ -157,6 +159,9 @@ export class CheckpointRecorder {
     if (!ready) return run(() => Promise.resolve());
     const { realRoot } = ready;
     const recording = new FileToolRecording(realRoot, this.store, this.options.maxFileBytes, this.ledger, ready.excluded);
+    let queued!: () => void;
+    const unqueued = new Promise<void>((resolve) => (queued = resolve));
+    this.fileToolsUnqueued.add(unqueued);
     try {
       return await run(recording.beforeWrite);
     } finally {
@@ -169,6 +174,8 @@ export class CheckpointRecorder {
         this.options.warn(`could not record the changes of ${callId}: ${(error as Error).message}`);
       }
       if (collected) void this.enqueue(() => this.emit(stepId, callId, () => recording.changes(callId, collected)));
+      this.fileToolsUnqueued.delete(unqueued);
+      queued();
     }
   }
 
@@ -200,6 +207,10 @@ export class CheckpointRecorder {
     } finally {
       if (recording) {
         recording.scanAfter();
+        // A file tool of a parallel step that wrote while the command ran is told apart through the
+        // ledger: its change must be queued before the command's is described, or the command
+        // would be taken for its author.
+        await Promise.all([...this.fileToolsUnqueued]);
         await this.enqueue(() => this.emit(stepId, callId, () => recording.changes()));
       }
     }

@@ -166,6 +166,35 @@ describe('recording file changes', function () {
     assert.match(changes[1].note ?? '', /git is not installed/);
   });
 
+  it("leaves out of a command's changes a parallel file tool's write whose recording is still under way when the command ends", async () => {
+    await recorder.prepare();
+    let fileTool!: Promise<void>;
+    await recorder.recordCommand('s1', 'cmd', async () => {
+      let written!: () => void;
+      const wrote = new Promise<void>((resolve) => (written = resolve));
+      // The other step's write lands while the command runs; the command ends before that call's
+      // recording (reading what is there now) has been queued.
+      fileTool = recorder.recordFileTool('s2', 'write', async (beforeWrite) => {
+        await beforeWrite(join(ws, 'docs', 'dates.md'));
+        mkdirSync(join(ws, 'docs'));
+        writeFileSync(join(ws, 'docs', 'dates.md'), '# Dates\n');
+        written();
+      });
+      await wrote;
+      writeFileSync(join(ws, 'by-command.txt'), 'cmd\n');
+    });
+    await fileTool;
+    await recorder.settle();
+    assert.deepEqual(
+      changesOf('cmd').map((c) => c.path),
+      ['by-command.txt'],
+    );
+    assert.ok(
+      changesOf('write').some((c) => c.kind === 'created' && c.path === 'docs/dates.md'),
+      "the write is its own call's change",
+    );
+  });
+
   it("leaves out of a command's changes what a file tool of another step wrote while the command ran", async () => {
     writeFileSync(join(ws, 'shared.txt'), 'v1\n');
     await recorder.prepare();
