@@ -64,12 +64,13 @@ describe('MCP servers: the client against real servers', function () {
       assert.ok(isAlive(pid));
       assert.ok(tools.length >= 10, `tools: ${tools.map((t) => t.name).join(', ')}`);
       const sum = tool('everything_get-sum');
-      assert.deepEqual(sum.mcp, {
+      assert.deepEqual(sum.origin, {
+        kind: 'mcp',
         server: 'everything',
         tool: 'get-sum',
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       });
-      assert.equal(sum.readOnly, true);
+      assert.deepEqual([sum.readOnly, sum.idempotent, sum.changes], [true, true, 'unrecorded']);
       assert.equal(tool('everything_toggle-simulated-logging').readOnly, false);
       const raw: Array<Record<string, unknown>> = [];
       const result = await run(sum, { a: 2, b: 3 }, { raw });
@@ -144,7 +145,7 @@ describe('MCP servers: the client against real servers', function () {
           ['missing', 'failed'],
         ],
       );
-      assert.ok(tools.every((t) => t.mcp?.server === 'fine') && tools.length > 0);
+      assert.ok(tools.every((t) => t.origin.server === 'fine') && tools.length > 0);
       const warnings = logs(log)
         .filter((e) => e.level === 'warn')
         .map((e) => e.message);

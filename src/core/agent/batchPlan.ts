@@ -21,11 +21,11 @@ export type BatchEntry =
   | { disposition: 'run'; call: RunnableCall; verdict: PolicyVerdict };
 
 /**
- * Whether running the call twice gives nothing a single run does not: workspace read tools
- * (`readOnly`), MCP tools declaring `readOnlyHint` (which sets `readOnly`) or `idempotentHint`.
+ * Whether running the call twice gives nothing a single run does not: the tool declares it
+ * `idempotent` (the read tools, MCP tools annotated `readOnlyHint` or `idempotentHint`).
  */
 export function isRepeatSafe(call: RunnableCall): boolean {
-  return call.tool.readOnly || call.tool.mcp?.annotations?.idempotentHint === true;
+  return call.tool.idempotent;
 }
 
 /** Identity of a call for de-duplication within a batch: name + canonical args. */

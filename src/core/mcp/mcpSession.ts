@@ -1,6 +1,5 @@
 import type { EventLog } from '../plan/eventLog';
-import type { ToolDefinition } from '../tools/toolTypes';
-import { mcpToolDefinitions } from './mcpTools';
+import { mcpToolDefinitions, type McpToolDefinition } from './mcpTools';
 import { mcpResourceTool } from './resourceTool';
 import type { McpServerDefinition } from '../config/mcpTypes';
 import { McpServerConnection } from './serverConnection';
@@ -38,7 +37,7 @@ export class McpSession {
    * Starts every server and returns the session with the tools of those that started. Throws
    * McpToolConflictError (after stopping them all) when two tool names clash.
    */
-  static async start(definitions: readonly McpServerDefinition[], options: McpSessionOptions): Promise<{ session: McpSession; tools: ToolDefinition[] }> {
+  static async start(definitions: readonly McpServerDefinition[], options: McpSessionOptions): Promise<{ session: McpSession; tools: McpToolDefinition[] }> {
     const { log } = options;
     const report = (level: 'info' | 'warn' | 'error', message: string, data?: Record<string, unknown>) =>
       log.append({ type: 'log', level, message, ...(data ? { data } : {}) });
@@ -48,7 +47,7 @@ export class McpSession {
     );
     const session = new McpSession(connections, log);
     await Promise.all(connections.map((connection) => connection.start()));
-    const tools: ToolDefinition[] = [];
+    const tools: McpToolDefinition[] = [];
     for (const connection of connections) {
       const server = connection.name;
       if (connection.state !== 'running') {
@@ -73,7 +72,7 @@ export class McpSession {
     }
     const conflicts = mcpNameConflicts(
       options.nativeNames,
-      tools.map((tool) => ({ name: tool.name, origin: tool.mcp! })),
+      tools.map((tool) => ({ name: tool.name, origin: tool.origin })),
       options.normalizeFallback,
     );
     if (conflicts.length > 0) {

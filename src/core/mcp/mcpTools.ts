@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { toStrictSchema } from '../tools/strictSchema';
 import { ToolError, type ToolDefinition } from '../tools/toolTypes';
 import { createJsonSchemaValidator } from './jsonSchemaCheck';
-import type { McpAnnotations, McpToolOrigin } from '../config/mcpTypes';
+import type { McpAnnotations } from '../config/mcpTypes';
+import type { McpOrigin } from '../policy/toolOrigin';
 import { renderToolResult } from './resultText';
 import { reportResult } from './resultReport';
 import type { McpServerConnection } from './serverConnection';
@@ -15,8 +16,13 @@ import { isRecord } from '../text/isRecord';
 // pipeline's validation (strict closes only objects whose fields the server lists, where an
 // unknown field is a misspelt one; a free-form object the server leaves open stays open, so
 // whatever the server accepts there reaches it), `readOnlyHint` as the read-only flag (which lets them run concurrently
-// in parallel mode; the policy still asks unless the server is allowed), and every result rendered
-// as text with the raw result reported for the trace.
+// in parallel mode; the policy still asks unless the server is allowed), `readOnlyHint` or
+// `idempotentHint` as idempotent (a repeat within a batch reuses the first result), what they change
+// as unrecorded by the checkpoints, and every result rendered as text with the raw result reported
+// for the trace.
+
+/** A registry tool that stands for a tool of an MCP server. */
+export type McpToolDefinition = ToolDefinition & { origin: McpOrigin };
 
 /** Arguments are checked by `validate`; the zod schema is only a placeholder for the type. */
 const ANY_OBJECT = z.record(z.string(), z.unknown());
@@ -43,12 +49,12 @@ function describe(server: string, tool: Tool): string {
 }
 
 /** Registry tools for every tool the connection listed; `readResourceTool` names the server's read_resource tool in resource links. */
-export function mcpToolDefinitions(connection: McpServerConnection, readResourceTool?: string): ToolDefinition[] {
+export function mcpToolDefinitions(connection: McpServerConnection, readResourceTool?: string): McpToolDefinition[] {
   return connection.tools.map((tool) => {
     const parameters = modelParameters(tool.inputSchema);
     const annotations = annotationsOf(tool);
-    const origin: McpToolOrigin = { server: connection.name, tool: tool.name, ...(annotations ? { annotations } : {}) };
-    const definition: ToolDefinition = {
+    const origin: McpOrigin = { kind: 'mcp', server: connection.name, tool: tool.name, ...(annotations ? { annotations } : {}) };
+    const definition: McpToolDefinition = {
       name: mcpToolName(connection.name, tool.name),
       description: describe(connection.name, tool),
       schema: ANY_OBJECT,
@@ -56,7 +62,9 @@ export function mcpToolDefinitions(connection: McpServerConnection, readResource
       validate: createJsonSchemaValidator(parameters),
       kind: 'other',
       readOnly: annotations?.readOnlyHint === true,
-      mcp: origin,
+      origin,
+      idempotent: annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
+      changes: 'unrecorded',
       async run(args, context) {
         const result = await connection.callTool(tool.name, args as Record<string, unknown>, { signal: context.signal, timeoutMs: context.timeoutMs });
         const rendered = renderToolResult(result, { images: context.images, readResourceTool });

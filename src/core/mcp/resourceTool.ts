@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { McpToolOrigin } from '../config/mcpTypes';
-import type { ToolDefinition } from '../tools/toolTypes';
+import type { McpOrigin } from '../policy/toolOrigin';
 import { createJsonSchemaValidator } from './jsonSchemaCheck';
-import { modelParameters } from './mcpTools';
+import { modelParameters, type McpToolDefinition } from './mcpTools';
 import { renderReadResult } from './resultText';
 import { reportResult } from './resultReport';
 import type { McpServerConnection } from './serverConnection';
@@ -46,7 +45,7 @@ function listing(connection: McpServerConnection): string {
 }
 
 /** The read_resource tool of a server that has resources, or undefined. */
-export function mcpResourceTool(connection: McpServerConnection): ToolDefinition | undefined {
+export function mcpResourceTool(connection: McpServerConnection): McpToolDefinition | undefined {
   if (connection.resources.length === 0 && connection.resourceTemplates.length === 0) return undefined;
   const server = connection.name;
   // A server's own tool may already be called read_resource: Cortex's then takes another name.
@@ -58,7 +57,7 @@ export function mcpResourceTool(connection: McpServerConnection): ToolDefinition
     properties: { uri: { type: 'string', minLength: 1, maxLength: 2048, description: 'The URI of the resource, as listed' } },
     required: ['uri'],
   });
-  const origin: McpToolOrigin = { server, tool: READ_RESOURCE, annotations: { title: 'Read resource', readOnlyHint: true, idempotentHint: true } };
+  const origin: McpOrigin = { kind: 'mcp', server, tool: READ_RESOURCE, annotations: { title: 'Read resource', readOnlyHint: true, idempotentHint: true } };
   return {
     name,
     description: `Reads one resource of MCP server "${server}" by its URI (resources/read). Its resources:\n${listing(connection)}`,
@@ -67,7 +66,9 @@ export function mcpResourceTool(connection: McpServerConnection): ToolDefinition
     validate: createJsonSchemaValidator(parameters),
     kind: 'other',
     readOnly: true,
-    mcp: origin,
+    origin,
+    idempotent: true,
+    changes: 'none',
     async run(args, context) {
       const uri = String((args as { uri: unknown }).uri);
       const result = await connection.readResource(uri, { signal: context.signal, timeoutMs: context.timeoutMs });

@@ -1,3 +1,4 @@
+import { hasMcpOrigin } from '../policy/toolOrigin';
 import type { ToolRegistry } from '../tools/toolRegistry';
 import type { ToolDefinition } from '../tools/toolTypes';
 
@@ -55,21 +56,21 @@ export interface StepToolSelection {
 
 /** The registry view for a step whose description is `description`. */
 export function selectStepTools(registry: ToolRegistry, description: string, maxTools: number): StepToolSelection {
-  const mcpTools = registry.tools().filter((tool) => tool.mcp);
+  const mcpTools = registry.tools().filter(hasMcpOrigin);
   if (mcpTools.length <= maxTools) return { registry };
 
   const stepWords = keywords(description);
-  const byServer = new Map<string, ToolDefinition[]>();
-  for (const tool of mcpTools) byServer.set(tool.mcp!.server, [...(byServer.get(tool.mcp!.server) ?? []), tool]);
+  const byServer = new Map<string, typeof mcpTools>();
+  for (const tool of mcpTools) byServer.set(tool.origin.server, [...(byServer.get(tool.origin.server) ?? []), tool]);
   const choices: ServerChoice[] = [...byServer].map(([server, tools]) => {
     const toolScores = new Map<string, number>();
     const namedTools = new Set<string>();
     const serverWords = new Set<string>();
     for (const tool of tools) {
-      const words = keywords(`${tool.mcp!.tool} ${tool.description}`);
+      const words = keywords(`${tool.origin.tool} ${tool.description}`);
       for (const word of words) serverWords.add(word);
       toolScores.set(tool.name, [...words].filter((word) => stepWords.has(word)).length);
-      if (mentions(description, tool.mcp!.tool) || mentions(description, tool.name)) namedTools.add(tool.name);
+      if (mentions(description, tool.origin.tool) || mentions(description, tool.name)) namedTools.add(tool.name);
     }
     const score = [...stepWords].filter((word) => serverWords.has(word)).length;
     return { server, tools, named: mentions(description, server) || namedTools.size > 0, score, toolScores, namedTools };
@@ -94,7 +95,7 @@ export function selectStepTools(registry: ToolRegistry, description: string, max
   }
   const left = choices.filter((c) => !selected.some((s) => s.server === c.server)).map((c) => ({ server: c.server, score: c.score, tools: c.tools.length }));
   return {
-    registry: registry.restrict((tool) => !tool.mcp || chosen.has(tool.name)),
+    registry: registry.restrict((tool) => !hasMcpOrigin(tool) || chosen.has(tool.name)),
     audit: { maxTools, available: mcpTools.length, sent: chosen.size, servers: selected, left, stepKeywords: [...stepWords].slice(0, 40) },
   };
 }

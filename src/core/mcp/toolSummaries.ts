@@ -1,3 +1,4 @@
+import { mcpOriginOf } from '../policy/toolOrigin';
 import type { ToolRegistry } from '../tools/toolRegistry';
 
 // The planner and the replanner see every tool by name (docs/design.md, “MCP tools”), MCP tools with a
@@ -16,8 +17,9 @@ function firstSentence(text: string): string {
 /** Name and description of every visible tool; MCP tools summarised to one line. */
 export function toolSummaries(registry: ToolRegistry): Array<{ name: string; description: string }> {
   return registry.tools().map((tool) => {
-    if (!tool.mcp) return { name: tool.name, description: tool.description };
-    const suffix = ` (MCP server "${tool.mcp.server}")`;
+    const origin = mcpOriginOf(tool);
+    if (!origin) return { name: tool.name, description: tool.description };
+    const suffix = ` (MCP server "${origin.server}")`;
     const own = tool.description.endsWith(suffix) ? tool.description.slice(0, -suffix.length) : tool.description;
     return { name: tool.name, description: `${firstSentence(own)}${suffix}` };
   });

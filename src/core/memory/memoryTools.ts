@@ -20,6 +20,9 @@ const ForgetArgs = z.strictObject({
   id: z.string().min(1).max(64).describe('The id of the memory, as memory_search shows it'),
 });
 
+/** The memory file lies outside the workspace: the checkpoints do not record its changes. */
+const MEMORY = { kind: 'memory' } as const;
+
 function line(entry: MemoryEntry): string {
   return `[${entry.id}]${entry.tags.length ? ` (${entry.tags.join(', ')})` : ''} ${entry.text}`;
 }
@@ -42,6 +45,9 @@ export function createMemoryTools(store: MemoryStore): ToolDefinition[] {
     schema: StoreArgs,
     kind: 'write',
     readOnly: false,
+    origin: MEMORY,
+    idempotent: false,
+    changes: 'unrecorded',
     run: (args) => guarded(async () => `Stored memory ${(await store.store(args.text, args.tags ?? [])).id}.`),
   };
   const memorySearch: ToolDefinition<typeof SearchArgs> = {
@@ -50,6 +56,9 @@ export function createMemoryTools(store: MemoryStore): ToolDefinition[] {
     schema: SearchArgs,
     kind: 'read',
     readOnly: true,
+    origin: MEMORY,
+    idempotent: true,
+    changes: 'none',
     run: (args) =>
       guarded(async () => {
         const hits = await store.search(args.query, args.limit ?? 5);
@@ -62,6 +71,9 @@ export function createMemoryTools(store: MemoryStore): ToolDefinition[] {
     schema: ForgetArgs,
     kind: 'write',
     readOnly: false,
+    origin: MEMORY,
+    idempotent: false,
+    changes: 'unrecorded',
     run: (args) =>
       guarded(async () => {
         if (!(await store.forget(args.id))) throw new ToolError(`there is no memory with id "${args.id}"; memory_search shows the ids`);

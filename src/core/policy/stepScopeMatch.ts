@@ -10,8 +10,8 @@ import type { PolicyVerdict, ToolKind } from './toolPolicy';
 
 // Whether a call lies inside its step's approved scope (docs/design.md, “Step scopes and plan
 // approval”), and what that changes in the policy's verdict. Only file writes and commands are
-// scoped: reads and searches never are, and other tools (MCP, memory) are decided as without a
-// plan. A command entry covers that exact command, or it followed by more plain words; the command
+// scoped: reads and searches never are, and other tools (MCP tools are of kind `other`, the memory
+// tools name no workspace file) are decided as without a plan. A command entry covers that exact command, or it followed by more plain words; the command
 // must be literal words (literalCommand.ts), so `npm test; rm -rf x`, `npm test && …`, `$(…)`,
 // redirections and globs never match any entry. A protected path is never covered, whatever the
 // globs say, and neither is an argument that leaves the workspace.
@@ -65,7 +65,7 @@ export function coveringCommand(scope: StepScope | undefined, command: string, m
 
 /** A call as the scope sees it. */
 export interface ScopedCall {
-  tool: { kind: ToolKind; readOnly: boolean; mcp?: unknown } & FileAccessDeclaration;
+  tool: { kind: ToolKind; readOnly: boolean } & FileAccessDeclaration;
   args: unknown;
   /** The call creates folders (create_directory), not files. */
   folders?: boolean;
@@ -83,7 +83,7 @@ export type ScopeJudgement = { kind: 'unscoped' } | { kind: 'covered'; what: str
 /** Whether `call` lies inside `scope` (the step's approved scope). */
 export function judgeScope(call: ScopedCall, scope: StepScope | undefined, workspaceRoot: string, matcher?: ProtectedPathMatcher): ScopeJudgement {
   const { tool } = call;
-  if (tool.readOnly || tool.kind === 'read' || tool.mcp) return { kind: 'unscoped' };
+  if (tool.readOnly || tool.kind === 'read') return { kind: 'unscoped' };
   if (tool.kind === 'command') {
     const command = commandOf(call.args);
     if (command === undefined) return { kind: 'outside', what: 'runs a command without a command line' };

@@ -1,6 +1,6 @@
 import type { FlatConfig, PolicyDecision } from '../config/configSchema';
 import { mcpApprovalNote, mcpDefaultMatch, mcpRuleMatches } from './mcpPolicy';
-import type { McpToolOrigin } from '../config/mcpTypes';
+import { mcpOriginOf, type ToolOrigin } from './toolOrigin';
 import { evaluateCommand, type CommandEvaluation } from './commandRules';
 import { describeProtectedAccess, type ProtectedAccess } from './fileProtection';
 
@@ -30,7 +30,7 @@ export interface PolicyVerdict {
 export interface ToolPolicyInput {
   toolName: string;
   /** Undefined when the tool is unknown. */
-  tool?: { kind: ToolKind; readOnly: boolean; mcp?: McpToolOrigin };
+  tool?: { kind: ToolKind; readOnly: boolean; origin: ToolOrigin };
   /** Parsed arguments (an object, or its JSON text). */
   args: unknown;
   config: Pick<FlatConfig, 'cortex.policy.tools' | 'cortex.policy.commands'> & Partial<Pick<FlatConfig, 'cortex.mcp.allowReadOnly'>>;
@@ -57,8 +57,9 @@ const RANK: Record<PolicyDecision, number> = { allow: 0, confirm: 1, 'confirm-re
  */
 export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
   const { toolName, tool, config, trusted } = input;
+  const mcp = tool && mcpOriginOf(tool);
   // An MCP server's read-only annotation is only its own hint: Restricted Mode never runs MCP tools.
-  if (!trusted && (!tool?.readOnly || tool.mcp)) {
+  if (!trusted && (!tool?.readOnly || mcp)) {
     const what = tool ? `"${toolName}" can change files or run programs` : `"${toolName}" is not a known read-only tool`;
     return verdict({ decision: 'deny', rule: 'untrusted-workspace', reason: `the workspace is untrusted, so Cortex is read-only and ${what}` }, []);
   }
@@ -71,8 +72,8 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
     matches.push({ decision: 'confirm', rule: 'cortex.policy.protectedPaths', reason: protectedAccess.map(describeProtectedAccess).join('; ') });
   }
   const tools = config['cortex.policy.tools'] ?? {};
-  if (tool?.mcp) matches.push(...mcpRuleMatches(toolName, tool.mcp, tools));
-  for (const key of new Set(tool?.mcp ? ['*'] : [toolName, '*'])) {
+  if (mcp) matches.push(...mcpRuleMatches(toolName, mcp, tools));
+  for (const key of new Set(mcp ? ['*'] : [toolName, '*'])) {
     if (!Object.hasOwn(tools, key)) continue;
     const decision = tools[key];
     const rule = `cortex.policy.tools[${JSON.stringify(key)}] = ${decision}`;
@@ -93,7 +94,7 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
   }
 
   if (matches.length === 0)
-    matches.push(tool?.mcp ? mcpDefaultMatch(toolName, tool.mcp, config['cortex.mcp.allowReadOnly'] ?? []) : defaultMatch(toolName, tool, command));
+    matches.push(mcp ? mcpDefaultMatch(toolName, mcp, config['cortex.mcp.allowReadOnly'] ?? []) : defaultMatch(toolName, tool, command));
   const strictest = matches.reduce((best, match) => (RANK[match.decision] > RANK[best.decision] ? match : best));
   const result = verdict(
     strictest,
@@ -104,7 +105,7 @@ export function decideToolPolicy(input: ToolPolicyInput): PolicyVerdict {
     result.protectedAccess = protectedAccess;
     if (strictest.rule !== matches[0].rule && result.decision === 'confirm') result.reason += `; ${matches[0].reason}`;
   }
-  if (tool?.mcp && result.decision === 'confirm') result.reason += `; ${mcpApprovalNote(tool.mcp)}`;
+  if (mcp && result.decision === 'confirm') result.reason += `; ${mcpApprovalNote(mcp)}`;
   // Whoever approves a command should know which code in it no deny rule looked at.
   if (command && result.decision === 'confirm' && command.handoffs.length > 0) result.reason += `; ${command.handoffs.join('; ')}`;
   return result;

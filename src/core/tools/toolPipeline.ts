@@ -2,6 +2,7 @@ import type { FlatConfig } from '../config/configSchema';
 import type { AccumulatedToolCall, ArgumentParseError, ArgumentValue, LlmClient } from '../llm/llmTypes';
 import type { NameResolution } from '../plan/planTypes';
 import type { Logger } from '../ports';
+import { mcpOriginOf } from '../policy/toolOrigin';
 import { isRecord } from '../text/isRecord';
 import { type ArgumentRepairAudit, type ArgumentRepairCandidate, repairToolArguments } from './argumentRepair';
 import { validateToolArguments } from './argumentValidator';
@@ -293,7 +294,8 @@ export async function prepareToolCalls(calls: AccumulatedToolCall[], deps: Prepa
   // 5. Disposition: run, invalid (structured payload), or unparseable (stays pending).
   const prepared = work.map((w): PreparedCall => {
     const tool = registry.get(w.name);
-    if (tool?.mcp) w.audit.mcp = { server: tool.mcp.server, tool: tool.mcp.tool, ...(tool.mcp.annotations ? { annotations: tool.mcp.annotations } : {}) };
+    const origin = tool && mcpOriginOf(tool);
+    if (origin) w.audit.mcp = { server: origin.server, tool: origin.tool, ...(origin.annotations ? { annotations: origin.annotations } : {}) };
     const base = { call: w.call, requestedName: w.requestedName, name: w.name, nameResolution: w.resolution, audit: w.audit };
     if (!w.parsed.ok) {
       const remedy = w.parsed.error === 'truncated' ? '; the output was cut off, so redo this in a smaller step' : '';

@@ -2,7 +2,7 @@ import { ToolError } from '../files/toolError';
 import type { FileAccessDeclaration } from '../policy/fileAccess';
 import type { ToolKind } from '../policy/toolPolicy';
 import type { z } from 'zod';
-import type { McpToolOrigin } from '../config/mcpTypes';
+import type { ToolOrigin } from '../policy/toolOrigin';
 import type { ValidationResult } from './argumentValidator';
 import type { ImageChannel } from './toolImages';
 
@@ -23,7 +23,16 @@ export interface ToolContext {
   beforeWrite?(realPath: string, options?: { directory?: boolean }): Promise<void>;
 }
 
-export type { ToolKind };
+export type { ToolKind, ToolOrigin };
+
+/**
+ * What a call may change, which is how the checkpoints record it (docs/design.md, “Checkpoints and
+ * revert”): `none`, it only reads; `files`, the workspace files it announces through `beforeWrite`
+ * before writing each; `workspace`, anything in the workspace (a command), found by scanning the
+ * workspace around the call; `unrecorded`, things the checkpoints do not record (what an MCP
+ * server does, the workspace's memory): the call runs as it is.
+ */
+export type ToolChanges = 'none' | 'files' | 'workspace' | 'unrecorded';
 
 /** A file tool's proposed change: see `ToolDefinition.changePreview`. */
 export interface ChangePreview {
@@ -33,7 +42,10 @@ export interface ChangePreview {
 
 /**
  * A tool defined once: its zod schema is both the validator and (via z.toJSONSchema) the JSON
- * Schema sent to the model. `readOnly` tools may run concurrently; others stay ordered.
+ * Schema sent to the model. A tool says what it is and what it does (docs/design.md, “The core's
+ * inner layers”, on tool capabilities), and the runner asks these, never the tool's name or origin:
+ * `readOnly` tools may run concurrently (others stay ordered), `idempotent` ones are not repeated
+ * within a batch, `changes` says how the checkpoints record a call.
  */
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends FileAccessDeclaration<z.infer<S>> {
   name: string;
@@ -41,6 +53,16 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends FileAcc
   schema: S;
   kind: ToolKind;
   readOnly: boolean;
+  /** Where the tool comes from; the rules about MCP servers (policy keys, audit) read it. */
+  origin: ToolOrigin;
+  /**
+   * A second call with the same arguments gives nothing the first did not: a repeat within one
+   * batch reuses the first call's result (docs/design.md, “Running a batch of calls”). True for
+   * the tools that only read.
+   */
+  idempotent: boolean;
+  /** What a call may change, and so how the checkpoints record it. */
+  changes: ToolChanges;
   /** A JSON Schema given as is (MCP tools): sent to the model instead of the zod schema's. */
   parameters?: Record<string, unknown>;
   /** Checks arguments instead of `schema` (MCP tools validate against their JSON Schema). */
@@ -51,8 +73,6 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends FileAcc
    * (null when it does not exist) and may return undefined when no preview can be made.
    */
   changePreview?(args: z.infer<S>): ChangePreview;
-  /** Set for the tools of an MCP server (docs/design.md, “MCP tools”). */
-  mcp?: McpToolOrigin;
   run(args: z.infer<S>, context: ToolContext): Promise<string>;
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { z } from 'zod';
 import { join } from 'node:path';
 import { recordToolCall } from '../../../src/core/checkpoints/callRecording';
 import type { FileChange } from '../../../src/core/plan/changeSchema';
@@ -97,6 +98,41 @@ describe('recording file changes', function () {
     );
     // The old content is kept outside the workspace.
     assert.equal((await recorder.store.get(sha('one\ntwo\n')))?.toString(), 'one\ntwo\n');
+  });
+
+  it('asks what a tool declares it changes, not its kind or origin: unrecorded runs as it is, files get beforeWrite, workspace is scanned', async () => {
+    /** A tool that writes `name` itself, announcing it when it was given the hook; says whether it was. */
+    const writer = (changes: ToolDefinition['changes'], origin: ToolDefinition['origin'], name: string): ToolDefinition => ({
+      name: `write_${name.replace(/\W/g, '_')}`,
+      description: 'writes a file',
+      schema: z.strictObject({}),
+      kind: 'write',
+      readOnly: false,
+      origin,
+      idempotent: false,
+      changes,
+      async run(_args, context) {
+        const target = join(ws, name);
+        await context.beforeWrite?.(target);
+        writeFileSync(target, `${name}\n`);
+        return context.beforeWrite ? 'hooked' : 'plain';
+      },
+    });
+    const unrecorded = await call(writer('unrecorded', { kind: 'builtin' }, 'builtin.txt'), {}, 'u1');
+    assert.equal(unrecorded.output, 'plain', 'a built-in write tool declaring unrecorded changes gets no beforeWrite');
+    assert.deepEqual(changesOf('u1'), []);
+    const files = await call(writer('files', { kind: 'mcp', server: 'srv', tool: 'write' }, 'announced.txt'), {}, 'f1');
+    assert.equal(files.output, 'hooked', 'a tool of MCP origin declaring file changes gets beforeWrite');
+    assert.deepEqual(
+      changesOf('f1').map((c) => `${c.kind} ${c.path}`),
+      ['created announced.txt'],
+    );
+    const scanned = await call(writer('workspace', { kind: 'builtin' }, 'scanned.txt'), {}, 'w1');
+    assert.equal(scanned.output, 'plain', 'a workspace tool is watched by scanning, not told to announce');
+    assert.deepEqual(
+      changesOf('w1').map((c) => `${c.kind} ${c.path}`),
+      ['created scanned.txt'],
+    );
   });
 
   it('records nothing for a call that changed nothing (failed, or the same content written again)', async () => {

@@ -22,7 +22,9 @@ export function fakeMcpTool(
     validate: createJsonSchemaValidator(parameters),
     kind: 'other',
     readOnly: options.annotations?.readOnlyHint === true,
-    mcp: { server, tool, ...(options.annotations ? { annotations: options.annotations } : {}) },
+    origin: { kind: 'mcp', server, tool, ...(options.annotations ? { annotations: options.annotations } : {}) },
+    idempotent: options.annotations?.readOnlyHint === true || options.annotations?.idempotentHint === true,
+    changes: 'unrecorded',
     run: () => Promise.resolve('ok'),
   };
 }

@@ -31,6 +31,11 @@ describe('memory tools (docs/design.md, “Context budget and memory”)', () =>
       const tool = registry.get(name)!;
       assert.equal(decideToolPolicy({ toolName: name, tool, args: {}, config, trusted: true }).decision, 'allow', name);
     }
+    // The memory file lies outside the workspace: what the tools change is not for the checkpoints.
+    assert.deepEqual(
+      createMemoryTools(store()).map((t) => `${t.name} ${t.origin.kind} ${t.changes}${t.idempotent ? ' idempotent' : ''}`),
+      ['memory_store memory unrecorded', 'memory_search memory none idempotent', 'memory_forget memory unrecorded'],
+    );
     // Read-only in an untrusted workspace: search stays, store and forget are not offered.
     const readOnly = createBuiltinRegistry(config, { trusted: false, extra: createMemoryTools(store()) });
     assert.ok(readOnly.names().includes('memory_search'));

@@ -91,8 +91,8 @@ describe('findProtectedAccess (before a call runs, on the real disk)', () => {
 });
 
 describe('decideToolPolicy with protected files', () => {
-  const WRITE = { kind: 'write', readOnly: false } as const;
-  const READ = { kind: 'read', readOnly: true } as const;
+  const WRITE = { kind: 'write', readOnly: false, origin: { kind: 'builtin' } } as const;
+  const READ = { kind: 'read', readOnly: true, origin: { kind: 'builtin' } } as const;
   const decide = (tools: Record<string, PolicyDecision>, protectedAccess: ProtectedAccess[], tool: typeof WRITE | typeof READ = WRITE, trusted = true) =>
     decideToolPolicy({ toolName: 'write_file', tool, args: {}, config: parseConfig({ 'cortex.policy.tools': tools }), trusted, protectedAccess });
 

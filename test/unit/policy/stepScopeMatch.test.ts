@@ -3,6 +3,7 @@ import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS } from '../../../src/cor
 import type { StepScope } from '../../../src/core/plan/stepScope';
 import { coveringCommand, folderInScope, judgeScope, scopeRelativePath, verdictUnderPlan, writeInScope } from '../../../src/core/policy/stepScopeMatch';
 import { decideToolPolicy, type PolicyVerdict } from '../../../src/core/policy/toolPolicy';
+import { fakeMcpTool } from '../mcp/fakeMcpTool';
 
 // Step scopes (docs/design.md, “Step scopes and plan approval”): globs, command prefixes, shell
 // syntax that never matches a prefix, protected paths never covered.
@@ -10,9 +11,20 @@ import { decideToolPolicy, type PolicyVerdict } from '../../../src/core/policy/t
 const matcher = compileProtectedPaths({ write: [...DEFAULT_PROTECTED_PATHS.write], read: [...DEFAULT_PROTECTED_PATHS.read] });
 const scope: StepScope = { write: ['test/**', 'src/*.ts', 'README.md'], commands: ['npm test', 'npx eslint test/', 'npm install'] };
 const ROOT = '/work/ws';
-const writeTool = { kind: 'write' as const, readOnly: false, fileAccesses: (args: { path: string }) => [{ path: args.path, access: 'write' as const }] };
-const commandTool = { kind: 'command' as const, readOnly: false };
-const readTool = { kind: 'read' as const, readOnly: true, fileAccesses: (args: { path: string }) => [{ path: args.path, access: 'read' as const }] };
+const BUILTIN = { kind: 'builtin' } as const;
+const writeTool = {
+  kind: 'write' as const,
+  readOnly: false,
+  origin: BUILTIN,
+  fileAccesses: (args: { path: string }) => [{ path: args.path, access: 'write' as const }],
+};
+const commandTool = { kind: 'command' as const, readOnly: false, origin: BUILTIN };
+const readTool = {
+  kind: 'read' as const,
+  readOnly: true,
+  origin: BUILTIN,
+  fileAccesses: (args: { path: string }) => [{ path: args.path, access: 'read' as const }],
+};
 const config = { 'cortex.policy.tools': {}, 'cortex.policy.commands': { allow: [], deny: ['^rm\\b'] } };
 
 describe('step scope matching', () => {
@@ -104,7 +116,7 @@ describe('step scope matching', () => {
     });
     // A write tool that names no workspace file (memory) and MCP tools are not scoped.
     assert.deepEqual(judgeScope({ tool: { kind: 'write', readOnly: false }, args: { text: 'x' } }, scope, ROOT, matcher), { kind: 'unscoped' });
-    assert.deepEqual(judgeScope({ tool: { kind: 'other', readOnly: false, mcp: {} }, args: {} }, scope, ROOT, matcher), { kind: 'unscoped' });
+    assert.deepEqual(judgeScope({ tool: fakeMcpTool('srv', 'deploy'), args: {} }, scope, ROOT, matcher), { kind: 'unscoped' });
   });
 
   it('a write through a link is covered only when the file it reaches is in scope too', () => {

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { parseConfig, type PolicyDecision } from '../../../src/core/config/configSchema';
 import { decideToolPolicy, type ToolPolicyInput } from '../../../src/core/policy/toolPolicy';
 
-const READ = { kind: 'read', readOnly: true } as const;
-const WRITE = { kind: 'write', readOnly: false } as const;
-const COMMAND = { kind: 'command', readOnly: false } as const;
-const OTHER = { kind: 'other', readOnly: false } as const;
-const OTHER_READ_ONLY = { kind: 'other', readOnly: true } as const;
+const BUILTIN = { kind: 'builtin' } as const;
+const READ = { kind: 'read', readOnly: true, origin: BUILTIN } as const;
+const WRITE = { kind: 'write', readOnly: false, origin: BUILTIN } as const;
+const COMMAND = { kind: 'command', readOnly: false, origin: BUILTIN } as const;
+const OTHER = { kind: 'other', readOnly: false, origin: BUILTIN } as const;
+const OTHER_READ_ONLY = { kind: 'other', readOnly: true, origin: BUILTIN } as const;
 
 function decide(
   toolName: string,

@@ -6,7 +6,17 @@ import { type ToolDefinition, ToolError } from '../../../src/core/tools/toolType
 import { toolContext } from './workspaceFixture';
 
 function tool(run: ToolDefinition['run']): ToolDefinition {
-  return { name: 'probe', description: 'test tool', schema: z.strictObject({}), kind: 'other', readOnly: true, run };
+  return {
+    name: 'probe',
+    description: 'test tool',
+    schema: z.strictObject({}),
+    kind: 'other',
+    readOnly: true,
+    origin: { kind: 'builtin' },
+    idempotent: true,
+    changes: 'none',
+    run,
+  };
 }
 
 describe('executeTool', function () {

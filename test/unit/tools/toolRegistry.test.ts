@@ -2,9 +2,20 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { createToolRegistry, DEFAULT_TOOL_ALIASES, readOnlyRegistry, ToolNameConflictError } from '../../../src/core/tools/toolRegistry';
 import type { ToolDefinition } from '../../../src/core/tools/toolTypes';
+import { builtinTools } from '../../../src/core/tools/workspace/builtinTools';
 
 function tool(name: string, readOnly = true, schema: z.ZodType = z.strictObject({ path: z.string() })): ToolDefinition {
-  return { name, description: `the ${name} tool`, schema, kind: readOnly ? 'read' : 'write', readOnly, run: async () => name };
+  return {
+    name,
+    description: `the ${name} tool`,
+    schema,
+    kind: readOnly ? 'read' : 'write',
+    readOnly,
+    origin: { kind: 'builtin' },
+    idempotent: readOnly,
+    changes: readOnly ? 'none' : 'files',
+    run: async () => name,
+  };
 }
 
 function conflictOf(fn: () => unknown): ToolNameConflictError {
@@ -142,5 +153,21 @@ describe('toolRegistry: specs and visibility', () => {
   it('refuses a schema that cannot become JSON Schema', () => {
     const error = conflictOf(() => createToolRegistry([tool('weird', true, z.strictObject({ when: z.date() }))]));
     assert.match(error.message, /tool 'weird' has a schema that cannot be expressed as JSON Schema/);
+  });
+
+  it('the built-in tools declare their capabilities: reads change nothing and repeat safely, file tools announce files, run_command is scanned', () => {
+    assert.deepEqual(
+      builtinTools.map((t) => `${t.name} ${t.origin.kind} ${t.changes}${t.idempotent ? ' idempotent' : ''}`),
+      [
+        'read_file builtin none idempotent',
+        'list_directory builtin none idempotent',
+        'find_files builtin none idempotent',
+        'search_text builtin none idempotent',
+        'write_file builtin files',
+        'edit_file builtin files',
+        'create_directory builtin files',
+        'run_command builtin workspace',
+      ],
+    );
   });
 });

@@ -17,6 +17,9 @@ export const createDirectoryTool: ToolDefinition<typeof CreateDirectoryArgsSchem
   schema: CreateDirectoryArgsSchema,
   kind: 'write',
   readOnly: false,
+  origin: { kind: 'builtin' },
+  idempotent: false,
+  changes: 'files',
   fileAccesses: (args) => [{ path: args.path, access: 'write' }],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path, { forWrite: true });

@@ -76,6 +76,9 @@ export const editFileTool: ToolDefinition<typeof EditFileArgsSchema> = {
   schema: EditFileArgsSchema,
   kind: 'write',
   readOnly: false,
+  origin: { kind: 'builtin' },
+  idempotent: false,
+  changes: 'files',
   fileAccesses: (args) => [
     { path: args.path, access: 'read' },
     { path: args.path, access: 'write' },

@@ -20,6 +20,9 @@ export const findFilesTool: ToolDefinition<typeof FindFilesArgsSchema> = {
   schema: FindFilesArgsSchema,
   kind: 'read',
   readOnly: true,
+  origin: { kind: 'builtin' },
+  idempotent: true,
+  changes: 'none',
   async run(args, context) {
     const shown = args.path ?? '.';
     const start = await resolveInWorkspace(context.workspaceRoot, shown);

@@ -19,6 +19,9 @@ export const listDirectoryTool: ToolDefinition<typeof ListDirectoryArgsSchema> =
   schema: ListDirectoryArgsSchema,
   kind: 'read',
   readOnly: true,
+  origin: { kind: 'builtin' },
+  idempotent: true,
+  changes: 'none',
   async run(args, context) {
     const shown = args.path ?? '.';
     const real = await resolveInWorkspace(context.workspaceRoot, shown);

@@ -31,6 +31,9 @@ export const readFileTool: ToolDefinition<typeof ReadFileArgsSchema> = {
   schema: ReadFileArgsSchema,
   kind: 'read',
   readOnly: true,
+  origin: { kind: 'builtin' },
+  idempotent: true,
+  changes: 'none',
   fileAccesses: (args) => [{ path: args.path, access: 'read' }],
   async run(args, context) {
     const real = await resolveInWorkspace(context.workspaceRoot, args.path);

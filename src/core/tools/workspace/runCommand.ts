@@ -183,6 +183,9 @@ export const runCommandTool: ToolDefinition<typeof RunCommandArgsSchema> = {
   schema: RunCommandArgsSchema,
   kind: 'command',
   readOnly: false,
+  origin: { kind: 'builtin' },
+  idempotent: false,
+  changes: 'workspace',
   async run(args, context: CommandToolContext) {
     const settings = context.commandExecution ?? DEFAULT_EXECUTION_SETTINGS;
     const shownCwd = args.cwd ?? '.';

@@ -60,6 +60,9 @@ export const searchTextTool: ToolDefinition<typeof SearchTextArgsSchema> = {
   schema: SearchTextArgsSchema,
   kind: 'read',
   readOnly: true,
+  origin: { kind: 'builtin' },
+  idempotent: true,
+  changes: 'none',
   fileAccesses: (args) => [{ path: args.path ?? '.', access: 'read' }],
   async run(args, context) {
     const regex = compileSearchPattern(args.pattern, args.case_sensitive ?? true);

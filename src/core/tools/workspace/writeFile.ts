@@ -26,6 +26,9 @@ export const writeFileTool: ToolDefinition<typeof WriteFileArgsSchema> = {
   schema: WriteFileArgsSchema,
   kind: 'write',
   readOnly: false,
+  origin: { kind: 'builtin' },
+  idempotent: false,
+  changes: 'files',
   fileAccesses: (args) => [{ path: args.path, access: 'write' }],
   changePreview: (args) => ({ path: args.path, after: () => args.content }),
   async run(args, context) {
