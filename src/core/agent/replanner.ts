@@ -87,11 +87,13 @@ async function discardUnfinishedRedesign(context: RunContext, failedStepId: stri
   const { state } = context.log;
   const left = state.stepOrder.filter((id) => state.steps.get(id)?.redesignOf === failedStepId);
   if (left.length === 0) return;
+  // A step that was running when the run stopped is not_started again, but may have changed files.
+  const started = left.filter((id) => state.steps.get(id)!.status !== 'not_started' || state.steps.get(id)!.files.length > 0);
   await discardStreamedSteps(
     context,
     left,
     `the run stopped before the redesign of ${failedStepId} had finished streaming; it is replanned again`,
-    undefined,
+    started,
     `Streamed redesign of ${failedStepId}`,
   );
 }
