@@ -8,6 +8,9 @@
 //  - the whole run's wall time. Target: streamed ≤ 0.8 × not streamed.
 // Both plan orders a planner may write are measured: breadth first (the chains' first steps, then
 // their second steps…) and chain by chain; the target is the breadth-first one (see bench/README.md).
+// A redesign that streams (docs/design.md, “The replanner”) is measured the same way, without a
+// target: a one-step plan whose step fails its check, and a replanner as fast as the planner
+// writing 6 new steps in 3 chains of 2, breadth first.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +118,84 @@ async function measure(order: Order, stream: boolean): Promise<Measure> {
   }
 }
 
+/** The replanner's reply: 6 new steps in 3 independent chains of 2, written breadth first. */
+function redesignText(): { text: string; firstEntryEnd: number } {
+  const modules = ['parser', 'renderer', 'exporter'];
+  const steps = [0, 1].flatMap((link) =>
+    modules.map((module, chain) => ({
+      description: `${link === 0 ? 'Write the release notes section for the' : 'Proofread the release notes section for the'} ${module} module in NOTES.md`,
+      dependsOn: link === 0 ? [] : [chain],
+      uses: [],
+      expects: [],
+    })),
+  );
+  const text = JSON.stringify({ action: 'redesign', reason: 'the notes were never written', new_steps: steps });
+  const firstStep = JSON.stringify(steps[0]);
+  return { text, firstEntryEnd: text.indexOf(firstStep) + firstStep.length };
+}
+
+async function measureReplan(stream: boolean): Promise<Measure> {
+  const { text, firstEntryEnd } = redesignText();
+  let entryWrittenAt = 0;
+  let firstRequestAt = 0;
+  let written = 0;
+  const streamed: MessageReply = {
+    kind: 'message',
+    content: text,
+    delayMs: FIRST_TOKEN_MS,
+    fragmentSize: CHARS_PER_TOKEN,
+    chunkDelayMs: 1000 / TOKENS_PER_SECOND,
+    onChunkWritten: (chunk) => {
+      written += (chunk.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content?.length ?? 0;
+      if (!entryWrittenAt && written >= firstEntryEnd) entryWrittenAt = performance.now();
+    },
+  };
+  const plan = { title: 'Release notes', steps: [{ description: 'Write the release notes to NOTES.md', dependsOn: [], expects: [{ changed: 'NOTES.md' }] }] };
+  const server = await startScriptedServer(
+    route({
+      planner: message(JSON.stringify(plan)),
+      replanner: async (req: ScriptedRequest) => {
+        if (req.stream) return streamed;
+        await sleep(FIRST_TOKEN_MS);
+        for (let at = 0; at < text.length; at += CHARS_PER_TOKEN) {
+          await sleep(1000 / TOKENS_PER_SECOND);
+          if (!entryWrittenAt && at + CHARS_PER_TOKEN >= firstEntryEnd) entryWrittenAt = performance.now();
+        }
+        return message(text);
+      },
+      executor: (req: ScriptedRequest) => {
+        // s1 claims the notes without writing them: its check fails and it is redesigned (s2 is the first new step).
+        if (req.stepId === 's2' && !firstRequestAt) firstRequestAt = performance.now();
+        return message('Done: nothing else to report.', { delayMs: TURN_MS });
+      },
+      aggregator: message('The release notes were written.'),
+    }),
+  );
+  try {
+    const config = parseConfig({
+      'cortex.llm.baseUrl': server.baseUrl,
+      'cortex.llm.model': 'bench',
+      'cortex.llm.maxRetries': 0,
+      'cortex.planning.stream': stream,
+    });
+    const run = new AgentRun({
+      task: 'Write the release notes',
+      workspaceRoot: mkdtempSync(join(tmpdir(), 'cortex-bench-replanstream-')),
+      config,
+      log: new EventLog(),
+      approvals: new ApprovalBroker(),
+      trusted: true,
+    });
+    const started = performance.now();
+    const result = await run.start();
+    const wallMs = performance.now() - started;
+    if (result.status !== 'completed') throw new Error(`run ${result.status}: ${result.error}`);
+    return { wallMs, firstRequestAfterEntryMs: firstRequestAt - entryWrittenAt };
+  } finally {
+    await server.close();
+  }
+}
+
 async function main() {
   let failures = 0;
   const ms = (n: number) => `${Math.round(n)} ms`;
@@ -138,6 +219,13 @@ async function main() {
       `    whole run: ${ms(on.wallMs)} streamed, ${ms(off.wallMs)} not streamed: ratio ${ratio.toFixed(2)}${targeted ? ' (target ≤ 0.80)' : ''}${mark(ratioOk)}`,
     );
   }
+  const off = await measureReplan(false);
+  const on = await measureReplan(true);
+  console.log(`  a redesign of 6 steps in 3 chains of 2, written breadth first (no target):`);
+  console.log(
+    `    first redesigned step's first executor request after its entry was complete: ${ms(on.firstRequestAfterEntryMs)}; not streamed: ${ms(off.firstRequestAfterEntryMs)}`,
+  );
+  console.log(`    whole run: ${ms(on.wallMs)} streamed, ${ms(off.wallMs)} not streamed: ratio ${(on.wallMs / off.wallMs).toFixed(2)}`);
   process.exit(failures ? 1 : 0);
 }
 

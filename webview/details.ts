@@ -233,7 +233,9 @@ export class DetailsPane {
     if (step.replacedBy) add('Replaced', this.withStepLinks(`${replacedLabel(state, step)} →`, step.replacedBy.newStepIds));
     if (step.origin === 'replan') {
       const record = creatingReplan(state, step.id);
-      add('Origin', record ? `new: added by replan ${record.attempt} of ${record.maxAttempts} after ${record.failedStepId} failed` : 'new: added by a replan');
+      // A redesign that streams has no replan record before its reply ends; its steps name the failed step.
+      const streaming = step.redesignOf ? `new: redesigns ${step.redesignOf}, whose replanner reply is still streaming` : 'new: added by a replan';
+      add('Origin', record ? `new: added by replan ${record.attempt} of ${record.maxAttempts} after ${record.failedStepId} failed` : streaming);
     }
     const carried = carriedOverText(step);
     if (carried) add('Carried over', carried);

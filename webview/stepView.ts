@@ -165,7 +165,8 @@ export function stepView(state: PlanState, step: StepState, replaced: boolean, c
   if (replaced) tags.push({ text: 'replaced', title: replacedLabel(state, step), kind: 'replaced' });
   if (step.origin === 'replan') {
     const record = creatingReplan(state, step.id);
-    if (isNew) tags.push({ text: 'new', title: record ? `added by replan ${record.attempt} of ${record.maxAttempts}` : 'added by a replan', kind: 'new' });
+    const streaming = step.redesignOf ? `added by the redesign of ${step.redesignOf}, still streaming` : 'added by a replan';
+    if (isNew) tags.push({ text: 'new', title: record ? `added by replan ${record.attempt} of ${record.maxAttempts}` : streaming, kind: 'new' });
   }
   // Live steps show what they spent; a replaced step's tokens are in its details.
   const tokens = replaced ? undefined : stepTokensTag(step);

@@ -33,8 +33,8 @@ is drift: asked in a terminal, denied without one. cortex plan --out FILE writes
 plan without calling the planner (review the file, then run it, e.g. in CI).
 --require-verified fails a step that ends unverified (no checks declared, nothing claimed to
 check) with reason no_evidence, as the setting cortex.verify.requireVerified does.
---no-plan-stream asks for the plan whole before any step starts (cortex.planning.stream false),
-for an endpoint that cannot stream in JSON mode.
+--no-plan-stream asks for the plan (and a redesign) whole before any of its steps starts
+(cortex.planning.stream false), for an endpoint that cannot stream in JSON mode.
 --mcp-config FILE adds the MCP servers of FILE (VS Code's mcp.json "servers" or "mcpServers");
 a workspace's own .vscode/mcp.json is never read by the CLI.
 --memory FILE is the workspace's memory (memory_store/search/forget); by default

@@ -21,6 +21,7 @@ import { BUDGET_EXCEEDED, RunCaps } from '../usage/runCaps';
 import { aggregate } from './aggregator';
 import { isFatalLlmError } from './llmCall';
 import { planTask } from './planner';
+import { ChangeSignal } from './changeSignal';
 import { discardStreamedSteps, StreamedPlanner, type PlanGrowth } from './planStream';
 import { approvedPlan } from './planApproval';
 import type { ParsedPlan } from './planParsing';
@@ -132,6 +133,15 @@ export class AgentRun {
   /** Steps running now, and how to cancel each alone (a discarded streamed plan cancels its steps). */
   private readonly running = new Map<string, Promise<void>>();
   private readonly stepAborts = new Map<string, AbortController>();
+  /** Steps being discarded (a streamed plan or redesign found wrong): never started again. */
+  private readonly withdrawn = new Set<string>();
+  /** Steps joined a streaming redesign: the scheduler looks again. */
+  private readonly redesignGrew = new ChangeSignal();
+  /** What a streamed redesign needs from the run (docs/design.md, “The replanner”). */
+  private readonly replanStream = {
+    cancelSteps: (stepIds: readonly string[], reason: string) => this.cancelSteps(stepIds, reason),
+    stepsAdded: () => this.redesignGrew.notify(),
+  };
   /** What must be said before the first step starts (the sandbox notice). */
   private beforeSteps: Promise<void> | undefined;
 
@@ -263,7 +273,7 @@ export class AgentRun {
       } else {
         for (const stepId of resumed.replanStepIds) {
           if (this.abort.signal.aborted || this.context.overBudget()) break;
-          await this.replanStep(stepId, (id) => replanFailedStep(this.context, id, this.ids));
+          await this.replanStep(stepId, (id) => replanFailedStep(this.context, id, this.ids, this.replanStream));
         }
         await this.schedule();
       }
@@ -308,6 +318,8 @@ export class AgentRun {
    */
   private async cancelSteps(stepIds: readonly string[], reason: string): Promise<void> {
     const ending: Array<Promise<void>> = [];
+    // Before anything is awaited: a step that becomes ready while the others end is not started.
+    for (const id of stepIds) this.withdrawn.add(id);
     for (const id of stepIds) {
       const task = this.running.get(id);
       if (!task) continue;
@@ -373,7 +385,7 @@ export class AgentRun {
     const maxParallel = config['cortex.execution.maxParallelSteps'];
     await this.beforeSteps;
     while (!this.abort.signal.aborted && this.fatalError === undefined) {
-      for (const stepId of growth?.holding ? [] : queue.ready(new Set(running.keys()))) {
+      for (const stepId of growth?.holding ? [] : queue.ready(new Set([...running.keys(), ...this.withdrawn]))) {
         // Past a run cap no new step starts (docs/design.md, “Usage and cost”); running ones end their turn.
         if (running.size >= maxParallel || this.context.overBudget()) break;
         const task = this.runStep(stepId, (failedId) => {
@@ -381,14 +393,14 @@ export class AgentRun {
           // streaming is final first (a discarded plan's step is not replanned).
           const next = replanChain
             .then(() => growth?.settled)
-            .then(() => (log.state.steps.has(failedId) ? replanFailedStep(this.context, failedId, this.ids) : undefined));
+            .then(() => (log.state.steps.has(failedId) ? replanFailedStep(this.context, failedId, this.ids, this.replanStream) : undefined));
           replanChain = next.catch(() => undefined);
           return next;
         }).finally(() => running.delete(stepId));
         running.set(stepId, task);
       }
       if (running.size === 0 && !growth?.open) break;
-      await Promise.race([...running.values(), ...(growth?.open ? [growth.changed()] : [])]);
+      await Promise.race([...running.values(), this.redesignGrew.next(), ...(growth?.open ? [growth.changed()] : [])]);
     }
     await Promise.allSettled(running.values());
     unsubscribe();

@@ -47,46 +47,64 @@ export interface StepEntry {
   scope?: StepScope;
   /** Indexes of the steps it needs first, written on the step itself so a streamed plan can start it early. */
   dependsOn?: number[];
+  /** A redesigned step only: ids of kept steps whose output it needs (the replanner's per-step `uses`). */
+  uses?: string[];
 }
 
 /** A step's own `dependsOn`: a list of indexes (a bare index or null tolerated, as in "dependencies"). */
 const StepDependsOnSchema = z.preprocess((v): unknown[] => (v === null ? [] : Array.isArray(v) ? (v as unknown[]) : [v]), z.array(StepIndexSchema));
 
-const StepObjectSchema = z.strictObject({
+const StepObjectShape = {
   description: z.string('a step description must be text').trim().min(1, 'a step description is empty'),
   expects: StepExpectsSchema.optional(),
   dependsOn: StepDependsOnSchema.optional(),
   scope: StepScopeSchema.optional(),
-});
+};
+
+/** A redesigned step's own `uses`: ids of kept steps (a bare id or null tolerated). */
+const StepUsesSchema = z.preprocess(
+  (v): unknown[] => (v === null ? [] : Array.isArray(v) ? (v as unknown[]) : [v]),
+  z.array(z.string('"uses" lists step ids').trim().min(1, '"uses" lists step ids')),
+);
 
 /**
  * A step as the planner or replanner writes it: a description, or `{"description", "expects"}`.
- * Told apart by hand so an error names the step's real problem, not "invalid union".
+ * Told apart by hand so an error names the step's real problem, not "invalid union". The
+ * replanner's steps may also name the kept steps they use (`uses`).
  */
-export const StepEntrySchema = z.unknown().transform((value, ctx): StepEntry => {
-  if (typeof value === 'string') {
-    const description = value.trim();
-    if (!description) ctx.addIssue({ code: 'custom', message: 'a step description is empty' });
-    return { description };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    ctx.addIssue({ code: 'custom', message: 'a step must be a text description or an object {"description": ..., "expects": [...]}' });
+function stepEntrySchema(withUses: boolean) {
+  const objectSchema = z.strictObject(withUses ? { ...StepObjectShape, uses: StepUsesSchema.optional() } : StepObjectShape);
+  const keys = withUses ? '"description", "expects", "scope", "dependsOn" and "uses"' : '"description", "expects", "scope" and "dependsOn"';
+  return z.unknown().transform((value, ctx): StepEntry => {
+    if (typeof value === 'string') {
+      const description = value.trim();
+      if (!description) ctx.addIssue({ code: 'custom', message: 'a step description is empty' });
+      return { description };
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'a step must be a text description or an object {"description": ..., "expects": [...]}' });
+      return z.NEVER;
+    }
+    const parsed = objectSchema.safeParse(value);
+    if (parsed.success) {
+      const { description, expects, scope, dependsOn } = parsed.data;
+      const uses = 'uses' in parsed.data ? parsed.data.uses : undefined;
+      return { description, ...(expects ? { expects } : {}), ...(scope ? { scope } : {}), ...(dependsOn ? { dependsOn } : {}), ...(uses ? { uses } : {}) };
+    }
+    for (const issue of parsed.error.issues) {
+      const message =
+        issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (a step has ${keys})` : issue.message;
+      ctx.addIssue({ code: 'custom', message, path: issue.path });
+    }
     return z.NEVER;
-  }
-  const parsed = StepObjectSchema.safeParse(value);
-  if (parsed.success) {
-    const { description, expects, scope, dependsOn } = parsed.data;
-    return { description, ...(expects ? { expects } : {}), ...(scope ? { scope } : {}), ...(dependsOn ? { dependsOn } : {}) };
-  }
-  for (const issue of parsed.error.issues) {
-    const message =
-      issue.code === 'unrecognized_keys'
-        ? `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (a step has "description", "expects", "scope" and "dependsOn")`
-        : issue.message;
-    ctx.addIssue({ code: 'custom', message, path: issue.path });
-  }
-  return z.NEVER;
-});
+  });
+}
+
+/** A step of the planner's plan. */
+export const StepEntrySchema = stepEntrySchema(false);
+
+/** A new step of the replanner's redesign: the planner's forms plus its own `uses`. */
+export const ReplanStepEntrySchema = stepEntrySchema(true);
 
 export const PlannerReplySchema = z.object({
   title: z.string().trim().optional(),

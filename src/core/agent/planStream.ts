@@ -3,6 +3,7 @@ import { toolSummaries } from '../mcp/toolSummaries';
 import { initialPlanEvents, type StepIdAllocator } from '../plan/planOperations';
 import { IncrementalPlanReader } from './incrementalPlanReader';
 import { callLlm } from './llmCall';
+import { ChangeSignal } from './changeSignal';
 import { buildPlannerMessages, parsePlannerReply, type ParsedPlan } from './planParsing';
 import { PlanningError } from './planner';
 import type { RunContext } from './runContext';
@@ -38,8 +39,7 @@ export class StreamedPlanner implements PlanGrowth {
   holding = false;
   readonly settled: Promise<void>;
   private settle!: () => void;
-  private wake: () => void = () => undefined;
-  private pulse: Promise<void>;
+  private readonly signal = new ChangeSignal();
 
   constructor(
     private readonly context: RunContext,
@@ -48,20 +48,10 @@ export class StreamedPlanner implements PlanGrowth {
     private readonly maxSteps = 100,
   ) {
     this.settled = new Promise((resolve) => (this.settle = resolve));
-    this.pulse = this.nextPulse();
   }
 
   changed(): Promise<void> {
-    return this.pulse;
-  }
-
-  private nextPulse(): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = () => {
-        this.pulse = this.nextPulse();
-        resolve();
-      };
-    });
+    return this.signal.next();
   }
 
   /** Plans the run; the plan's steps are in the log when it resolves. Throws PlanningError after the corrective retry failed. */
@@ -72,7 +62,7 @@ export class StreamedPlanner implements PlanGrowth {
       this.open = false;
       this.holding = false;
       this.settle();
-      this.wake();
+      this.signal.notify();
     }
   }
 
@@ -95,7 +85,7 @@ export class StreamedPlanner implements PlanGrowth {
           streamed = true;
           let added = 0;
           for (const part of reader.push(text)) added += steps.take(part);
-          if (added > 0) this.wake();
+          if (added > 0) this.signal.notify();
         },
       });
       this.holding = true;
@@ -141,13 +131,15 @@ export class StreamedPlanner implements PlanGrowth {
 
 /**
  * Reverts what the `started` steps changed (through the checkpoints) and records `plan_discarded`
- * for `stepIds`, with a warning that says what happened. The steps no longer run.
+ * for `stepIds`, with a warning that says what happened. The steps no longer run. `what` names
+ * them in the warning (a streamed plan, or a streamed redesign).
  */
 export async function discardStreamedSteps(
   context: RunContext,
   stepIds: readonly string[],
   reason: string,
   started = stepIds.filter((id) => (context.log.state.steps.get(id)?.status ?? 'not_started') !== 'not_started'),
+  what = 'Streamed plan',
 ): Promise<void> {
   if (stepIds.length === 0) return;
   const { checkpoints } = context.features;
@@ -156,5 +148,5 @@ export async function discardStreamedSteps(
     context.log.append({ type: 'log', level: 'warn', message: `Checkpoints are off: what ${started.join(', ')} changed stays as it is.` });
   context.log.append({ type: 'plan_discarded', stepIds: [...stepIds], reason });
   const said = started.length > 0 ? `${started.length} started step(s) (${started.join(', ')}) cancelled and their changes reverted` : 'no step had started';
-  context.log.append({ type: 'log', level: 'warn', message: `Streamed plan discarded: ${reason}; ${said}.` });
+  context.log.append({ type: 'log', level: 'warn', message: `${what} discarded: ${reason}; ${said}.` });
 }

@@ -18,7 +18,7 @@ import {
   parseJsonReply,
   PlanReplyError,
   RelativeDependenciesSchema,
-  StepEntrySchema,
+  ReplanStepEntrySchema,
 } from './planParsing';
 import { formatVerdictChecks } from '../plan/checkText';
 
@@ -28,7 +28,7 @@ import { formatVerdictChecks } from '../plan/checkText';
 // ReplanResult as JSON.
 
 /** `redesign`, `give_up`; spelling variants ("give up", "GIVE-UP") are accepted. */
-const ActionSchema = z.preprocess(
+export const ActionSchema = z.preprocess(
   (v) =>
     typeof v === 'string'
       ? v
@@ -40,16 +40,18 @@ const ActionSchema = z.preprocess(
   z.enum(['redesign', 'give_up'], 'action must be "redesign" or "give_up"'),
 );
 
+/** Kept (not redesigned) steps whose outputs a new step needs, top-level form: new step index → step ids. */
+export const UsesSchema = z.preprocess(
+  (v) => v ?? {},
+  z.record(z.string(), z.array(z.string().trim().min(1), '"uses" values must be lists of step ids'), '"uses" must map new step indexes to step ids'),
+);
+
 /** The replanner's reply; dependencies are relative to `new_steps` (0-based). */
 export const ReplanResultSchema = z.object({
   action: ActionSchema,
-  new_steps: z.preprocess((v) => v ?? [], z.array(StepEntrySchema, '"new_steps" must be a list of step descriptions')),
+  new_steps: z.preprocess((v) => v ?? [], z.array(ReplanStepEntrySchema, '"new_steps" must be a list of step descriptions')),
   new_dependencies: RelativeDependenciesSchema,
-  /** Kept (not redesigned) steps whose outputs a new step needs: new step index → step ids. */
-  uses: z.preprocess(
-    (v) => v ?? {},
-    z.record(z.string(), z.array(z.string().trim().min(1), '"uses" values must be lists of step ids'), '"uses" must map new step indexes to step ids'),
-  ),
+  uses: UsesSchema,
   reason: z.string().trim().optional(),
 });
 
@@ -86,8 +88,12 @@ export function parseReplanReply(content: string, options: { maxNewSteps?: numbe
   for (const [key, ids] of Object.entries(reply.uses)) {
     const index = /^\d+$/.test(key.trim()) ? Number(key.trim()) : NaN;
     if (!(index < reply.new_steps.length)) throw new PlanReplyError('shape', `"uses" key "${key}" is not a new step index (0–${reply.new_steps.length - 1})`);
-    uses[index] = [...new Set(ids)];
+    uses[index] = [...new Set([...(uses[index] ?? []), ...ids])];
   }
+  // A step's own `uses` joins the top-level one (the union of both places), as `dependsOn` does.
+  reply.new_steps.forEach((step, index) => {
+    if (step.uses && step.uses.length > 0) uses[index] = [...new Set([...(uses[index] ?? []), ...step.uses])];
+  });
   const newExpects = expectsOf(reply.new_steps);
   const newScopes = scopesOf(reply.new_steps);
   return {
@@ -105,14 +111,14 @@ const REPLANNER_SYSTEM = `You are the replanner of a coding agent. The agent run
 
 You get the full record of the completed steps (every tool call and its real result) and the failed step's checks with their evidence: build on that work, do not repeat it. You may merge, split or completely rewrite the steps to redesign.
 
-Reply with only one JSON object and nothing else:
-{"action": "redesign", "new_steps": [{"description": "<new step 0>", "expects": [<checks>], "scope": {"write": [<globs>], "commands": [<command lines>]}}, ...], "new_dependencies": {"<new step index>": [<new step indexes it needs first>, ...]}, "uses": {"<new step index>": ["<id of a step not redesigned whose output it needs>", ...]}}
+Reply with only one JSON object and nothing else, "action" first:
+{"action": "redesign", "reason": "<why, in one sentence>", "new_steps": [{"description": "<new step 0>", "dependsOn": [], "uses": ["<id of a step not redesigned whose output it needs>", ...], "expects": [<checks>], "scope": {"write": [<globs>], "commands": [<command lines>]}}, {"description": "<new step 1>", "dependsOn": [<indexes of earlier new steps it needs first>], "uses": [], "expects": [<checks>], "scope": {...}}, ...]}
 
 Rules:
 - Each new step is one concrete, self-contained instruction the executor can finish with the available tools.
 ${EXPECTS_RULES}
-- Indexes are 0-based positions in "new_steps"; a step never depends on itself and dependencies never form a cycle.
-- A new step waits only for the new steps it names and the other steps whose output it needs: name those in "uses" (ids such as "s3"). Do not make a step wait for work it does not use.
+- Give every new step its own "dependsOn": the 0-based positions in "new_steps" of the earlier new steps whose results it needs ([] when none). A step depends only on steps listed before it, so list a step after everything it needs. Each new step may start as soon as its own entry is written and the steps it names are done.
+- A new step waits only for the new steps it names and the other steps whose output it needs: name those in its own "uses" (ids such as "s3"; [] when none). Do not make a step wait for work it does not use.
 - If the task cannot be finished with the available tools, reply {"action": "give_up", "new_steps": [], "new_dependencies": {}, "reason": "<why>"}.`;
 
 function dependsOnSuffix(step: StepState): string {

@@ -156,6 +156,8 @@ export const StepSnapshotSchema = z.object({
   origin: z.enum(['planner', 'replan']),
   /** A redesigned step: why it waits for each of its kept dependencies, in words. */
   waitsFor: z.record(z.string(), z.string()).optional(),
+  /** Joined while its redesign streamed: the failed step it redesigns. */
+  redesignOf: z.string().optional(),
   output: z.string().optional(),
   /** Files the step's calls changed, in first-change order. */
   files: z.array(z.string()),
@@ -259,6 +261,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     origin: z.enum(['planner', 'replan']),
     /** A redesigned step: why it waits for each of its kept dependencies (docs/design.md, “The replanner”). */
     waitsFor: z.record(z.string(), z.string()).optional(),
+    /** A step of a redesign that streams: the failed step it redesigns, still in the plan until the reply is whole (docs/design.md, “The replanner”). */
+    redesignOf: z.string().optional(),
   }),
   z.object({
     ...Base,

@@ -531,7 +531,7 @@ export interface ReplanDecision {
 }
 
 /** Why the replan happened (the verdict), plus the replanner's own words when it gave any. */
-function replanReason(failed: StepState, modelReason: string | undefined): string {
+export function replanReason(failed: StepState, modelReason: string | undefined): string {
   const why = failed.verdict?.reason ?? failed.endReason ?? 'the step failed';
   return modelReason?.trim() ? `${why} — replanner: ${modelReason.trim()}` : why;
 }
@@ -558,4 +558,57 @@ export function replanOutcomeEvents(
     uses: input.decision.uses,
     newId: input.newId,
   });
+}
+
+/** One new step of a redesign that streams; see streamedRedesignStepEvents. */
+export interface StreamedRedesignStepInput {
+  failedStepId: string;
+  /** The failed step and its downstream, leaving the plan once the reply is whole. */
+  replacedStepIds: readonly string[];
+  stepId: string;
+  description: string;
+  expects?: readonly StepCheck[];
+  scope?: StepScope;
+  /** Its dependencies: earlier new steps (already joined) and the kept steps it waits for. */
+  dependsOn: readonly string[];
+  /** Why it waits for each kept dependency (redesignOutsideDependencies). */
+  waitsFor?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A new step of a redesign joining the plan while the replanner's reply still streams
+ * (docs/design.md, “The replanner”): the failed step stays in the plan until the whole reply is
+ * checked (then `subgraph_replaced`, removeStepsEvent), so the step carries `redesignOf`, the failed
+ * step it redesigns. Same lineage and attempt as a redesign's steps; a step hanging off a blocked
+ * step is blocked at once.
+ */
+export function streamedRedesignStepEvents(state: PlanState, input: StreamedRedesignStepInput): NewRunEvent[] {
+  const failed = liveStep(state, input.failedStepId, 'redesign');
+  if (failed.status !== 'failed') throw new PlanInvariantError(`cannot redesign step ${failed.id}: it is ${failed.status}, not failed`);
+  const [stepId] = allocateIds(state, 1, () => input.stepId);
+  if (input.description.trim() === '') throw new PlanInvariantError(`new step ${stepId} has an empty description`);
+  const leaving = new Set(input.replacedStepIds);
+  for (const dep of input.dependsOn) {
+    if (!state.steps.has(dep)) throw new PlanInvariantError(`a new step cannot depend on "${dep}": it is not a live step of the plan`);
+    if (leaving.has(dep)) throw new PlanInvariantError(`a new step cannot depend on "${dep}": that step is being removed`);
+  }
+  const why = input.waitsFor && Object.keys(input.waitsFor).length > 0 ? { ...input.waitsFor } : undefined;
+  const events: NewRunEvent[] = [
+    {
+      type: 'step_added',
+      stepId,
+      description: input.description.trim(),
+      ...(input.expects ? { expects: [...input.expects] } : {}),
+      ...(input.scope ? { scope: structuredClone(input.scope) } : {}),
+      dependsOn: [...input.dependsOn],
+      lineage: failed.lineage,
+      replanAttempts: failed.replanAttempts + 1,
+      origin: 'replan',
+      ...(why ? { waitsFor: why } : {}),
+      redesignOf: failed.id,
+    },
+  ];
+  const blocked = input.dependsOn.map((dep) => state.steps.get(dep)!).find((dep) => dep.status === 'blocked');
+  if (blocked) events.push({ type: 'step_status_changed', stepId, status: 'blocked', reason: 'upstream_blocked', blockedBy: blocked.blockedBy ?? blocked.id });
+  return events;
 }

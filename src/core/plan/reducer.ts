@@ -65,6 +65,7 @@ export function applyEvent(state: PlanState, event: RunEvent): PlanState {
         replanAttempts: event.replanAttempts,
         origin: event.origin,
         ...(event.waitsFor ? { waitsFor: { ...event.waitsFor } } : {}),
+        ...(event.redesignOf ? { redesignOf: event.redesignOf } : {}),
         toolCalls: [],
         audits: [],
       });

@@ -59,7 +59,11 @@ describe('replanPrompt (docs/design.md, “The replanner”)', () => {
       assert.equal(sections[3], '## Available tools\n- read_file: Read a file.\n- write_file: Write a file.');
       assert.match(sections[4], /rewrite 1 of at most 2/);
       assert.match(sections[4], /The steps to redesign relied on: s4, s5\. Name in "uses" those whose output a new step needs\./);
-      assert.match(messages0(log), /"action": "redesign", "new_steps"/);
+      // The action first and each step's own dependencies and uses, so a streamed redesign can start a step early.
+      assert.match(
+        messages0(log),
+        /"action" first:\n\{"action": "redesign", "reason": "[^"]*", "new_steps": \[\{"description": "<new step 0>", "dependsOn": \[\], "uses": \[/,
+      );
     });
 
     it('lists the other live steps, not to be changed', () => {
@@ -140,6 +144,36 @@ describe('replanPrompt (docs/design.md, “The replanner”)', () => {
       assert.deepEqual(parseReplanReply(reply({ 1: ['s3', 's3', 's1'] })).uses, { 1: ['s3', 's1'] });
       assert.throws(() => parseReplanReply(reply({ 2: ['s3'] })), /"uses" key "2" is not a new step index \(0–1\)/);
       assert.throws(() => parseReplanReply(reply({ 0: 's3' })), /lists of step ids/);
+    });
+
+    it('reads each new step\'s own "dependsOn" and "uses", merged with the top-level forms', () => {
+      const reply = JSON.stringify({
+        action: 'redesign',
+        new_steps: [
+          { description: 'a', dependsOn: [], uses: ['s1'] },
+          { description: 'b', dependsOn: [0], uses: ['s3', 's1'] },
+        ],
+        new_dependencies: {},
+        uses: { 1: ['s3', 's4'] },
+      });
+      const result = parseReplanReply(reply);
+      assert.deepEqual(result.new_steps, ['a', 'b']);
+      assert.deepEqual(result.new_dependencies, { 1: [0] });
+      assert.deepEqual(result.uses, { 0: ['s1'], 1: ['s3', 's4', 's1'] });
+      assert.throws(() => parseReplanReply(JSON.stringify({ action: 'redesign', new_steps: [{ description: 'a', uses: [3] }] })), /new_steps\[0\]\.uses\[0\]/);
+      assert.throws(
+        () =>
+          parseReplanReply(
+            JSON.stringify({
+              action: 'redesign',
+              new_steps: [
+                { description: 'a', dependsOn: [1] },
+                { description: 'b', dependsOn: [0] },
+              ],
+            }),
+          ),
+        /cycle/,
+      );
     });
 
     it('parses give_up (any spelling), dropping steps, keeping the reason', () => {

@@ -77,6 +77,14 @@ describe('trace files', () => {
     assert.throws(() => parseTrace('\n\n'), /empty/);
   });
 
+  it("reads a streamed redesign's step (redesignOf) and refuses one whose redesignOf is not a step id", () => {
+    const [a, b, c] = sampleRun().events.map((e) => JSON.parse(JSON.stringify(e)) as Record<string, unknown>);
+    const line = (redesignOf: unknown) => JSON.stringify({ ...b, stepId: 's2', origin: 'replan', redesignOf });
+    const { events } = parseTrace([a, b, JSON.parse(line('s1')) as object].map((e, seq) => JSON.stringify({ ...e, seq })).join('\n'));
+    assert.equal((events[2] as { redesignOf?: string }).redesignOf, 's1');
+    assert.throws(() => parseTrace(`${JSON.stringify(a)}\n${line({ evil: true })}\n${JSON.stringify(c)}`), /line 2 is not a Cortex event/);
+  });
+
   it('a missing file is a clear error', () => {
     assert.throws(() => readTrace(join(dir, 'missing.jsonl')), /trace file .*missing\.jsonl does not exist/);
     writeFileSync(join(dir, 'x.jsonl'), '');

@@ -47,6 +47,28 @@ describe('webview step view', () => {
     assert.equal(stepView(state, state.steps.get('s1')!, false).isNew, false);
   });
 
+  it('names the failed step a step of a streaming redesign redesigns, before its replan is recorded', () => {
+    const streaming = foldEvents([
+      ...events.filter((e) => e.type === 'run_started'),
+      { type: 'step_added', seq: 1, time: 1, stepId: 's1', description: 'a', dependsOn: [], lineage: 's1', replanAttempts: 0, origin: 'planner' },
+      {
+        type: 'step_added',
+        seq: 2,
+        time: 2,
+        stepId: 's2',
+        description: 'b',
+        dependsOn: [],
+        lineage: 's1',
+        replanAttempts: 1,
+        origin: 'replan',
+        redesignOf: 's1',
+      },
+    ]);
+    assert.deepEqual(stepView(streaming, streaming.steps.get('s2')!, false).tags, [
+      { text: 'new', title: 'added by the redesign of s1, still streaming', kind: 'new' },
+    ]);
+  });
+
   it('says which failure or denial blocked a step', () => {
     assert.equal(blockedLabel(state, state.steps.get('s9')!), 'blocked by s8 (approval denied)');
     assert.equal(blockedLabel(state, state.steps.get('s8')!), 'blocked: approval denied');
