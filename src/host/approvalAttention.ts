@@ -14,6 +14,13 @@ export interface RunApprovals {
   answer(request: ApprovalRequestMessage, decision: 'approve' | 'deny'): AnswerResult;
 }
 
+/** One run's plan approval (its PlanApprovalBroker): at most one waits at a time. */
+export interface RunPlanApprovals {
+  /** The request waiting, if any. */
+  pending(): unknown;
+  onDidChange(listener: () => void): () => void;
+}
+
 /** What this needs from the window: the run's panel, notifications and warnings. */
 export interface ApprovalSurface {
   /** True while the run's panel is the visible tab of its editor group. */
@@ -38,6 +45,7 @@ export function approvalStatusText(count: number): string {
 
 interface WatchedRun {
   approvals: RunApprovals;
+  plans?: RunPlanApprovals;
   /** Request ids already considered for a notification (shown or not). */
   seen: Set<string>;
 }
@@ -57,15 +65,20 @@ export class ApprovalAttention {
     private readonly logger: Logger,
   ) {}
 
-  /** Follows one run's queue until the returned function is called (when the run ends). */
-  watch(runId: string, approvals: RunApprovals): () => void {
+  /**
+   * Follows one run's queue, and its plan approvals when given (counted in the status bar; their
+   * notification is watchPlanApprovals'), until the returned function is called (when the run ends).
+   */
+  watch(runId: string, approvals: RunApprovals, plans?: RunPlanApprovals): () => void {
     if (this.runs.has(runId)) throw new Error(`approvals of run ${runId} are already watched`);
-    const run: WatchedRun = { approvals, seen: new Set() };
+    const run: WatchedRun = { approvals, seen: new Set(), ...(plans ? { plans } : {}) };
     this.runs.set(runId, run);
     const unsubscribe = approvals.onDidChange(() => this.refresh(runId, run));
+    const unsubscribePlans = plans?.onDidChange(() => this.updateStatus());
     this.refresh(runId, run);
     return () => {
       unsubscribe();
+      unsubscribePlans?.();
       if (this.runs.get(runId) === run) this.runs.delete(runId);
       this.updateStatus();
     };
@@ -106,14 +119,32 @@ export class ApprovalAttention {
 
   /** Counts from each run's plan state: what waits is never kept here. */
   private updateStatus(): void {
-    const counts = [...this.runs.entries()].map(([runId, run]) => ({ runId, count: run.approvals.pending().length }));
-    const count = counts.reduce((total, run) => total + run.count, 0);
-    const first = counts.find((run) => run.count > 0)?.runId;
-    if (count === 0 || first === undefined) {
+    const counts = [...this.runs.entries()].map(([runId, run]) => ({
+      runId,
+      calls: run.approvals.pending().length,
+      plans: run.plans?.pending() ? 1 : 0,
+    }));
+    const calls = counts.reduce((total, run) => total + run.calls, 0);
+    const plans = counts.reduce((total, run) => total + run.plans, 0);
+    const first = counts.find((run) => run.calls + run.plans > 0)?.runId;
+    if (calls + plans === 0 || first === undefined) {
       this.status.hide();
       return;
     }
-    const calls = count === 1 ? 'A tool call waits' : `${count} tool calls wait`;
-    this.status.show({ text: approvalStatusText(count), tooltip: `Cortex: ${calls} for your approval. Click to show the panel.`, runId: first });
+    this.status.show({
+      text: approvalStatusText(calls + plans),
+      tooltip: `Cortex: ${waitingWords(plans, calls)} for your approval. Click to show the panel.`,
+      runId: first,
+    });
   }
+}
+
+/** "A tool call waits", "2 plans and a tool call wait"… */
+function waitingWords(plans: number, calls: number): string {
+  const parts = [
+    ...(plans > 0 ? [plans === 1 ? 'a plan' : `${plans} plans`] : []),
+    ...(calls > 0 ? [calls === 1 ? 'a tool call' : `${calls} tool calls`] : []),
+  ];
+  const words = parts.join(' and ');
+  return `${words[0].toUpperCase()}${words.slice(1)} ${plans + calls === 1 ? 'waits' : 'wait'}`;
 }

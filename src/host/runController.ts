@@ -366,7 +366,7 @@ export class RunController implements vscode.Disposable {
     const panel = this.panels.get(runId);
     if (panel) panel.showSource(liveRunSource(run));
     else this.panels.open(liveRunSource(run));
-    const stopWatching = this.attention.watch(runId, brokerApprovals(broker));
+    const stopWatching = this.attention.watch(runId, brokerApprovals(broker), broker.plans);
     // A plan approval waits in the panel; a hidden panel gets a notification offering it.
     const stopPlanNotices = watchPlanApprovals(broker.plans, runId, task, {
       isPanelVisible: (id) => this.panels.isVisible(id),

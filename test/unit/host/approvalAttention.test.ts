@@ -102,6 +102,31 @@ describe('ApprovalAttention', () => {
     assert.equal(window.current(), undefined, 'gone once nothing waits');
   });
 
+  it('counts a waiting plan approval with the tool calls, and drops it once answered', () => {
+    const run = approvalRun();
+    const { broker } = run;
+    window.visible.add('run-a');
+    attention.watch('run-a', brokerApprovals(broker), broker.plans);
+    const { requestId } = broker.plans.request({
+      kind: 'plan',
+      title: 'T',
+      steps: [{ description: 'Write docs', dependsOn: [], scope: { write: ['docs/**'], commands: [] } }],
+      attempt: 1,
+    });
+    assert.deepEqual(window.current(), {
+      text: '$(bell) 1 approval waiting',
+      tooltip: 'Cortex: A plan waits for your approval. Click to show the panel.',
+      runId: 'run-a',
+    });
+    const call = ask(run, 'call-1').request;
+    assert.equal(window.current()?.tooltip, 'Cortex: A plan and a tool call wait for your approval. Click to show the panel.');
+    assert.equal(window.current()?.text, '$(bell) 2 approvals waiting');
+    assert.equal(broker.plans.answer({ requestId, approved: true, source: 'panel' }).accepted, true);
+    assert.equal(window.current()?.tooltip, 'Cortex: A tool call waits for your approval. Click to show the panel.');
+    answerFromPanel(broker, call);
+    assert.equal(window.current(), undefined);
+  });
+
   it('notifies once per request while the panel is hidden, and not for requests arriving once it is visible', () => {
     const run = approvalRun();
     const { broker } = run;
