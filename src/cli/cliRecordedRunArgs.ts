@@ -37,7 +37,7 @@ export interface RecordedRunArgs {
   mcpConfig?: string;
   memory?: string;
   checkpoints?: string;
-  approve?: 'all' | 'none';
+  approve?: 'all' | 'none' | 'plan';
   requireVerified?: boolean;
   help: boolean;
 }
@@ -63,8 +63,8 @@ export function parseRecordedRunArgs(argv: readonly string[], command: string, e
   if (v.help) return { args: { fallbackModels: [], help: true }, values: v };
   if (positionals[0] !== command) throw new UsageError(`expected the command "${command}"`);
   if (positionals.length > 1) throw new UsageError(`cortex ${command} takes no task ("${positionals[1]}"): the task is the run's own`);
-  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none')
-    throw new UsageError(`--approve must be "all" or "none", not "${String(v.approve)}"`);
+  if (v.approve !== undefined && v.approve !== 'all' && v.approve !== 'none' && v.approve !== 'plan')
+    throw new UsageError(`--approve must be "all", "none" or "plan", not "${String(v.approve)}"`);
   const args: RecordedRunArgs = {
     trace: v.trace as string | undefined,
     workspace: v.workspace as string | undefined,

@@ -15,7 +15,7 @@ import { EXIT } from './exitCode';
 
 export const RESUME_USAGE = `Usage: cortex resume --trace FILE [--workspace DIR] [--config FILE] [--base-url URL]
                      [--model NAME] [--fallback-model NAME]... [--memory FILE] [--mcp-config FILE]
-                     [--approve all|none] [--checkpoints DIR] [--allow-protected PATH]...
+                     [--approve all|none|plan] [--checkpoints DIR] [--allow-protected PATH]...
                      [--require-verified]
 
 Continues an interrupted run (one whose trace has no run_finished line) from its trace:
@@ -28,7 +28,9 @@ run: FILE.lock names the process that does. What the steps that start again had 
 put back first from the run's checkpoints (--checkpoints DIR, by default FILE.checkpoints, as for
 cortex run); a protected path (cortex.policy.protectedPaths) is put back only when named with
 --allow-protected PATH, and nothing inside .git nor the trace, its lock or its checkpoint folder
-ever is. Exit codes are those of cortex run.`;
+ever is. --approve plan continues in the plan approval mode: the plan the run approved keeps its
+scopes (calls inside them run unasked), and a plan still waiting is approved. Exit codes are those
+of cortex run.`;
 
 interface ResumeArgs extends RecordedRunArgs {
   allowProtected: string[];

@@ -19,7 +19,7 @@ import { usageFailure } from './usageFailure';
 
 export const RETRY_STEP_USAGE = `Usage: cortex retry-step --trace FILE --step ID [--new-trace FILE] [--workspace DIR]
                          [--config FILE] [--base-url URL] [--model NAME] [--fallback-model NAME]...
-                         [--memory FILE] [--mcp-config FILE] [--approve all|none]
+                         [--memory FILE] [--mcp-config FILE] [--approve all|none|plan]
                          [--checkpoints DIR] [--require-verified]
 
 Runs step ID of a finished run (one that failed or was cancelled) again, in a new run. FILE is the

@@ -323,6 +323,41 @@ describe('cortex CLI: approving the plan once', function () {
     );
   });
 
+  it('cortex resume --approve plan: the approved plan keeps its scopes, so its in-scope command runs unasked (call mode: asked, denied)', async () => {
+    const { ws, trace, planFile, args } = setup(server().baseUrl);
+    writeFileSync(planFile, JSON.stringify(PLAN));
+    server().setHandler(
+      route({
+        executor: byStep({
+          [WRITE_STEP]: [toolCalls(call('write_file', { path: 'src/date.js', content: 'x\n' })), message('Wrote src/date.js.')],
+          [TEST_STEP]: [toolCalls(call('run_command', { command: 'node run-tests.js' })), message('The tests pass.')],
+        }),
+        aggregator: message('Done.'),
+      }),
+    );
+    assert.equal((await cli(['run', ...args, '--plan', planFile, '--approve', 'plan'])).code, 0);
+    // Cut the trace right after the approved steps joined the plan: a run interrupted before any step started.
+    const lines = readFileSync(trace, 'utf8').trimEnd().split('\n');
+    const lastAdded = lines.map((line) => JSON.parse(line).type).lastIndexOf('step_added');
+    const cut = `${lines.slice(0, lastAdded + 1).join('\n')}\n`;
+    const config = args[args.indexOf('--config') + 1];
+    const resumeWith = async (approve: string) => {
+      writeFileSync(trace, cut);
+      const result = await cli(['resume', '--trace', trace, '--workspace', ws, '--config', config, '--approve', approve]);
+      return { result, events: readTrace(trace).events.slice(lastAdded + 1) };
+    };
+
+    const plan = await resumeWith('plan');
+    assert.equal(plan.result.code, 0, plan.result.stderr);
+    assert.equal(approvalsOf(plan.events).length, 0, 'the command and the check are inside the approved scope');
+    assert.equal(plan.events.filter((e) => e.type === 'plan_approval_requested').length, 0, 'the plan was approved before');
+    assert.equal(driftsOf(plan.events).length, 0);
+
+    const none = await resumeWith('none');
+    assert.notEqual(none.result.code, 0);
+    assert.ok(approvalsOf(none.events).length > 0, 'in the call mode the command asks (denied by --approve none)');
+  });
+
   describe('invalid plan files: exit 2, nothing asked of the model, the error names the step and the field', () => {
     const cases: Array<[string, (file: string, ws: string) => void, RegExp]> = [
       [

@@ -81,7 +81,8 @@ describe('cli arguments', () => {
       () => parseRetryStepArgs(['retry-step', '--trace', 't', '--step', 's2', '--allow-protected', 'x']),
       /unknown option --allow-protected for cortex retry-step/,
     );
-    assert.throws(() => parseRetryStepArgs(['retry-step', '--trace', 't', '--step', 's2', '--approve', 'plan']), /--approve must be "all" or "none"/);
+    assert.equal(parseRetryStepArgs(['retry-step', '--trace', 't', '--step', 's2', '--approve', 'plan']).approve, 'plan');
+    assert.throws(() => parseResumeArgs(['resume', '--trace', 't', '--approve', 'some']), /--approve must be "all", "none" or "plan", not "some"/);
     assert.throws(() => parseRetryStepArgs(['retry-step', '--trace', 't']), /missing --step ID/);
   });
   it('defaults the workspace to the current directory', () => {
