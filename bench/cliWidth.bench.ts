@@ -136,7 +136,12 @@ async function main(): Promise<boolean> {
   const scratch = mkdtempSync(join(tmpdir(), 'cortex-width-bench-'));
   mkdirSync(join(scratch, 'workspace'));
   writeFileSync(join(scratch, 'workspace', 'notes.txt'), 'hello from the notes\n');
-  writeFileSync(join(scratch, 'settings.json'), JSON.stringify({ 'cortex.execution.maxParallelSteps': 64, 'cortex.llm.maxRetries': 0 }));
+  // The plan is asked for whole (not streamed): the turn server answers the planner with one
+  // completion, and the floor, like the steps figure, starts from the plan's end.
+  writeFileSync(
+    join(scratch, 'settings.json'),
+    JSON.stringify({ 'cortex.execution.maxParallelSteps': 64, 'cortex.llm.maxRetries': 0, 'cortex.planning.stream': false }),
+  );
   const server = await startTurnServer(LATENCY_MS);
   let ok = true;
   let run = 0;
