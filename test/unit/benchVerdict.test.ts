@@ -20,7 +20,12 @@ describe('npm run bench: the verdict', () => {
   it('exits 1 for a missed target and lists its MISSED and why: lines under its file', () => {
     const { exitCode, lines } = benchVerdict([
       met('a.bench.ts'),
-      { file: 'cliWidth.bench.ts', code: 1, reasons: ['fan-out 1.74 (≤ 1.10 MISSED)', "why: Cortex's steps took 1.74 × the floor's"], errorTail: ['a warning'] },
+      {
+        file: 'cliWidth.bench.ts',
+        code: 1,
+        reasons: ['fan-out 1.74 (≤ 1.10 MISSED)', "why: Cortex's steps took 1.74 × the floor's"],
+        errorTail: ['a warning'],
+      },
     ]);
     assert.equal(exitCode, 1);
     const text = lines.join('\n');
@@ -36,7 +41,10 @@ describe('npm run bench: the verdict', () => {
     ]);
     assert.equal(exitCode, 1);
     const text = lines.join('\n');
-    assert.match(text, /crash\.bench\.ts: failed \(exit 1\) without a MISSED or why: line; the end of its error output:\n {2}Error: the production build failed/);
+    assert.match(
+      text,
+      /crash\.bench\.ts: failed \(exit 1\) without a MISSED or why: line; the end of its error output:\n {2}Error: the production build failed/,
+    );
     assert.match(text, /killed\.bench\.ts: was stopped by SIGKILL/);
   });
 
@@ -50,7 +58,10 @@ describe('npm run bench: the verdict', () => {
     const setupOnly = benchVerdict([met('a.bench.ts'), { file: 'panel.bench.ts', code: SETUP_ERROR_EXIT, reasons: [], errorTail: ['chromium is missing'] }]);
     assert.equal(setupOnly.exitCode, 2);
     assert.match(setupOnly.lines.join('\n'), /panel\.bench\.ts: not run, a setup error .*not a missed target/);
-    const both = benchVerdict([{ file: 'panel.bench.ts', code: SETUP_ERROR_EXIT, reasons: [], errorTail: [] }, { file: 'x.bench.ts', code: 1, reasons: ['MISSED: y'], errorTail: [] }]);
+    const both = benchVerdict([
+      { file: 'panel.bench.ts', code: SETUP_ERROR_EXIT, reasons: [], errorTail: [] },
+      { file: 'x.bench.ts', code: 1, reasons: ['MISSED: y'], errorTail: [] },
+    ]);
     assert.equal(both.exitCode, 1);
   });
 
