@@ -11,6 +11,8 @@ import { benchVerdict, isReasonLine } from './benchVerdict.mjs';
 import { runInGroup } from './childGroup.mjs';
 
 const ERROR_TAIL_LINES = 5;
+// A thrown error's stack frames: the tail shows its message, not where it was thrown.
+const STACK_FRAME = /^\s+at /;
 const filter = process.argv[2];
 const files = readdirSync('bench')
   .filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter)))
@@ -47,7 +49,7 @@ for (const file of files) {
   );
   const err = lineCollector(
     (text) => process.stderr.write(text),
-    (line) => line.trim() && errorTail.push(line) > ERROR_TAIL_LINES && errorTail.shift(),
+    (line) => line.trim() && !STACK_FRAME.test(line) && errorTail.push(line) > ERROR_TAIL_LINES && errorTail.shift(),
   );
   // In a group of its own, so stopping `npm run bench` stops the benchmark and what it started.
   const { code } = await runInGroup(process.execPath, ['--expose-gc', '--import', 'tsx', `bench/${file}`], {

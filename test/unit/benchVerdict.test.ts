@@ -86,7 +86,7 @@ describe('npm run bench: the script', () => {
       const bench = (name: string, body: string) => writeFileSync(join(dir, 'bench', `${name}.bench.ts`), body);
       bench('good', "console.log('  ratio 1.0 (target <= 2): met');\n");
       bench('slow', "console.log('  ratio 3.0 (target <= 2): MISSED');\nconsole.log('  why: too slow');\nprocess.exit(1);\n");
-      bench('crash', "console.error('Error: no endpoint');\nprocess.exit(1);\n");
+      bench('crash', "console.error('Error: no endpoint\\n    at main (crash.bench.ts:1:1)');\nprocess.exit(1);\n");
       bench('setup', "console.error('chromium is missing');\nprocess.exit(2);\n");
       const run = (filter?: string) =>
         spawnSync(process.execPath, [join(dir, 'scripts', 'bench.mjs'), ...(filter ? [filter] : [])], { cwd: dir, encoding: 'utf8' });
@@ -94,7 +94,11 @@ describe('npm run bench: the script', () => {
       const all = run();
       assert.equal(all.status, 1, all.stdout + all.stderr);
       assert.match(all.stdout, /slow\.bench\.ts: a target was missed:\n {2}ratio 3\.0 \(target <= 2\): MISSED\n {2}why: too slow/);
-      assert.match(all.stdout, /crash\.bench\.ts: failed \(exit 1\) without a MISSED or why: line; the end of its error output:\n {2}Error: no endpoint/);
+      assert.match(
+        all.stdout,
+        /crash\.bench\.ts: failed \(exit 1\) without a MISSED or why: line; the end of its error output:\n {2}Error: no endpoint\n\n/,
+        'the stack frames are left out',
+      );
       assert.match(all.stdout, /setup\.bench\.ts: not run, a setup error/);
       assert.doesNotMatch(all.stdout, /good\.bench\.ts:/);
       assert.match(all.stderr, /Error: no endpoint/, 'the error output is passed through as it comes');
