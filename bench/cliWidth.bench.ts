@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTurnServer, type TurnServer } from './cliWidth/turnServer';
@@ -23,12 +23,15 @@ import { runBenchmark } from './support/runBenchmark';
 // Targets, as ratios to the floor measured in the same run (each Cortex run divided by the floor
 // run right after it, the median of ROUNDS such pairs): steps <= 1.10 for the fan-out and the
 // chains; process <= 1.10 for the chains of 20 and 33 steps (for shorter plans the CLI's start is a
-// large part of a short run). The figures of each side are printed too.
+// large part of a short run). The figures of each side are printed too, and, where GNU time is
+// installed (/usr/bin/time), each side's CPU seconds per run (user + system, all threads): a figure
+// the machine's load moves far less than the wall-clock ratios.
 
 const LATENCY_MS = 50;
 const TURNS_PER_STEP = 2;
 const ROUNDS = 5;
 const floor = join(__dirname, 'cliWidth', 'floorRunner.mjs');
+const GNU_TIME = '/usr/bin/time';
 
 interface Shape {
   name: string;
@@ -75,12 +78,20 @@ const SHAPES: Shape[] = [fanOut(50), chains(10, 3), chains(20, 3, 1.1), chains(3
 interface Measured {
   steps: number;
   process: number;
+  /** CPU seconds of the process (GNU time), when measured. */
+  cpu?: number;
 }
 
-function runProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; wallMs: number }> {
+/** Runs Node with `args`; with `cpuFile`, under GNU time, which writes the CPU seconds used there. */
+function runProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cpuFile?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; wallMs: number }> {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, commandArgs] = cpuFile ? [GNU_TIME, ['-f', '%U %S', '-o', cpuFile, process.execPath, ...args]] : [process.execPath, args];
+    const child = spawn(command, commandArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -117,7 +128,8 @@ async function measure(who: 'cortex' | 'floor', shape: Shape, server: TurnServer
           'all',
           'Read the notes in every part.',
         ];
-  const result = await runProcess(args, env);
+  const cpuFile = existsSync(GNU_TIME) ? join(scratch, 'cpu.txt') : undefined;
+  const result = await runProcess(args, env, cpuFile);
   const times = server.times();
   const expectedRequests = shape.plan.steps.length * TURNS_PER_STEP;
   if (result.code !== 0 || result.stdout.trim() !== 'All steps are done.' || times.executorRequests !== expectedRequests || times.otherRequests !== 0) {
@@ -127,7 +139,14 @@ async function measure(who: 'cortex' | 'floor', shape: Shape, server: TurnServer
   }
   if (who === 'cortex') writeFileSync(requestShape, JSON.stringify(times.requestShape));
   const stepsBound = shape.depth * TURNS_PER_STEP * LATENCY_MS;
-  return { steps: (times.aggregatorAt! - times.planSentAt!) / stepsBound, process: result.wallMs / (stepsBound + 2 * LATENCY_MS) };
+  return { steps: (times.aggregatorAt! - times.planSentAt!) / stepsBound, process: result.wallMs / (stepsBound + 2 * LATENCY_MS), cpu: cpuSeconds(cpuFile) };
+}
+
+/** User + system seconds from GNU time's `%U %S` line (its last line). */
+function cpuSeconds(cpuFile: string | undefined): number | undefined {
+  if (!cpuFile) return undefined;
+  const [user, system] = readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+  return Number.isFinite(user) && Number.isFinite(system) ? user + system : undefined;
 }
 
 async function main(): Promise<boolean> {
@@ -136,7 +155,12 @@ async function main(): Promise<boolean> {
   const scratch = mkdtempSync(join(tmpdir(), 'cortex-width-bench-'));
   mkdirSync(join(scratch, 'workspace'));
   writeFileSync(join(scratch, 'workspace', 'notes.txt'), 'hello from the notes\n');
-  writeFileSync(join(scratch, 'settings.json'), JSON.stringify({ 'cortex.execution.maxParallelSteps': 64, 'cortex.llm.maxRetries': 0 }));
+  // The plan is asked for whole (not streamed): the turn server answers the planner with one
+  // completion, and the floor, like the steps figure, starts from the plan's end.
+  writeFileSync(
+    join(scratch, 'settings.json'),
+    JSON.stringify({ 'cortex.execution.maxParallelSteps': 64, 'cortex.llm.maxRetries': 0, 'cortex.planning.stream': false }),
+  );
   const server = await startTurnServer(LATENCY_MS);
   let ok = true;
   let run = 0;
@@ -177,6 +201,11 @@ async function main(): Promise<boolean> {
           .padEnd(15)} ${median(base.map((m) => m.process)).toFixed(2)}`,
       );
       console.log(`    spread of the ${ROUNDS} pairs: steps ÷ floor ${spread(stepsRatios)}, process ÷ floor ${spread(processRatios)}`);
+      const cpu = (runs: Measured[]) => runs.map((m) => m.cpu).filter((seconds): seconds is number => seconds !== undefined);
+      if (cpu(cortex).length === ROUNDS && cpu(base).length === ROUNDS)
+        console.log(
+          `    CPU per run (user + system): Cortex ${median(cpu(cortex)).toFixed(2)} s (${spread(cpu(cortex))}), floor ${median(cpu(base)).toFixed(2)} s (${spread(cpu(base))})`,
+        );
       if (!stepsOk) console.log(`    why: Cortex's steps took ${steps.toFixed(2)} × the floor's, above ${shape.stepsTarget.toFixed(2)}`);
       if (!processOk) console.log(`    why: Cortex's whole process took ${processRatio.toFixed(2)} × the floor's, above ${shape.processTarget!.toFixed(2)}`);
     }

@@ -4,12 +4,15 @@
 // A benchmark exits 0 when its targets are met, 2 when something it needs is not set up (e.g.
 // Chromium for the panel; bench/support/runBenchmark.ts, `setupError`), and otherwise 1 (a missed
 // target, or an error). At the end every file that did not meet its targets is listed with its
-// MISSED and `why:` lines. Exits 0 when every target was met, 2 when the only problems were
-// setup errors, else 1.
+// MISSED and `why:` lines (or, when it printed none, the end of its error output). Exits 0 when
+// every target was met, 2 when the only problems were setup errors, else 1 (scripts/benchVerdict.mjs).
 import { readdirSync } from 'node:fs';
+import { benchVerdict, isReasonLine } from './benchVerdict.mjs';
 import { runInGroup } from './childGroup.mjs';
 
-const SETUP_ERROR = 2;
+const ERROR_TAIL_LINES = 5;
+// A thrown error's stack frames: the tail shows its message, not where it was thrown.
+const STACK_FRAME = /^\s+at /;
 const filter = process.argv[2];
 const files = readdirSync('bench')
   .filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter)))
@@ -18,34 +21,46 @@ if (files.length === 0) {
   console.error('no benchmarks found in bench/');
   process.exit(1);
 }
-const missed = [];
-const setup = [];
+
+/** Hands text on to `write` and keeps its complete lines for `onLine`. */
+function lineCollector(write, onLine) {
+  let pending = '';
+  return {
+    collect(text) {
+      write(text);
+      const lines = (pending + text).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    },
+    end() {
+      if (pending) this.collect('\n');
+    },
+  };
+}
+
+const results = [];
 for (const file of files) {
   console.log(`\n##### ${file}`);
   const reasons = [];
-  let pending = '';
-  const collect = (text) => {
-    process.stdout.write(text);
-    const lines = (pending + text).split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) if (/MISSED|^\s*why:/.test(line)) reasons.push(line.trim());
-  };
+  const errorTail = [];
+  const out = lineCollector(
+    (text) => process.stdout.write(text),
+    (line) => isReasonLine(line) && reasons.push(line.trim()),
+  );
+  const err = lineCollector(
+    (text) => process.stderr.write(text),
+    (line) => line.trim() && !STACK_FRAME.test(line) && errorTail.push(line) > ERROR_TAIL_LINES && errorTail.shift(),
+  );
   // In a group of its own, so stopping `npm run bench` stops the benchmark and what it started.
   const { code } = await runInGroup(process.execPath, ['--expose-gc', '--import', 'tsx', `bench/${file}`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    onStdout: collect,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    onStdout: out.collect.bind(out),
+    onStderr: err.collect.bind(err),
   });
-  if (pending) collect('\n');
-  if (code === SETUP_ERROR) setup.push(file);
-  else if (code !== 0) missed.push({ file, reasons });
+  out.end();
+  err.end();
+  results.push({ file, code, reasons, errorTail });
 }
-if (missed.length === 0 && setup.length === 0) {
-  console.log('\nall benchmark targets met.');
-  process.exit(0);
-}
-for (const { file, reasons } of missed) {
-  console.log(`\n${file}: a target was missed or the benchmark failed${reasons.length ? ':' : ' (see its output above)'}`);
-  for (const reason of reasons) console.log(`  ${reason}`);
-}
-for (const file of setup) console.log(`\n${file}: not run, a setup error (see its message above); not a missed target`);
-process.exit(missed.length > 0 ? 1 : SETUP_ERROR);
+const { exitCode, lines } = benchVerdict(results);
+for (const line of lines) console.log(line);
+process.exit(exitCode);

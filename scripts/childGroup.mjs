@@ -34,23 +34,28 @@ export function spawnInGroup(command, args, options = {}) {
 
 /**
  * spawnInGroup, awaited: resolves with the exit code (or the signal's name). With `onStdout` (and
- * stdout piped), the child's output is handed to it as text.
+ * stdout piped), the child's output is handed to it as text; likewise `onStderr`.
  */
 export function runInGroup(command, args, options = {}) {
-  const { onStdout, ...spawnOptions } = options;
+  const { onStdout, onStderr, ...spawnOptions } = options;
   return new Promise((resolve) => {
     const child = spawnInGroup(command, args, spawnOptions);
     if (onStdout) child.stdout?.setEncoding('utf8').on('data', onStdout);
+    if (onStderr) child.stderr?.setEncoding('utf8').on('data', onStderr);
     child.on('error', (error) => resolve({ code: 1, error }));
     child.on('exit', (code, signal) => {
       const result = { code: code ?? signal };
-      if (!child.stdout || child.stdout.readableEnded) return resolve(result);
+      const open = [child.stdout, child.stderr].filter((stream) => stream && !stream.readableEnded);
+      if (open.length === 0) return resolve(result);
       // The output may still be on its way; a process the child left behind may hold the pipe, so not for long.
       const timer = setTimeout(() => resolve(result), 1_000);
-      child.stdout.once('end', () => {
-        clearTimeout(timer);
-        resolve(result);
-      });
+      let left = open.length;
+      for (const stream of open)
+        stream.once('end', () => {
+          if (--left > 0) return;
+          clearTimeout(timer);
+          resolve(result);
+        });
     });
   });
 }

@@ -1,11 +1,11 @@
 // A stand-in for the `vscode` module, just enough for activate(): it records what the extension
-// registers (commands, serializers, status bar items, executed commands) so the activation bench
+// registers (commands, serializers, status bar items, tree views, language model tools, executed commands) so the activation bench
 // can check what activation did, not only how long it took. Plain CommonJS: loaded by probe.cjs.
 'use strict';
 const path = require('node:path');
 const os = require('node:os');
 
-const recorded = { commands: [], handlers: new Map(), serializers: [], statusBarItems: [], executed: [], messages: [] };
+const recorded = { commands: [], handlers: new Map(), serializers: [], statusBarItems: [], executed: [], messages: [], tools: [], views: [] };
 const disposable = () => ({ dispose() {} });
 const event = () => () => disposable();
 
@@ -112,6 +112,12 @@ module.exports = {
       recorded.statusBarItems.push(item);
       return item;
     },
+    registerTreeDataProvider: (viewId) => {
+      recorded.views.push(viewId);
+      return disposable();
+    },
+    showInputBox: () => Promise.resolve(undefined),
+    showQuickPick: () => Promise.resolve(undefined),
     registerWebviewPanelSerializer: (viewType) => {
       recorded.serializers.push(viewType);
       return disposable();
@@ -130,6 +136,14 @@ module.exports = {
     executeCommand: (...args) => {
       recorded.executed.push(args);
       return Promise.resolve(undefined);
+    },
+  },
+  lm: {
+    selectChatModels: () => Promise.resolve([]),
+    onDidChangeChatModels: event(),
+    registerTool: (name) => {
+      recorded.tools.push(name);
+      return disposable();
     },
   },
   workspace: {

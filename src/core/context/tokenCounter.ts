@@ -194,17 +194,26 @@ function messageTokensAtMost(message: ChatMessage): number {
 }
 
 /**
- * countPromptTokens(messages, tools), made on this thread after the current turn of the event
- * loop: the request that needs no decision leaves first and is counted while it travels (the
- * model's latency dwarfs the count). Counts already made are kept (per message object, and the memo
- * of repeated texts), so a step's next turn costs only its new messages. The count is of the prompt
- * as it is now: a step's conversation grows while the request travels (the reply and the tool
- * results are appended to the same list), and what came later is not part of this prompt.
+ * countPromptTokens(messages, tools), made on this thread once the request has left: the request
+ * that needs no decision is written first and counted while it travels (the model's latency dwarfs
+ * the count, and the run's first count, which loads the tokenizer's tables, takes about 100 ms).
+ * Counts already made are kept (per message object, and the memo of repeated texts), so a step's
+ * next turn costs only its new messages. The count is of the prompt as it is now: a step's
+ * conversation grows while the request travels (the reply and the tool results are appended to the
+ * same list), and what came later is not part of this prompt.
  */
 export async function countPromptTokensSoon(live: readonly ChatMessage[], tools?: readonly ToolSpec[]): Promise<number> {
   const messages = [...live];
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  // Two `setImmediate` turns: the platform's fetch (undici) writes a request on a kept-alive
+  // connection only in a `setImmediate` of its own (it first lets the idle socket report a close),
+  // queued after one made here in the same turn; a count in the first turn would go before it.
+  await afterImmediate();
+  await afterImmediate();
   return countPromptTokens(messages, tools);
+}
+
+function afterImmediate(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

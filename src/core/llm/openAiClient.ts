@@ -222,7 +222,8 @@ class OpenAiClient implements LlmClient {
     const temperature = request.temperature ?? this.options.temperature;
     if (typeof temperature === 'number') body.temperature = temperature;
     if (sent.responseFormat) body.response_format = { type: 'json_object' };
-    const requestOptions = { signal: controller.signal, headers, timeout: this.options.requestTimeoutMs + 5_000, maxRetries: 0 };
+    // The timeout backstop and maxRetries 0 are the client's own (set once in the constructor).
+    const requestOptions = { signal: controller.signal, headers };
 
     try {
       if (!stream) {

@@ -32,6 +32,16 @@ describe('counting a prompt while its request travels', () => {
     assert.equal(promptTokensAtMost(messages, tools), exact, 'the counts are kept: the bound is now the exact count');
   });
 
+  it('counts after a request handed to fetch in the same turn has been written (undici writes it in a setImmediate of its own)', async () => {
+    const messages: ChatMessage[] = conversation(2, 350);
+    const bound = promptTokensAtMost(messages);
+    const counting = countPromptTokensSoon(messages);
+    // What undici does with a request on a kept-alive connection: its write waits for one setImmediate.
+    const boundWhenWritten = await new Promise<number>((resolve) => setImmediate(() => resolve(promptTokensAtMost(messages))));
+    assert.equal(boundWhenWritten, bound, 'nothing counted before the request was written');
+    assert.ok((await counting) < bound);
+  });
+
   it('counts the prompt as it was when asked, not the messages appended while it counts', async () => {
     const messages: ChatMessage[] = conversation(2, 300);
     const asked = [...messages];
