@@ -29,8 +29,8 @@ put back first from the run's checkpoints (--checkpoints DIR, by default FILE.ch
 cortex run); a protected path (cortex.policy.protectedPaths) is put back only when named with
 --allow-protected PATH, and nothing inside .git nor the trace, its lock or its checkpoint folder
 ever is. --approve plan continues in the plan approval mode: the plan the run approved keeps its
-scopes (calls inside them run unasked), and a plan still waiting is approved. Exit codes are those
-of cortex run.`;
+scopes (calls inside them run unasked), and a plan still waiting is approved.
+Exit codes are those of cortex run.`;
 
 interface ResumeArgs extends RecordedRunArgs {
   allowProtected: string[];
