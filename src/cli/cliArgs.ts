@@ -94,7 +94,9 @@ export interface CliArgs {
   help: boolean;
 }
 
-const OPTIONS = {
+/** The options every command that drives a run takes (cortex run, cortex resume, cortex retry-step). */
+export const RUN_OPTIONS = {
+  trace: { type: 'string' },
   workspace: { type: 'string' },
   config: { type: 'string' },
   'base-url': { type: 'string' },
@@ -102,16 +104,19 @@ const OPTIONS = {
   'fallback-model': { type: 'string', multiple: true },
   header: { type: 'string', multiple: true },
   query: { type: 'string', multiple: true },
-  trace: { type: 'string' },
   'mcp-config': { type: 'string' },
   memory: { type: 'string' },
+  checkpoints: { type: 'string' },
   approve: { type: 'string' },
+  'require-verified': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const OPTIONS = {
+  ...RUN_OPTIONS,
   plan: { type: 'string' },
   out: { type: 'string' },
-  checkpoints: { type: 'string' },
-  'require-verified': { type: 'boolean' },
   'no-plan-stream': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = {

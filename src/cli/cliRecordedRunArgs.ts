@@ -1,27 +1,9 @@
 import { parseArgs } from 'node:util';
-import { checkOptionTokens, UsageError } from './cliArgs';
+import { checkOptionTokens, RUN_OPTIONS, UsageError } from './cliArgs';
 
 // `cortex resume` and `cortex retry-step` both start from a recorded run's trace and take the same
 // run options as `cortex run` (settings, endpoint, MCP, memory, approvals, checkpoints); each adds
 // a few of its own. One parser, so the two commands cannot drift apart.
-
-/** The options every command over a recorded run takes. */
-export const RECORDED_RUN_OPTIONS = {
-  trace: { type: 'string' },
-  workspace: { type: 'string' },
-  config: { type: 'string' },
-  'base-url': { type: 'string' },
-  model: { type: 'string' },
-  'fallback-model': { type: 'string', multiple: true },
-  header: { type: 'string', multiple: true },
-  query: { type: 'string', multiple: true },
-  'mcp-config': { type: 'string' },
-  memory: { type: 'string' },
-  checkpoints: { type: 'string' },
-  approve: { type: 'string' },
-  'require-verified': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string };
 
@@ -46,7 +28,7 @@ type Values = Record<string, string | string[] | boolean | undefined>;
 
 /** True when the command (the first word that is not an option) is `command`. */
 export function isRecordedRunCommand(argv: readonly string[], command: string, extra: Record<string, OptionSpec>): boolean {
-  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: { ...RECORDED_RUN_OPTIONS, ...extra } });
+  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, options: { ...RUN_OPTIONS, ...extra } });
   return positionals[0] === command;
 }
 
@@ -56,7 +38,7 @@ export function isRecordedRunCommand(argv: readonly string[], command: string, e
  * the command's own options, or `help` alone.
  */
 export function parseRecordedRunArgs(argv: readonly string[], command: string, extra: Record<string, OptionSpec>): { args: RecordedRunArgs; values: Values } {
-  const options = { ...RECORDED_RUN_OPTIONS, ...extra };
+  const options = { ...RUN_OPTIONS, ...extra };
   const { values, positionals, tokens } = parseArgs({ args: [...argv], allowPositionals: true, strict: false, tokens: true, options });
   checkOptionTokens(tokens, options, command);
   const v = values as Values;

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { main } from '../../src/cli/main';
 import type { EventOf, RunEvent } from '../../src/core/plan/events';
 import { readTrace } from '../../src/core/trace/traceReader';
 import { byStep, call, contentText, message, route, sequence, toolCalls } from '../support/scriptedReplies';
 import type { MessageReply, ScriptedRequest } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
+import { runCliInProcess } from '../support/inProcessCli';
 
 // Streamed planning through the CLI (docs/design.md, “The planner”): a slow planner streams its
 // plan over real SSE; steps start while it is still being written, and a plan that turns out
@@ -16,17 +15,7 @@ import { useScriptedServer } from '../support/useScriptedServer';
 // planner is asked again.
 
 async function cli(argv: string[]) {
-  const collect = () => {
-    const stream = new PassThrough();
-    let text = '';
-    stream.on('data', (d) => (text += d));
-    return { stream, text: () => text };
-  };
-  const stdout = collect();
-  const stderr = collect();
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await main(argv, { stdout: stdout.stream, stderr: stderr.stream, stdin, cwd: process.cwd(), env: process.env });
-  const result = { code, stdout: stdout.text(), stderr: stderr.text() };
+  const result = await runCliInProcess(argv, process.env);
   assert.doesNotMatch(result.stderr, /\n\s+at /, `stack trace in:\n${result.stderr}`);
   return result;
 }
