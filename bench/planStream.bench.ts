@@ -55,37 +55,64 @@ interface Measure {
   firstRequestAfterEntryMs: number;
 }
 
-async function measure(order: Order, stream: boolean): Promise<Measure> {
-  const { text, firstEntryEnd } = planText(order);
+/**
+ * A reply written at a realistic model's pace (first token after 400 ms, then 50 tokens/s), with
+ * the moment the last character of its first entry was written. Not streamed, the reply is sent
+ * whole after the same timer waits, one per token, so both runs' models take the same time.
+ */
+function realisticReply(text: string, firstEntryEnd: number) {
   let written = 0;
   let entryWrittenAt = 0;
-  let firstRequestAt = 0;
-  // Not streamed: when the entry would have been complete had the reply streamed.
-  const planner: MessageReply = {
+  const streamed: MessageReply = {
     kind: 'message',
     content: text,
     delayMs: FIRST_TOKEN_MS,
     fragmentSize: CHARS_PER_TOKEN,
     chunkDelayMs: 1000 / TOKENS_PER_SECOND,
     onChunkWritten: (chunk) => {
-      const delta = (chunk.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content ?? '';
-      written += delta.length;
+      written += (chunk.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content?.length ?? 0;
       if (!entryWrittenAt && written >= firstEntryEnd) entryWrittenAt = performance.now();
     },
   };
+  return {
+    handler: async (req: ScriptedRequest): Promise<MessageReply> => {
+      if (req.stream) return streamed;
+      await sleep(FIRST_TOKEN_MS);
+      for (let at = 0; at < text.length; at += CHARS_PER_TOKEN) {
+        await sleep(1000 / TOKENS_PER_SECOND);
+        if (!entryWrittenAt && at + CHARS_PER_TOKEN >= firstEntryEnd) entryWrittenAt = performance.now();
+      }
+      return message(text);
+    },
+    entryWrittenAt: () => entryWrittenAt,
+  };
+}
+
+/** The real AgentRun of `task` against `baseUrl`, streaming its plans or not; its wall time. */
+async function timedRun(baseUrl: string, task: string, stream: boolean): Promise<number> {
+  const config = parseConfig({ 'cortex.llm.baseUrl': baseUrl, 'cortex.llm.model': 'bench', 'cortex.llm.maxRetries': 0, 'cortex.planning.stream': stream });
+  const run = new AgentRun({
+    task,
+    workspaceRoot: mkdtempSync(join(tmpdir(), 'cortex-bench-planstream-')),
+    config,
+    log: new EventLog(),
+    approvals: new ApprovalBroker(),
+    trusted: true,
+  });
+  const started = performance.now();
+  const result = await run.start();
+  const wallMs = performance.now() - started;
+  if (result.status !== 'completed') throw new Error(`run ${result.status}: ${result.error}`);
+  return wallMs;
+}
+
+async function measure(order: Order, stream: boolean): Promise<Measure> {
+  const { text, firstEntryEnd } = planText(order);
+  const planner = realisticReply(text, firstEntryEnd);
+  let firstRequestAt = 0;
   const server = await startScriptedServer(
     route({
-      // Not streamed (streaming off), the reply is sent whole when it would have ended streaming:
-      // after the same timer waits, one per token, so both runs' planners take the same time.
-      planner: async (req: ScriptedRequest) => {
-        if (req.stream) return planner;
-        await sleep(FIRST_TOKEN_MS);
-        for (let at = 0; at < text.length; at += CHARS_PER_TOKEN) {
-          await sleep(1000 / TOKENS_PER_SECOND);
-          if (!entryWrittenAt && at + CHARS_PER_TOKEN >= firstEntryEnd) entryWrittenAt = performance.now();
-        }
-        return message(text);
-      },
+      planner: planner.handler,
       executor: (req: ScriptedRequest) => {
         if (req.stepId === 's1' && !firstRequestAt) firstRequestAt = performance.now();
         return message('Done: nothing else to report.', { delayMs: TURN_MS });
@@ -94,25 +121,8 @@ async function measure(order: Order, stream: boolean): Promise<Measure> {
     }),
   );
   try {
-    const config = parseConfig({
-      'cortex.llm.baseUrl': server.baseUrl,
-      'cortex.llm.model': 'bench',
-      'cortex.llm.maxRetries': 0,
-      'cortex.planning.stream': stream,
-    });
-    const run = new AgentRun({
-      task: 'Refactor the parser, renderer and exporter modules',
-      workspaceRoot: mkdtempSync(join(tmpdir(), 'cortex-bench-planstream-')),
-      config,
-      log: new EventLog(),
-      approvals: new ApprovalBroker(),
-      trusted: true,
-    });
-    const started = performance.now();
-    const result = await run.start();
-    const wallMs = performance.now() - started;
-    if (result.status !== 'completed') throw new Error(`run ${result.status}: ${result.error}`);
-    return { wallMs, firstRequestAfterEntryMs: firstRequestAt - entryWrittenAt };
+    const wallMs = await timedRun(server.baseUrl, 'Refactor the parser, renderer and exporter modules', stream);
+    return { wallMs, firstRequestAfterEntryMs: firstRequestAt - planner.entryWrittenAt() };
   } finally {
     await server.close();
   }
@@ -136,33 +146,13 @@ function redesignText(): { text: string; firstEntryEnd: number } {
 
 async function measureReplan(stream: boolean): Promise<Measure> {
   const { text, firstEntryEnd } = redesignText();
-  let entryWrittenAt = 0;
+  const replanner = realisticReply(text, firstEntryEnd);
   let firstRequestAt = 0;
-  let written = 0;
-  const streamed: MessageReply = {
-    kind: 'message',
-    content: text,
-    delayMs: FIRST_TOKEN_MS,
-    fragmentSize: CHARS_PER_TOKEN,
-    chunkDelayMs: 1000 / TOKENS_PER_SECOND,
-    onChunkWritten: (chunk) => {
-      written += (chunk.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content?.length ?? 0;
-      if (!entryWrittenAt && written >= firstEntryEnd) entryWrittenAt = performance.now();
-    },
-  };
   const plan = { title: 'Release notes', steps: [{ description: 'Write the release notes to NOTES.md', dependsOn: [], expects: [{ changed: 'NOTES.md' }] }] };
   const server = await startScriptedServer(
     route({
       planner: message(JSON.stringify(plan)),
-      replanner: async (req: ScriptedRequest) => {
-        if (req.stream) return streamed;
-        await sleep(FIRST_TOKEN_MS);
-        for (let at = 0; at < text.length; at += CHARS_PER_TOKEN) {
-          await sleep(1000 / TOKENS_PER_SECOND);
-          if (!entryWrittenAt && at + CHARS_PER_TOKEN >= firstEntryEnd) entryWrittenAt = performance.now();
-        }
-        return message(text);
-      },
+      replanner: replanner.handler,
       executor: (req: ScriptedRequest) => {
         // s1 claims the notes without writing them: its check fails and it is redesigned (s2 is the first new step).
         if (req.stepId === 's2' && !firstRequestAt) firstRequestAt = performance.now();
@@ -172,25 +162,8 @@ async function measureReplan(stream: boolean): Promise<Measure> {
     }),
   );
   try {
-    const config = parseConfig({
-      'cortex.llm.baseUrl': server.baseUrl,
-      'cortex.llm.model': 'bench',
-      'cortex.llm.maxRetries': 0,
-      'cortex.planning.stream': stream,
-    });
-    const run = new AgentRun({
-      task: 'Write the release notes',
-      workspaceRoot: mkdtempSync(join(tmpdir(), 'cortex-bench-replanstream-')),
-      config,
-      log: new EventLog(),
-      approvals: new ApprovalBroker(),
-      trusted: true,
-    });
-    const started = performance.now();
-    const result = await run.start();
-    const wallMs = performance.now() - started;
-    if (result.status !== 'completed') throw new Error(`run ${result.status}: ${result.error}`);
-    return { wallMs, firstRequestAfterEntryMs: firstRequestAt - entryWrittenAt };
+    const wallMs = await timedRun(server.baseUrl, 'Write the release notes', stream);
+    return { wallMs, firstRequestAfterEntryMs: firstRequestAt - replanner.entryWrittenAt() };
   } finally {
     await server.close();
   }
