@@ -7,7 +7,7 @@ import { ContentStore, DEFAULT_MAX_OBJECT_BYTES } from './contentStore';
 import { FileToolRecording, type BeforeWriteOptions, type CollectedAfter } from './fileToolRecording';
 import { ShadowGit } from './shadowGit';
 import { displayPath, isInside, realLocation } from '../files/workspaceJail';
-import { scanWorkspaceSync } from './workspaceScan';
+import { scanWorkspace } from './workspaceScan';
 
 // Records every file change of a run (docs/design.md, “Checkpoints and revert”): one recorder per run, with the run's
 // content store (outside the workspace), the attribution ledger and, when git is installed, the
@@ -107,7 +107,7 @@ export class CheckpointRecorder {
           this.options.warn(`git is not installed: changes made by run_command are recorded, but what they modified or deleted cannot be reverted`);
           return { noShadowReason: NO_GIT_NOTE };
         }
-        const warmUp = scanWorkspaceSync(ready.realRoot, undefined, ready.excluded);
+        const warmUp = await scanWorkspace(ready.realRoot, undefined, ready.excluded);
         if (!warmUp.truncated) {
           const small = new Map([...warmUp.files].filter(([, stamp]) => stamp.size <= this.options.maxFileBytes));
           void this.track(shadow.snapshot(small).catch((error: unknown) => this.options.warn(`checkpoint snapshot failed: ${(error as Error).message}`)));
@@ -206,7 +206,7 @@ export class CheckpointRecorder {
       return await run();
     } finally {
       if (recording) {
-        recording.scanAfter();
+        await recording.scanAfter();
         // A file tool of a parallel step that wrote while the command ran is told apart through the
         // ledger: its change must be queued before the command's is described, or the command
         // would be taken for its author.

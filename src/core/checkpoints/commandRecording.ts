@@ -5,7 +5,7 @@ import type { FileChange } from '../plan/changeSchema';
 import type { ContentStore } from './contentStore';
 import { captureFile, tooLargeNote, type CapturedFile } from './fileCapture';
 import type { ShadowGit } from './shadowGit';
-import { compareScans, scanWorkspaceSync, type FileStamp, type WorkspaceScan } from './workspaceScan';
+import { compareScans, scanWorkspace, type FileStamp, type WorkspaceScan } from './workspaceScan';
 
 // What one run_command call changed: the workspace is scanned before and after the command, and
 // the paths whose stamp differs are hashed. The old contents come from the shadow git snapshot
@@ -41,7 +41,7 @@ export class CommandRecording {
   /** Scans the workspace and snapshots its files; call right before the command runs. */
   static async start(deps: CommandRecordingDeps, callId: string): Promise<CommandRecording> {
     const mark = deps.ledger.mark();
-    const before = scanWorkspaceSync(deps.realRoot, undefined, deps.exclude);
+    const before = await scanWorkspace(deps.realRoot, undefined, deps.exclude);
     let tree: string | undefined;
     let problem = deps.shadow ? undefined : (deps.noShadowReason ?? NO_GIT_NOTE);
     if (deps.shadow && !before.truncated) {
@@ -64,8 +64,8 @@ export class CommandRecording {
   private after: WorkspaceScan | undefined;
 
   /** Scans again; call right after the command ended. */
-  scanAfter(): void {
-    if (!this.before.truncated) this.after = scanWorkspaceSync(this.deps.realRoot, undefined, this.deps.exclude);
+  async scanAfter(): Promise<void> {
+    if (!this.before.truncated) this.after = await scanWorkspace(this.deps.realRoot, undefined, this.deps.exclude);
   }
 
   /**
