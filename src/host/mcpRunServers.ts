@@ -37,13 +37,13 @@ export class McpHostServers {
   }
 
   /** Every configured server of `folder`, and what could not be read. A name defined twice keeps its first definition. */
-  configured(folder: string, config: FlatConfig): { servers: ConfiguredServer[]; problems: string[] } {
+  async configured(folder: string, config: FlatConfig): Promise<{ servers: ConfiguredServer[]; problems: string[] }> {
     const user: ServerGroup = {
       source: { kind: 'user' },
       servers: Object.entries(config['cortex.mcp.servers']).map(([name, entry]) => ({ name, entry })),
       inputs: [],
     };
-    const workspace = readWorkspaceMcpFiles(folder);
+    const workspace = await readWorkspaceMcpFiles(folder);
     const groups = [user, ...workspace.groups];
     const problems = [...workspace.problems, ...duplicateServerNames(groups)];
     const seen = new Set<string>();
@@ -92,7 +92,7 @@ export class McpHostServers {
 
   /** The servers a run in `folder` starts (asking for consent and inputs as needed) and notices about the others. */
   async forRun(folder: string, config: FlatConfig, trusted: boolean): Promise<RunServers> {
-    const { servers, problems } = this.configured(folder, config);
+    const { servers, problems } = await this.configured(folder, config);
     const notices = problems.map((problem) => `MCP configuration not used: ${problem}`);
     if (servers.length === 0) return { servers: [], notices };
     if (!trusted) return { servers: [], notices: [...notices, `MCP servers are not started in Restricted Mode: ${servers.map((s) => s.name).join(', ')}`] };

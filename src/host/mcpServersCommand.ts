@@ -19,7 +19,7 @@ interface ServerItem extends vscode.QuickPickItem {
 const STATE_ICON = { running: '$(pass-filled)', failed: '$(error)', blocked: '$(shield)', starting: '$(loading~spin)' } as const;
 
 export async function showMcpServers(host: McpHostServers, folder: vscode.WorkspaceFolder, config: FlatConfig, logger: Logger): Promise<void> {
-  const { servers, problems } = host.configured(folder.uri.fsPath, config);
+  const { servers, problems } = await host.configured(folder.uri.fsPath, config);
   for (const problem of problems) void vscode.window.showWarningMessage(`Cortex MCP configuration: ${problem}`);
   if (servers.length === 0) {
     void vscode.window.showInformationMessage(

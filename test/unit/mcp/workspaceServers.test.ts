@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { McpServerEntry } from '../../../src/core/config/mcpTypes';
 import { McpConsentStore, type StateLike } from '../../../src/host/mcpConsentStore';
-import { readWorkspaceMcpFiles } from '../../../src/host/mcpWorkspaceFiles';
+import { MAX_MCP_FILE_BYTES, readWorkspaceMcpFiles } from '../../../src/host/mcpWorkspaceFiles';
 import { tempWorkspace } from '../../support/agentHarness';
 
 function memento(): StateLike & { data: Map<string, unknown> } {
@@ -12,12 +13,12 @@ function memento(): StateLike & { data: Map<string, unknown> } {
 }
 
 describe('workspace MCP servers: files and consent', () => {
-  it('reads .vscode/mcp.json and .mcp.json, and names what it cannot use', () => {
+  it('reads .vscode/mcp.json and .mcp.json, and names what it cannot use', async () => {
     const folder = tempWorkspace();
     mkdirSync(join(folder, '.vscode'));
     writeFileSync(join(folder, '.vscode', 'mcp.json'), '{ "servers": { "a": { "command": "node", "args": ["a.js"] }, "b": { "type": "stdio" } } }');
     writeFileSync(join(folder, '.mcp.json'), '{ "mcpServers": { "c": { "url": "http://localhost:1/mcp" } } }');
-    const { groups, problems } = readWorkspaceMcpFiles(folder);
+    const { groups, problems } = await readWorkspaceMcpFiles(folder);
     assert.deepEqual(
       groups.map((g) => [g.source, g.servers.map((s) => s.name)]),
       [
@@ -27,8 +28,26 @@ describe('workspace MCP servers: files and consent', () => {
     );
     assert.deepEqual(problems, ['.vscode/mcp.json: server "b": "command" must name the program to run']);
     writeFileSync(join(folder, '.mcp.json'), '{ nope');
-    assert.match(readWorkspaceMcpFiles(folder).problems[1], /^\.mcp\.json is not valid JSON: /);
-    assert.deepEqual(readWorkspaceMcpFiles(tempWorkspace()), { groups: [], problems: [] }, 'no file, nothing to say');
+    assert.match((await readWorkspaceMcpFiles(folder)).problems[1], /^\.mcp\.json is not valid JSON: /);
+    assert.deepEqual(await readWorkspaceMcpFiles(tempWorkspace()), { groups: [], problems: [] }, 'no file, nothing to say');
+  });
+
+  it('reads only regular files of a bounded size: a FIFO, a link or a huge file is named, never waited on or followed', async () => {
+    const folder = tempWorkspace();
+    mkdirSync(join(folder, '.vscode'));
+    // A FIFO with no writer: a plain read would wait forever.
+    execFileSync('mkfifo', [join(folder, '.vscode', 'mcp.json')]);
+    const elsewhere = join(tempWorkspace(), 'servers.json');
+    writeFileSync(elsewhere, '{ "servers": { "x": { "command": "node" } } }');
+    symlinkSync(elsewhere, join(folder, '.mcp.json'));
+    const { groups, problems } = await readWorkspaceMcpFiles(folder);
+    assert.deepEqual(groups, []);
+    assert.equal(problems.length, 2, problems.join('\n'));
+    assert.match(problems[0], /^\.vscode\/mcp\.json cannot be read: .*not a regular file/);
+    assert.match(problems[1], /^\.mcp\.json cannot be read: .*(symbolic link|not a regular file)/);
+    const big = tempWorkspace();
+    writeFileSync(join(big, '.mcp.json'), `{ "mcpServers": {}, "pad": "${'x'.repeat(MAX_MCP_FILE_BYTES)}" }`);
+    assert.match((await readWorkspaceMcpFiles(big)).problems[0], /^\.mcp\.json cannot be read: /);
   });
 
   it('remembers an answer for the exact definition: a changed command asks again', async () => {
