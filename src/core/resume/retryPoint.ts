@@ -130,6 +130,8 @@ export function findRetryPoint(events: readonly RunEvent[], stepId: string): Ret
       stepId: step.id,
       description: step.description,
       ...(step.expects ? { expects: structuredClone(step.expects) } : {}),
+      // What the step may touch is part of its contract: a retry approved as a plan approves it again.
+      ...(step.scope ? { scope: structuredClone(step.scope) } : {}),
       dependsOn: [...step.dependsOn],
       lineage: step.lineage,
       // A step that runs again gets a fresh replan budget.

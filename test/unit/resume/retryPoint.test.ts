@@ -87,6 +87,21 @@ describe('retry point of a finished run', () => {
     assert.equal(state.steps.get('s2')!.endReason, undefined, 'the retried step starts clean');
   });
 
+  it("keeps every step's contract: its postconditions and its scope", () => {
+    const events = branchyRun();
+    const s2 = events.findIndex((e) => e.type === 'step_added' && e.stepId === 's2');
+    events[s2] = {
+      ...(events[s2] as Extract<NewRunEvent, { type: 'step_added' }>),
+      expects: [{ exists: 'src/a.ts' }],
+      scope: { write: ['src/**'], commands: ['npm test'] },
+    };
+    const point = findRetryPoint(finished(events), 's2');
+    const state = foldEvents(stamp([{ type: 'run_started', runId: 'new', task: 'T', workspace: '/w', model: 'm', baseUrl: 'http://x' }, ...point.carry]));
+    assert.deepEqual(state.steps.get('s2')!.scope, { write: ['src/**'], commands: ['npm test'] });
+    assert.deepEqual(state.steps.get('s2')!.expects, [{ exists: 'src/a.ts' }]);
+    assert.equal(state.steps.get('s1')!.scope, undefined, 'a step that declared none gets none');
+  });
+
   it('runs again the unfinished steps the retried one needs', () => {
     const point = findRetryPoint(finished(branchyRun()), 's3');
     assert.deepEqual(point.rerunStepIds, ['s2', 's3', 's5']);
