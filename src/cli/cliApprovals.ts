@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline/promises';
 import type { ApprovalBroker, ApprovalRequest } from '../core/policy/approvalBroker';
 import { describeRule } from '../core/plan/rememberedApproval';
 import { terminalSafe } from '../core/text/terminalSafe';
+import { terminalQuestions, type TerminalQuestions } from './terminalQuestions';
 
 /**
  * Answers approval requests in the terminal: `--approve all|none` answers every request; without
@@ -14,9 +14,9 @@ export function attachCliApprovals(
   broker: ApprovalBroker,
   mode: 'all' | 'none' | 'plan' | undefined,
   io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream },
+  questions: TerminalQuestions = terminalQuestions(io),
 ): () => void {
   const seen = new Set<string>();
-  let queue: Promise<void> = Promise.resolve();
   const answer = (request: ApprovalRequest, decision: 'approve' | 'deny', feedback?: string, source = 'cli', scope?: 'run') =>
     broker.answer({
       requestId: request.requestId,
@@ -29,16 +29,14 @@ export function attachCliApprovals(
     });
 
   const ask = async (request: ApprovalRequest) => {
-    const rl = createInterface({ input: io.input, output: io.output, terminal: true });
-    try {
-      // Answered meanwhile (a remembered answer given to another request covered it): nothing to ask.
-      if (!broker.pending().some((p) => p.requestId === request.requestId)) return;
-      const reply = (await rl.question(approvalPrompt(request))).trim();
-      if (request.remember && /^r(un)?$/i.test(reply)) answer(request, 'approve', undefined, 'cli-tty', 'run');
-      else answer(request, /^y(es)?$/i.test(reply) ? 'approve' : 'deny', undefined, 'cli-tty');
-    } finally {
-      rl.close();
-    }
+    // Answered meanwhile (a remembered answer given to another request covered it): nothing to ask.
+    const reply = await questions.ask(
+      () => approvalPrompt(request),
+      () => broker.pending().some((p) => p.requestId === request.requestId),
+    );
+    if (reply === undefined) return;
+    if (request.remember && /^r(un)?$/i.test(reply)) answer(request, 'approve', undefined, 'cli-tty', 'run');
+    else answer(request, /^y(es)?$/i.test(reply) ? 'approve' : 'deny', undefined, 'cli-tty');
   };
 
   return broker.onDidChange((pending) => {
@@ -48,7 +46,7 @@ export function attachCliApprovals(
       if (mode === 'all') answer(request, 'approve', undefined, 'cli --approve all');
       else if (mode === 'none') answer(request, 'deny', 'denied by --approve none', 'cli --approve none');
       else if (!io.input.isTTY) answer(request, 'deny', 'no terminal to ask for approval (use --approve all|none)', 'cli no-tty');
-      else queue = queue.then(() => ask(request)).catch(() => undefined);
+      else void ask(request).catch(() => undefined);
     }
   });
 }

@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline/promises';
 import type { PlanApprovalState } from '../core/plan/planApprovalSchema';
 import type { PlanApprovalBroker } from '../core/policy/planApprovalBroker';
 import { planApprovalPrompt } from './planApprovalPrompt';
+import { terminalQuestions, type TerminalQuestions } from './terminalQuestions';
 
 /**
  * Answers plan approvals in the terminal (docs/design.md, “Step scopes and plan approval”):
@@ -14,19 +14,18 @@ export function attachCliPlanApprovals(
   plans: PlanApprovalBroker,
   mode: 'all' | 'none' | 'plan' | undefined,
   io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream },
+  questions: TerminalQuestions = terminalQuestions(io),
 ): () => void {
   const seen = new Set<string>();
-  let queue: Promise<void> = Promise.resolve();
   const ask = async (request: PlanApprovalState) => {
-    const rl = createInterface({ input: io.input, output: io.output, terminal: true });
-    try {
-      const reply = (await rl.question(planApprovalPrompt(request))).trim();
-      const approved = /^y(es)?$/i.test(reply);
-      const feedback = approved || /^(n|no)?$/i.test(reply) ? undefined : reply;
-      plans.answer({ requestId: request.requestId, approved, feedback, source: 'cli-tty' });
-    } finally {
-      rl.close();
-    }
+    const reply = await questions.ask(
+      () => planApprovalPrompt(request),
+      () => plans.pending()?.requestId === request.requestId,
+    );
+    if (reply === undefined) return;
+    const approved = /^y(es)?$/i.test(reply);
+    const feedback = approved || /^(n|no)?$/i.test(reply) ? undefined : reply;
+    plans.answer({ requestId: request.requestId, approved, feedback, source: 'cli-tty' });
   };
   return plans.onDidChange((request) => {
     if (!request || seen.has(request.requestId)) return;
@@ -44,6 +43,6 @@ export function attachCliPlanApprovals(
             ? 'no terminal to approve steps that need more than the approved plan'
             : 'no terminal to ask for approval of the plan (use --approve plan)',
       });
-    else queue = queue.then(() => ask(request)).catch(() => undefined);
+    else void ask(request).catch(() => undefined);
   });
 }

@@ -8,6 +8,7 @@ import { formatEvent } from '../core/trace/eventText';
 import { attachCliApprovals } from './cliApprovals';
 import { ApprovalMemory } from '../core/policy/approvalMemory';
 import { attachCliPlanApprovals } from './cliPlanApprovals';
+import { terminalQuestions } from './terminalQuestions';
 import { EXIT, exitCodeFor } from './exitCode';
 import { describeFsError } from './fsErrorText';
 import { batchWritesPerTurn } from './turnBatchedOutput';
@@ -74,20 +75,18 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     stderrBatch.hold();
     printLine(io.stderr, line);
   });
-  const detach = attachCliApprovals(run.approvals, session.approve, {
+  const terminal = {
     // Read when a request needs it: a run that asks nothing never creates stdin.
     get input() {
       return io.stdin;
     },
     output: io.stderr,
-  });
+  };
+  // One question at a time, whoever asks it.
+  const questions = terminalQuestions(terminal);
+  const detach = attachCliApprovals(run.approvals, session.approve, terminal, questions);
   // The plan approval mode (docs/design.md, “Step scopes and plan approval”).
-  const detachPlans = attachCliPlanApprovals(run.approvals.plans, session.approve, {
-    get input() {
-      return io.stdin;
-    },
-    output: io.stderr,
-  });
+  const detachPlans = attachCliPlanApprovals(run.approvals.plans, session.approve, terminal, questions);
   const onSigint = () => run.cancel('interrupted (SIGINT)');
   const onInterrupt = (signal: NodeJS.Signals) => run.interrupt(`interrupted (${signal})`);
   process.once('SIGINT', onSigint);
