@@ -1,10 +1,11 @@
 import type { ApprovalRequestMessage } from '../src/protocol/messages';
 import { button, el, setAttr, setText } from './dom';
+import { setDriftBadge } from './driftBadge';
 import { icon, setIcon } from './icons';
 import { RETRY_STEP_HINT, type PlanRow } from './planList';
 import type { StepView } from './stepView';
 
-// The plan as a list: one row per live step, in plan order, with its status, its full text, what it
+// The plan as a list: one row per live step, in plan order, with its status, its drift badge, its full text, what it
 // does now or how it ended, its warnings, Approve/Deny for a waiting call and Retry after a denial. Readable at any panel
 // width and any plan size, where the graph needs zoom. Rows are updated in place (keyed by step id).
 
@@ -22,6 +23,8 @@ export interface ListHandlers {
 
 interface RowParts {
   li: HTMLLIElement;
+  head: HTMLDivElement;
+  id: HTMLSpanElement;
   glyph: HTMLSpanElement;
   status: HTMLSpanElement;
   main: HTMLButtonElement;
@@ -92,19 +95,32 @@ export class ListView {
     const warnings = el('ul', 'plan-row-warnings');
     const actions = el('div', 'plan-row-actions');
     const head = el('div', 'plan-row-head');
-    head.append(glyph, status, el('span', 'plan-row-id', id));
+    const idText = el('span', 'plan-row-id', id);
+    head.append(glyph, status, idText);
     li.append(head, main, activity, warnings, actions);
-    return { li, glyph, status, main, activity, warnings, actions, sig: '' };
+    return { li, head, id: idText, glyph, status, main, activity, warnings, actions, sig: '' };
   }
 
   private fill(parts: RowParts, row: PlanRow, view: StepView): void {
     const actionSig = view.approvals.map((a) => `${a.approval.requestId}:${a.sent ?? ''}`).join('|');
-    const sig = JSON.stringify([view.status, row.description, row.activity, row.tone, row.warnings, actionSig, view.retry, row.retryable, view.ariaLabel]);
+    const sig = JSON.stringify([
+      view.status,
+      row.description,
+      row.activity,
+      row.tone,
+      row.warnings,
+      actionSig,
+      view.retry,
+      row.retryable,
+      view.ariaLabel,
+      view.drift,
+    ]);
     if (sig === parts.sig) return;
     parts.sig = sig;
     parts.li.className = `plan-row status-${view.status} tone-${row.tone}${view.isNew ? ' is-new' : ''}${this.selectedId === row.id ? ' selected' : ''}`;
     setIcon(parts.glyph, view.icon, 'plan-row-glyph');
     setText(parts.status, view.statusLabel);
+    setDriftBadge(parts.head, view.drift, parts.id);
     setText(parts.main, row.description);
     parts.main.setAttribute('aria-label', `${view.ariaLabel}. Show details`);
     setText(parts.activity, row.activity);

@@ -105,6 +105,13 @@ describe('e2e: approving the plan once', function () {
     );
     assert.match(await details.innerText(), /Scope\s+Writes\s+src\/\*\*/i);
     await screenshot(page, 'e2e-plan-drift');
+    // The list view shows the same badge on the step's row.
+    await panel.frame.locator('.view-tab', { hasText: 'List' }).click();
+    const row = panel.frame.locator('.plan-row', { hasText: WRITE_STEP });
+    await row.locator('.drift-badge').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match((await row.locator('.drift-badge').getAttribute('aria-label')) ?? '', /drift: 1 call or change outside the step's approved scope/);
+    await screenshot(page, 'e2e-plan-drift-list');
+    await panel.frame.locator('.view-tab', { hasText: 'Graph' }).click();
     await deny.click();
     await panel.waitForStatus(WRITE_STEP, 'completed');
     assert.equal(existsSync(join(workspace, 'lib', 'drift.js')), false, 'the drifted write did not run');
