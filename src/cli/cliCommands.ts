@@ -1,18 +1,18 @@
 import { cliRunDependencies } from './cliRunDependencies';
 import { usageFailure } from './usageFailure';
 import { AgentRun } from '../core/agent/agentRun';
-import { acquireRunLock, type RunLock } from '../core/resume/runLock';
+import { acquireRunLockSync, type RunLock } from '../core/resume/runLock';
 import { parseCliArgs, reviewCommandOf, USAGE } from './cliArgs';
 import { diffMain } from './cliDiff';
 import { revertMain } from './cliRevert';
-import { loadCliConfig } from './cliConfig';
+import { loadCliConfigSync } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { isResumeCommand, resumeMain } from './cliResume';
 import { isRetryStepCommand, retryStepMain } from './cliRetryStep';
 import { driveCliRun } from './cliSession';
 import { warnIfTraceInsideWorkspace } from './traceInsideWorkspace';
 import { EXIT } from './exitCode';
-import { readPlanFile } from './planFile';
+import { readPlanFileSync } from './planFile';
 import { planMain } from './cliPlan';
 import type { ParsedPlan } from '../core/agent/planParsing';
 import { resolve } from 'node:path';
@@ -45,12 +45,12 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
       io.stdout.write(`${USAGE}\n`);
       return EXIT.completed;
     }
-    loaded = loadCliConfig(args, io.cwd, io.env);
+    loaded = loadCliConfigSync(args, io.cwd, io.env);
     // A plan file is checked before anything starts (docs/design.md, “Step scopes and plan approval”).
-    if (args.planFile !== undefined) given = readPlanFile(resolve(io.cwd, args.planFile));
+    if (args.planFile !== undefined) given = readPlanFileSync(resolve(io.cwd, args.planFile));
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run: a trace another process is writing is not started over.
-    lock = loaded.trace && args.command === 'run' ? acquireRunLock(loaded.trace) : undefined;
+    lock = loaded.trace && args.command === 'run' ? acquireRunLockSync(loaded.trace) : undefined;
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex');
   }

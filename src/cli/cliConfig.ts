@@ -13,7 +13,7 @@ import { isRecord } from '../core/text/isRecord';
  * checks the workspace and the trace file's directory, and that every `${env:NAME}` of the request
  * headers and query is set in `env`, so a typo is a clear line before any request.
  */
-export function loadCliConfig(
+export function loadCliConfigSync(
   args: CliArgs,
   cwd: string,
   env: NodeJS.ProcessEnv = {},
@@ -68,12 +68,12 @@ export function loadCliConfig(
   }
   if (!isDir) throw new UsageError(`workspace ${workspace} is not a directory`, false);
   const trace = args.trace ? resolve(cwd, args.trace) : undefined;
-  if (trace) checkTraceDirectory(trace);
+  if (trace) checkTraceDirectorySync(trace);
   const memory = args.memory ? resolve(cwd, args.memory) : undefined;
-  if (memory) checkMemoryFile(memory);
+  if (memory) checkMemoryFileSync(memory);
   // A run's changes are recorded next to its trace unless --checkpoints says where (docs/design.md, “Checkpoints and revert”).
   const checkpoints = args.checkpoints ? resolve(cwd, args.checkpoints) : trace ? defaultCheckpointsDir(trace) : undefined;
-  if (checkpoints) checkCheckpointsDir(checkpoints);
+  if (checkpoints) checkCheckpointsDirSync(checkpoints);
   return { config, workspace, trace, memory, checkpoints };
 }
 
@@ -105,7 +105,7 @@ function withFlagQuery(fromFile: unknown, flags: string[]): unknown {
 }
 
 /** The checkpoint folder must be a folder (or not exist yet) in a folder that can exist. */
-function checkCheckpointsDir(dir: string): void {
+function checkCheckpointsDirSync(dir: string): void {
   try {
     if (!statSync(dir).isDirectory()) throw new UsageError(`checkpoint folder ${dir} is a file, not a directory`, false);
     return;
@@ -114,7 +114,7 @@ function checkCheckpointsDir(dir: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(describeFsError(error, 'checkpoint folder', dir), false);
   }
   try {
-    checkTraceDirectory(dir);
+    checkTraceDirectorySync(dir);
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/^trace file/, 'checkpoint folder').replace('trace directory', 'checkpoint directory'), false);
   }
@@ -124,7 +124,7 @@ function checkCheckpointsDir(dir: string): void {
  * The trace's directory is created when missing (here, so a folder that cannot be made is a clear
  * line before any request), but a path through a file can never work.
  */
-function checkTraceDirectory(trace: string, create = true): void {
+function checkTraceDirectorySync(trace: string, create = true): void {
   let dir = dirname(trace);
   for (;;) {
     try {
@@ -147,7 +147,7 @@ function checkTraceDirectory(trace: string, create = true): void {
 }
 
 /** A memory file given on the command line must be a file (or not exist yet), in a folder that can exist. */
-function checkMemoryFile(memory: string): void {
+function checkMemoryFileSync(memory: string): void {
   try {
     if (statSync(memory).isDirectory()) throw new UsageError(`memory file ${memory} is a directory`, false);
     return;
@@ -157,7 +157,7 @@ function checkMemoryFile(memory: string): void {
   }
   try {
     // Its folder is made when a memory is first stored.
-    checkTraceDirectory(memory, false);
+    checkTraceDirectorySync(memory, false);
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/^trace file/, 'memory file').replace('trace directory', 'memory directory'), false);
   }

@@ -2,7 +2,7 @@ import { usageFailure } from './usageFailure';
 import { resolve } from 'node:path';
 import { diffText } from '../core/checkpoints/changeDiff';
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
-import { openReview, type RunReview } from '../core/checkpoints/runReview';
+import { openReviewSync, type RunReview } from '../core/checkpoints/runReview';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { parseReviewArgs, UsageError, type ReviewArgs } from './cliArgs';
 import type { CliIo } from './cliSession';
@@ -31,7 +31,7 @@ export interface ReviewIo extends CliIo {
 export function openReviewFor(args: ReviewArgs, cwd: string): RunReview {
   try {
     // The folder the person gives (else the current one), never the one the trace names.
-    return openReview(resolve(cwd, args.trace), {
+    return openReviewSync(resolve(cwd, args.trace), {
       ...(args.checkpoints ? { checkpointsDir: resolve(cwd, args.checkpoints) } : {}),
       workspace: resolve(cwd, args.workspace ?? '.'),
     });

@@ -34,7 +34,7 @@ export function cliMcpIo(io: { stdin: CliMcpIo['input']; stderr: NodeJS.Writable
   };
 }
 
-function readGroup(file: string): ServerGroup {
+function readGroupSync(file: string): ServerGroup {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -95,7 +95,7 @@ export async function loadCliMcpServers(
   const groups: ServerGroup[] = [];
   const fromSettings = Object.entries(config['cortex.mcp.servers']).map(([name, entry]) => ({ name, entry }));
   if (fromSettings.length > 0) groups.push({ source: { kind: 'user' }, servers: fromSettings, inputs: [] });
-  if (mcpConfig !== undefined) groups.push(readGroup(resolve(cwd, mcpConfig)));
+  if (mcpConfig !== undefined) groups.push(readGroupSync(resolve(cwd, mcpConfig)));
   const duplicates = duplicateServerNames(groups);
   if (duplicates.length > 0) throw new UsageError(duplicates.join('; '), false);
   const definitions: McpServerDefinition[] = [];

@@ -7,7 +7,7 @@ import { formatEvent } from '../core/trace/eventText';
 import type { cliRunDependencies } from './cliRunDependencies';
 import { printLine, type CliIo } from './cliSession';
 import { EXIT } from './exitCode';
-import { writePlanFile } from './planFile';
+import { writePlanFileSync } from './planFile';
 import { usageFailure } from './usageFailure';
 
 // `cortex plan --out FILE "TASK"` (docs/design.md, “Step scopes and plan approval”): the planner's
@@ -36,7 +36,7 @@ export async function planMain(input: {
     return plannerUnusable(log.events) ? EXIT.llmSetup : EXIT.incomplete;
   }
   try {
-    writePlanFile(input.out, input.task, plan);
+    writePlanFileSync(input.out, input.task, plan);
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex plan');
   }

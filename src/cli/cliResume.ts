@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { openResume, prepareResumedRun, type OpenedResume } from '../core/agent/resumeRun';
 import { UsageError, type CliArgs } from './cliArgs';
 import { isRecordedRunCommand, parseRecordedRunArgs, type RecordedRunArgs } from './cliRecordedRunArgs';
-import { loadCliConfig } from './cliConfig';
+import { loadCliConfigSync } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { driveCliRun, type CliIo } from './cliSession';
 import { warnIfTraceInsideWorkspace } from './traceInsideWorkspace';
@@ -67,7 +67,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     // The folder the person gives (else the current one), never the one the trace names.
     const workspace = args.workspace ?? '.';
     const cliArgs: CliArgs = { ...args, command: 'run', task: '', workspace, trace };
-    loaded = loadCliConfig(cliArgs, io.cwd, io.env);
+    loaded = loadCliConfigSync(cliArgs, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
   } catch (error) {

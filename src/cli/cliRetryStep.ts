@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { openRetryStep, prepareRetryStepRun, type OpenedRetry } from '../core/agent/retryStepRun';
 import { sameFolder } from '../core/files/recordedWorkspace';
-import { acquireRunLock, type RunLock } from '../core/resume/runLock';
+import { acquireRunLockSync, type RunLock } from '../core/resume/runLock';
 import { UsageError } from './cliArgs';
 import { isRecordedRunCommand, parseRecordedRunArgs, type RecordedRunArgs } from './cliRecordedRunArgs';
-import { loadCliConfig } from './cliConfig';
+import { loadCliConfigSync } from './cliConfig';
 import { cliMcpIo, loadCliMcpServers } from './cliMcp';
 import { cliRunDependencies } from './cliRunDependencies';
 import { driveCliRun, printLine, type CliIo } from './cliSession';
@@ -56,7 +56,7 @@ export function parseRetryStepArgs(argv: readonly string[]): RetryStepArgs {
 }
 
 /** `run.jsonl` → `run.retry-s2.jsonl`, then `run.retry-s2-2.jsonl`…: the first name not taken. */
-export function derivedRetryTrace(oldTrace: string, stepId: string): string {
+export function derivedRetryTraceSync(oldTrace: string, stepId: string): string {
   const name = basename(oldTrace).replace(/\.jsonl?$/, '');
   // The step id comes from the command line: only its safe characters go into a file name.
   const step = stepId.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -67,7 +67,7 @@ export function derivedRetryTrace(oldTrace: string, stepId: string): string {
 }
 
 /** The old trace is never written: the new one must be another file. */
-function checkNewTrace(oldTrace: string, newTrace: string): void {
+function checkNewTraceSync(oldTrace: string, newTrace: string): void {
   if (resolve(newTrace) === resolve(oldTrace) || (existsSync(newTrace) && sameFolder(newTrace, oldTrace)))
     throw new UsageError(`--new-trace ${newTrace} is the trace of the run being retried, which is never changed: give another file`);
 }
@@ -86,15 +86,15 @@ export async function retryStepMain(argv: string[], io: CliIo & { cwd: string; e
       return EXIT.completed;
     }
     const oldTrace = resolve(io.cwd, args.trace!);
-    const newTrace = args.newTrace ? resolve(io.cwd, args.newTrace) : derivedRetryTrace(oldTrace, args.step!);
-    checkNewTrace(oldTrace, newTrace);
+    const newTrace = args.newTrace ? resolve(io.cwd, args.newTrace) : derivedRetryTraceSync(oldTrace, args.step!);
+    checkNewTraceSync(oldTrace, newTrace);
     // The old run is checked before anything is made for the new one (the new trace's folder).
     const workspace = resolve(io.cwd, args.workspace ?? '.');
     opened = openRetryStep({ traceFile: oldTrace, stepId: args.step!, workspaceRoot: workspace });
-    loaded = loadCliConfig({ ...args, command: 'run', task: '', workspace, trace: newTrace }, io.cwd, io.env);
+    loaded = loadCliConfigSync({ ...args, command: 'run', task: '', workspace, trace: newTrace }, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run, the new one included.
-    lock = acquireRunLock(newTrace);
+    lock = acquireRunLockSync(newTrace);
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex retry-step');
   }

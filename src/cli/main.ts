@@ -5,7 +5,7 @@ import { userCacheDir } from '../core/memory/memoryPath';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { parseCliArgs, USAGE } from './cliArgs';
 import type { CommandIo } from './cliCommands';
-import { loadWarm, type WarmModule } from './warmCodeCache';
+import { loadWarmSync, type WarmModule } from './warmCodeCache';
 
 // The `cortex` entry point (dist/cli.js). It stays small: it answers `cortex --help` itself, and
 // loads the commands and the agent (dist/cliCommands.js) only to run one. Node's compile cache
@@ -33,27 +33,27 @@ export async function main(
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const commands = loadCommands();
+  const commands = loadCommandsSync();
   // Written now rather than at exit, so a run that is killed still leaves the next start its cache.
   flushCompileCache();
   const code = await commands.exports.runCommand(argv, io);
   // A run that went through has compiled what the next one needs (a review of changes has not).
-  if (code === 0 && !argv.some((word) => REVIEW_WORDS.has(word))) commands.save();
+  if (code === 0 && !argv.some((word) => REVIEW_WORDS.has(word))) commands.saveSync();
   return code;
 }
 
 /** dist/cliCommands.js with its warm code cache (warmCodeCache.ts); from source, a plain require. */
-function loadCommands(): WarmModule<typeof import('./cliCommands')> {
+function loadCommandsSync(): WarmModule<typeof import('./cliCommands')> {
   const bundle = join(__dirname, 'cliCommands.js');
   if (existsSync(bundle)) {
     try {
-      return loadWarm(bundle, join(userCacheDir(), 'cortex', 'code-cache'));
+      return loadWarmSync(bundle, join(userCacheDir(), 'cortex', 'code-cache'));
     } catch {
       // An unreadable bundle is reported by require below, in Node's words.
     }
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand (a separate bundle, see scripts/build.mjs)
-  return { exports: require('./cliCommands') as typeof import('./cliCommands'), fromCache: false, save: () => undefined };
+  return { exports: require('./cliCommands') as typeof import('./cliCommands'), fromCache: false, saveSync: () => undefined };
 }
 
 /**

@@ -22,7 +22,7 @@ export function planFileText(task: string, plan: ParsedPlan): string {
 }
 
 /** Writes the plan file; a failure is a UsageError in words. */
-export function writePlanFile(file: string, task: string, plan: ParsedPlan): void {
+export function writePlanFileSync(file: string, task: string, plan: ParsedPlan): void {
   try {
     writeFileSync(file, planFileText(task, plan), 'utf8');
   } catch (error) {
@@ -31,7 +31,7 @@ export function writePlanFile(file: string, task: string, plan: ParsedPlan): voi
 }
 
 /** Reads and checks a plan file; every problem is a UsageError naming the file (and the step and field). */
-export function readPlanFile(file: string, maxSteps = 100): { task: string; plan: ParsedPlan } {
+export function readPlanFileSync(file: string, maxSteps = 100): { task: string; plan: ParsedPlan } {
   let bytes: Buffer;
   try {
     bytes = readRegularSync(file, { what: 'plan file', maxBytes: MAX_PLAN_FILE_BYTES, followLinks: true });

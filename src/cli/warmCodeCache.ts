@@ -19,10 +19,10 @@ export interface WarmModule<T> {
    * Writes the cache from everything compiled so far, when no usable one was loaded. Call it once
    * the bundle's work has been done (its hot functions compiled). Never throws.
    */
-  save(): void;
+  saveSync(): void;
 }
 
-export function loadWarm<T>(bundle: string, cacheDir: string): WarmModule<T> {
+export function loadWarmSync<T>(bundle: string, cacheDir: string): WarmModule<T> {
   // Read as bytes: their CRC is cheaper than the string's (which is encoded again to be summed).
   const bytes = readFileSync(bundle);
   const source = bytes.toString('utf8');
@@ -44,7 +44,7 @@ export function loadWarm<T>(bundle: string, cacheDir: string): WarmModule<T> {
   return {
     exports: bundleModule.exports,
     fromCache,
-    save() {
+    saveSync() {
       if (saved) return;
       saved = true;
       try {
@@ -53,7 +53,7 @@ export function loadWarm<T>(bundle: string, cacheDir: string): WarmModule<T> {
         const partial = `${cacheFile}.${process.pid}.tmp`;
         writeFileSync(partial, script.createCachedData());
         renameSync(partial, cacheFile);
-        removeOtherVersions(cacheDir, basename(cacheFile), basename(bundle, '.js'));
+        removeOtherVersionsSync(cacheDir, basename(cacheFile), basename(bundle, '.js'));
       } catch {
         // Without a cache the next start only compiles again.
       }
@@ -62,7 +62,7 @@ export function loadWarm<T>(bundle: string, cacheDir: string): WarmModule<T> {
 }
 
 /** Caches of earlier versions of the bundle (an upgrade leaves one behind). */
-function removeOtherVersions(cacheDir: string, keep: string, name: string): void {
+function removeOtherVersionsSync(cacheDir: string, keep: string, name: string): void {
   for (const file of readdirSync(cacheDir)) {
     if (file !== keep && file.startsWith(`${name}-`) && file.endsWith('.v8cache')) rmSync(join(cacheDir, file), { force: true });
   }

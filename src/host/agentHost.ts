@@ -7,7 +7,7 @@ import { ApprovalAttention } from './approvalAttention';
 import type { ApiKeyStore } from './apiKeyStore';
 import { showApprovalNotification, statusBarApprovalView, summarizeCall } from './approvalNotifier';
 import { HomeView } from './homeView';
-import { interruptedRuns, matchingFolder } from './resumableRuns';
+import { interruptedRunsSync, matchingFolder } from './resumableRuns';
 import { McpHostServers } from './mcpRunServers';
 import { showMcpServers } from './mcpServersCommand';
 import { manageApprovals } from './manageApprovalsCommand';
@@ -139,7 +139,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     model: modelFacts(),
     recent: index.list(),
     resumable: new Set(
-      interruptedRuns(
+      interruptedRunsSync(
         index.list(),
         (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
         isLive,
@@ -154,7 +154,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     context.extensionUri,
     logger,
     panels.actions,
-    (runId) => Promise.resolve().then(() => registry.source(runId)),
+    (runId) => Promise.resolve().then(() => registry.sourceSync(runId)),
     (panel) => panels.adopt(panel),
     () => panels.unclaimedRunId(),
   );
@@ -166,7 +166,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     openTrace: () => openRunTrace(index, registry, panels, logger),
     resumeRun: (runId) => resumeRunCommand(index, isLive, resumer, logger, runId),
     openRun: (runId) => {
-      const source = registry.source(runId);
+      const source = registry.sourceSync(runId);
       if (!source) {
         void vscode.window.showWarningMessage(`The trace of run ${runId} is no longer on disk.`);
         return;
@@ -242,7 +242,7 @@ function checkRunReport(input: CheckRunInput, index: RunIndex, registry: RunRegi
     throw new Error('No Cortex run of this workspace is recorded on this machine: start one with cortex_runVerifiedPlan, or pass the runId of an earlier run.');
   let source;
   try {
-    source = registry.source(runId);
+    source = registry.sourceSync(runId);
   } catch (error) {
     throw new Error(`The trace of run ${runId} cannot be read (${(error as Error).message}); ask the user to open it with "Cortex: Open run trace…".`, {
       cause: error,

@@ -1,10 +1,10 @@
-import { appendFileSync } from 'node:fs';
+import { appendRegularSync } from '../core/files/regularRead';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RevertConflict, RevertedFile } from '../core/plan/changeSchema';
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
 import { ContentStore } from '../core/checkpoints/contentStore';
-import { appendToTrace, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
+import { appendToTraceSync, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
 import { sameFolder } from '../core/files/recordedWorkspace';
 import type { NewRunEvent } from '../core/plan/events';
 import type { ProtectedPathRules } from '../core/files/protectedPaths';
@@ -194,7 +194,7 @@ export class CheckpointActions implements PanelChangeActions {
     const protectedPaths = this.protectedRules();
     const confirmed = await this.confirmProtected(conflicts, `Reverting ${scope}`);
     const result = await revertRecorded(review, { stepIds, force: choice === revertAll, protectedPaths, confirmed });
-    this.record(source, result.event);
+    this.recordSync(source, result.event);
     await this.tell(source, result, `Reverted ${scope}`, true);
   }
 
@@ -209,7 +209,7 @@ export class CheckpointActions implements PanelChangeActions {
       void vscode.window.showInformationMessage('Cortex: there is no revert to undo.');
       return;
     }
-    this.record(source, result.event);
+    this.recordSync(source, result.event);
     await this.tell(source, result, 'Undid the revert', false);
   }
 
@@ -220,22 +220,22 @@ export class CheckpointActions implements PanelChangeActions {
     this.logger.info(`${text}${left.length ? ` ${left.map(conflictLine).join('; ')}` : ''}`);
     const buttons = offerUndo ? ['Undo'] : [];
     const choice = left.length ? await vscode.window.showWarningMessage(text, ...buttons) : await vscode.window.showInformationMessage(text, ...buttons);
-    if (choice === 'Undo') await this.undo(this.registry.source(source.runId) ?? source);
+    if (choice === 'Undo') await this.undo(this.registry.sourceSync(source.runId) ?? source);
   }
 
   /**
    * Appends a revert to the run: to the trace file and, for a run still in memory, to its log
    * (its panel follows); a panel of a run read from its trace is shown again from the trace.
    */
-  private record(source: RunSource, event: NewRunEvent): void {
+  private recordSync(source: RunSource, event: NewRunEvent): void {
     const traceFile = source.traceFile!;
     const live = this.registry.get(source.runId);
     if (live) {
       const stamped = live.log.append(event);
-      appendFileSync(traceFile, `${JSON.stringify(stamped)}\n`);
+      appendRegularSync(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
       return;
     }
-    appendToTrace(traceFile, source.events(), event);
-    this.panels.get(source.runId)?.showSource(this.registry.fromTraceFile(traceFile));
+    appendToTraceSync(traceFile, source.events(), event);
+    this.panels.get(source.runId)?.showSource(this.registry.fromTraceFileSync(traceFile));
   }
 }

@@ -7,7 +7,7 @@ import type { RecentRun } from './runIndex';
 // stopped without run_finished and that no live process drives. Used by "Cortex: Resume run…"
 // and by a restored panel to offer its Resume button.
 
-function canonical(path: string): string {
+function canonicalSync(path: string): string {
   try {
     return realpathSync(path);
   } catch {
@@ -17,12 +17,12 @@ function canonical(path: string): string {
 
 /** The open folder that is `workspace` (the same directory), if any. */
 export function matchingFolder<T extends { path: string }>(workspace: string, folders: readonly T[]): T | undefined {
-  const wanted = canonical(workspace);
-  return folders.find((folder) => folder.path === workspace || canonical(folder.path) === wanted);
+  const wanted = canonicalSync(workspace);
+  return folders.find((folder) => folder.path === workspace || canonicalSync(folder.path) === wanted);
 }
 
 /** Recent runs of the open folders that stopped without finishing and that nobody drives, newest first. */
-export function interruptedRuns(recent: readonly RecentRun[], folders: readonly string[], isLiveHere: (runId: string) => boolean): RecentRun[] {
+export function interruptedRunsSync(recent: readonly RecentRun[], folders: readonly string[], isLiveHere: (runId: string) => boolean): RecentRun[] {
   const open = folders.map((path) => ({ path }));
   return recent.filter(
     (run) =>

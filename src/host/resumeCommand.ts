@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/ports';
 import type { RunSource } from '../panel/runSource';
-import { interruptedRuns, panelResumability, runWorkspace } from './resumableRuns';
+import { interruptedRunsSync, panelResumability, runWorkspace } from './resumableRuns';
 import type { RunIndex } from './runIndex';
 
 // "Cortex: Resume run…" and the Resume button of a restored panel (docs/design.md, “Resuming a run”).
@@ -22,7 +22,7 @@ export async function resumeRunCommand(
   logger: Logger,
   runId?: string,
 ): Promise<void> {
-  const runs = interruptedRuns(index.list(), openFolders(), isLiveHere);
+  const runs = interruptedRunsSync(index.list(), openFolders(), isLiveHere);
   if (runId !== undefined) {
     const run = runs.find((candidate) => candidate.runId === runId);
     if (!run) {

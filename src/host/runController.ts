@@ -11,7 +11,7 @@ import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
 import type { McpServerDefinition } from '../core/config/mcpTypes';
 import { openResume, prepareResumedRun, type OpenedResume, type ResumedRunOptions } from '../core/agent/resumeRun';
-import { acquireRunLock, type RunLock } from '../core/resume/runLock';
+import { acquireRunLockSync, type RunLock } from '../core/resume/runLock';
 import { openRetryStep, prepareRetryStepRun, type OpenedRetry } from '../core/agent/retryStepRun';
 import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -191,7 +191,7 @@ export class RunController implements vscode.Disposable {
     const mcp = await this.mcpServersFor(folder, config, trusted);
     const session = await this.openSession(
       { file: traceFile, append: false },
-      () => acquireRunLock(traceFile),
+      () => acquireRunLockSync(traceFile),
       undefined,
       (log, approvals) => {
         const agent = new AgentRun({
@@ -477,7 +477,7 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showInformationMessage('No failed Cortex run to retry.');
       return;
     }
-    const source = this.registry.source(id);
+    const source = this.registry.sourceSync(id);
     if (!source) {
       void vscode.window.showErrorMessage(`Cortex cannot retry run ${id}: its trace is no longer on disk.`);
       return;
@@ -545,7 +545,7 @@ export class RunController implements vscode.Disposable {
   }
 
   private async startStepRetry(runId: string, stepId: string): Promise<void> {
-    const source = this.registry.source(runId);
+    const source = this.registry.sourceSync(runId);
     if (!source?.traceFile) {
       void vscode.window.showErrorMessage(`Cortex cannot retry step ${stepId}: the trace of run ${runId} is no longer on disk.`);
       return;
@@ -586,7 +586,7 @@ export class RunController implements vscode.Disposable {
     const mcp = await this.mcpServersFor(folder, config, trusted);
     const session = await this.openSession(
       { file: traceFile, append: false },
-      () => acquireRunLock(traceFile),
+      () => acquireRunLockSync(traceFile),
       undefined,
       (log, approvals) =>
         Promise.resolve(prepareRetryStepRun(opened, log, { ...this.runOptions(folder, config, apiKey.key, approvals, trusted, mcp, traceFile), runId: newId })),

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../core/ports';
-import { readTrace } from '../core/trace/traceReader';
+import { readTraceSync } from '../core/trace/traceReader';
 import { isRunId, traceRunSource, type RunSource } from '../panel/runSource';
 import { liveRunSource, type LiveRun } from './liveRun';
 import type { RunIndex } from './runIndex';
@@ -42,18 +42,18 @@ export class RunRegistry {
   }
 
   /** The live run, else its trace from storage; undefined if neither exists. Throws TraceError on a bad trace. */
-  source(runId: string): RunSource | undefined {
+  sourceSync(runId: string): RunSource | undefined {
     if (!isRunId(runId)) return undefined;
     const live = this.runs.get(runId);
     if (live) return liveRunSource(live);
     const file = this.index.find(runId)?.traceFile ?? this.traceFileFor(runId);
     if (!existsSync(file)) return undefined;
-    return this.fromTraceFile(file, runId);
+    return this.fromTraceFileSync(file, runId);
   }
 
   /** Replays any trace file (from the index or picked by the user). */
-  fromTraceFile(file: string, fallbackRunId?: string): RunSource {
-    const { events, warnings } = readTrace(file);
+  fromTraceFileSync(file: string, fallbackRunId?: string): RunSource {
+    const { events, warnings } = readTraceSync(file);
     for (const warning of warnings) this.logger.warn(warning);
     const started = events.find((event) => event.type === 'run_started');
     const runId = started?.type === 'run_started' ? started.runId : (fallbackRunId ?? file);

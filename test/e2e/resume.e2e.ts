@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { RunEvent } from '../../src/core/plan/events';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { call, message, json, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import type { ScriptedServer } from '../support/scriptedServer';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment, type PanelHandle } from './support/e2eEnvironment';
@@ -91,7 +91,7 @@ async function assertResumed(env: E2eEnvironment, page: Page, server: ScriptedSe
   assert.equal(readFileSync(join(workspace, 'first.txt'), 'utf8'), 'first\n');
   assert.equal(readFileSync(join(workspace, 'second.txt'), 'utf8'), 'second\n');
   const trace = traceOf(env, task);
-  const { events, warnings } = readTrace(trace);
+  const { events, warnings } = readTraceSync(trace);
   assert.deepEqual(warnings, []);
   assert.deepEqual(
     events.map((e) => e.seq),

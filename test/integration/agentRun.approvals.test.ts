@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pendingApprovals } from '../../src/core/plan/approvalState';
 import { foldEvents } from '../../src/core/plan/reducer';
 import { toSnapshot } from '../../src/core/plan/snapshot';
-import { readTrace } from '../../src/core/trace/traceReader';
-import { createTraceWriter } from '../../src/core/trace/traceWriter';
+import { readTraceSync } from '../../src/core/trace/traceReader';
+import { createTraceWriterSync } from '../../src/core/trace/traceWriter';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -169,13 +169,13 @@ describe('agent run: policy and approvals', () => {
       }),
     );
     const traceFile = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
-    let writer: ReturnType<typeof createTraceWriter> | undefined;
+    let writer: ReturnType<typeof createTraceWriterSync> | undefined;
     let deployAsked = 0;
     const { result, log } = await runAgainst(server(), {
       holdDeniedGates: true,
       settings: { 'cortex.policy.tools': { run_command: 'confirm-required' }, 'cortex.execution.maxParallelSteps': 1 },
       onStart: (_run, runLog) => {
-        writer = createTraceWriter(traceFile);
+        writer = createTraceWriterSync(traceFile);
         runLog.subscribe(writer.listener);
       },
       onApproval: (request, broker, run) => {
@@ -191,9 +191,9 @@ describe('agent run: policy and approvals', () => {
         else setTimeout(() => run.cancel('cancelled by the user'), 20);
       },
     });
-    await writer!.close();
+    writer!.closeSync();
     assert.equal(result.status, 'cancelled');
-    const replayed = foldEvents(readTrace(traceFile).events);
+    const replayed = foldEvents(readTraceSync(traceFile).events);
     const states = (state: typeof log.state) =>
       [...state.steps.values()].flatMap((step) => step.toolCalls.flatMap((c) => [...(c.earlierApprovals ?? []), ...(c.approval ? [c.approval] : [])]));
     assert.deepEqual(states(replayed), states(log.state));

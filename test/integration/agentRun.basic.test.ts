@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTraceWriter } from '../../src/core/trace/traceWriter';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { createTraceWriterSync } from '../../src/core/trace/traceWriter';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { byStep, call, firstUserMessage, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -27,13 +27,13 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     );
     const workspace = tempWorkspace();
     const trace = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
-    const writer = createTraceWriter(trace);
+    const writer = createTraceWriterSync(trace);
     const { result, events } = await runAgainst(server(), {
       workspace,
       task: 'make greeting files',
       onStart: (_run, log) => log.subscribe(writer.listener),
     });
-    await writer.close();
+    writer.closeSync();
     server().assertNoRejections();
 
     assert.equal(result.status, 'completed', result.error);
@@ -59,7 +59,7 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     assert.equal(first.toolCalls[0].nameResolution, 'exact');
 
     // The trace is the same events, one per line, ending with run_finished + the plan snapshot.
-    const { events: traced } = readTrace(trace);
+    const { events: traced } = readTraceSync(trace);
     assert.equal(traced.length, events.length);
     const last = traced[traced.length - 1];
     assert.equal(last.type, 'run_finished');

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { hashBytes } from '../../src/core/checkpoints/contentStore';
 import { main } from '../../src/cli/main';
 import type { EventOf, RunEvent } from '../../src/core/plan/events';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { userGitRepository } from '../support/userGitRepository';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -40,7 +40,7 @@ function setup(): { base: string; ws: string; trace: string } {
 }
 
 const read = (ws: string, file: string) => readFileSync(join(ws, file), 'utf8');
-const eventsOf = <T extends RunEvent['type']>(trace: string, type: T) => readTrace(trace).events.filter((e): e is EventOf<T> => e.type === type);
+const eventsOf = <T extends RunEvent['type']>(trace: string, type: T) => readTraceSync(trace).events.filter((e): e is EventOf<T> => e.type === type);
 const listFiles = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
@@ -118,7 +118,7 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.equal(read(ws, 'docs/b.txt'), 'bee\n');
     const [revertEvent] = eventsOf(trace, 'files_reverted');
     assert.deepEqual([revertEvent.reason, revertEvent.stepIds, revertEvent.conflicts], ['user', ['s2', 's3'], []]);
-    assert.equal(readTrace(trace).warnings.length, 0, 'a trace with a revert after run_finished reads without warnings');
+    assert.equal(readTraceSync(trace).warnings.length, 0, 'a trace with a revert after run_finished reads without warnings');
 
     // Undo the revert.
     const undone = await cli(['revert', '--workspace', ws, '--trace', trace, '--undo']);
@@ -180,7 +180,7 @@ describe('checkpoints through the CLI: cortex diff and cortex revert', function 
     assert.equal(existsSync(join(ws, 'draft.txt')), false, "the failed step's new file is gone");
     assert.equal(read(ws, 'keep.txt'), 'kept\n', "the failed step's edit is undone");
     assert.equal(read(ws, 'api.py'), 'ok\n');
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const revertAt = events.findIndex((e) => e.type === 'files_reverted');
     const replaced = events.findIndex((e) => e.type === 'subgraph_replaced');
     assert.ok(revertAt > 0 && revertAt < replaced, 'reverted before the redesign is recorded, so before any new step starts');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { error, json, message, route, sequence } from '../support/scriptedReplies';
 import type { Reply } from '../support/scriptedServer';
@@ -42,7 +42,7 @@ describe('cortex CLI: rate limits and quota', function () {
   }
 
   const retryLogs = () =>
-    readTrace(trace)
+    readTraceSync(trace)
       .events.filter((e) => e.type === 'log' && (e.data as { kind?: string } | undefined)?.kind === 'llm_retry')
       .map((e) => e as unknown as { message: string; data: { delayMs: number } });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REASONING_KEEP_CHARS } from '../../src/core/llm/reasoningText';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence } from '../support/scriptedReplies';
 import { runCliInProcess } from '../support/inProcessCli';
@@ -38,7 +38,7 @@ describe('cortex CLI: reasoning text', function () {
     const trace = join(tempWorkspace('cortex-reasoning-'), 'trace.jsonl');
     const result = await cli(['run', '--workspace', workspace, '--base-url', server().baseUrl, '--model', 'm', '--trace', trace, 'read a.txt']);
     assert.equal(result.code, 0, result.stderr);
-    const requests = readTrace(trace).events.filter((e) => e.type === 'llm_request');
+    const requests = readTraceSync(trace).events.filter((e) => e.type === 'llm_request');
     const byPurpose = requests.map((e) => [e.purpose, e.type === 'llm_request' ? e.reasoning?.slice(0, 16) : undefined]);
     assert.deepEqual(byPurpose, [
       ['planner', 'PLAN-THOUGHT: on'],

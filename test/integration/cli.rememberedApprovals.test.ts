@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -58,7 +58,7 @@ describe('cortex CLI: approve for this run on a terminal', function () {
     assert.equal(existsSync(join(ws, 'one.txt')), true);
     assert.equal(existsSync(join(ws, 'two.txt')), true, 'the same-prefix command ran unasked');
     assert.equal(existsSync(join(ws, 'three.txt')), false);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     const recorded = events.flatMap((e) => (e.type === 'approval_answered' ? [[e.source, e.decision, e.scope ?? null]] : []));
     assert.deepEqual(recorded, [
       ['cli-tty', 'approve', 'run'],

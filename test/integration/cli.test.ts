@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, error, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -77,7 +77,7 @@ describe('cortex CLI', function () {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.trim(), 'All done.');
     assert.equal(readFileSync(join(ws, 'hi.txt'), 'utf8').trim(), 'hi');
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     assert.equal(events.at(-1)!.type, 'run_finished');
     assert.match(result.stderr, /awaiting approval/);
   });
@@ -113,7 +113,7 @@ describe('cortex CLI', function () {
       '2 of 2 steps did not complete. Run echo was blocked: a required approval was denied; the step is blocked until it is retried. One step after it did not run: Summarise.';
     const summary = denied.stderr.split('\n').find((line) => line.startsWith('run failed'));
     assert.equal(summary, `run failed: ${sentence}`, denied.stderr);
-    const finished = readTrace(trace).events.find((e) => e.type === 'run_finished');
+    const finished = readTraceSync(trace).events.find((e) => e.type === 'run_finished');
     assert.ok(finished?.type === 'run_finished' && finished.error === sentence, JSON.stringify(finished));
   });
 
@@ -252,7 +252,7 @@ describe('cortex CLI', function () {
     assert.ok(models.length >= 5, `a multi-step run: ${models.join(', ')}`);
     assert.equal(models.filter((m) => m === 'missing').length, 1, models.join(', '));
     assert.equal(count(result.stderr, `model missing not found at ${server().baseUrl} — using good`), 1, result.stderr);
-    const requests = readTrace(trace).events.filter((e) => e.type === 'llm_request');
+    const requests = readTraceSync(trace).events.filter((e) => e.type === 'llm_request');
     assert.deepEqual(
       requests[0].attempts.map((a) => [a.model, a.ok, a.status]),
       [

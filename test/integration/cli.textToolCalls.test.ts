@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { json, lastAssistant, message, route, toolMessages } from '../support/scriptedReplies';
 import type { ScriptedRequest } from '../support/scriptedServer';
@@ -52,7 +52,7 @@ describe('cortex CLI: tool calls written as text', function () {
       trace,
       'read a.txt',
     ]);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     return { result, events, second: () => second };
   }
 

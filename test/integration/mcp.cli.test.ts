@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages, toolNames } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -61,7 +61,7 @@ describe('cortex CLI with MCP servers', function () {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout.trim(), 'Echoed.');
     assert.equal(told, 'hi');
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     assert.ok(events.some((e) => e.type === 'log' && /^MCP server "faulty" started \(stdio, pid \d+\)/.test(e.message)));
     const requested = events.find((e) => e.type === 'tool_call_requested');
     assert.deepEqual(requested?.type === 'tool_call_requested' && requested.call.audit?.mcp, {
@@ -90,7 +90,7 @@ describe('cortex CLI with MCP servers', function () {
       'MCP server "slow" could not start: timed out after 1 s waiting for the MCP handshake; raise cortex.mcp.startTimeoutSeconds if the server needs longer to start (a first npx, uvx or docker run downloads it): faulty: downloading (slow start). The run continues without its tools.';
     assert.ok(result.stderr.includes(expected), result.stderr);
     assert.doesNotMatch(result.stderr, /exited|SIGTERM/);
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     assert.ok(events.some((e) => e.type === 'log' && e.message === expected));
   });
 
@@ -148,7 +148,7 @@ describe('cortex CLI with MCP servers', function () {
       told[3],
       /^Same tool and arguments as call l1, which only reads \(or is idempotent\): not run again; the result of l1:\nlookup run #1 with \{"key":"k"\}$/,
     );
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const completed = events.filter((e) => e.type === 'tool_call_completed');
     assert.deepEqual(
       completed.map((e) => [e.callId, e.reason, e.reusedFrom]),

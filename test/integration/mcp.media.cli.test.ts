@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { runCliInProcess as cli } from '../support/inProcessCli';
 import type { ScriptedRequest } from '../support/scriptedServer';
@@ -101,7 +101,7 @@ describe('cortex CLI: MCP images and resources (server-everything)', function ()
       assert.match(url, /^data:image\/png;base64,iVBORw0KGgo/);
       const bytes = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
 
-      const audit = readTrace(trace).events.find((e) => e.type === 'step_audit' && e.kind === 'mcp_result');
+      const audit = readTraceSync(trace).events.find((e) => e.type === 'step_audit' && e.kind === 'mcp_result');
       assert.deepEqual(audit?.type === 'step_audit' && audit.data.images, [
         { mimeType: 'image/png', bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), sent: true },
       ]);
@@ -131,7 +131,7 @@ describe('cortex CLI: MCP images and resources (server-everything)', function ()
     const said =
       /The endpoint refused a request that carried 1 image\(s\) returned by tools; if the model does not take images, set cortex\.llm\.images to "off" \(it is "on"\)\./;
     assert.match(result.stderr, said);
-    assert.ok(readTrace(trace).events.some((e) => e.type === 'log' && e.level === 'warn' && said.test(e.message)));
+    assert.ok(readTraceSync(trace).events.some((e) => e.type === 'log' && e.level === 'warn' && said.test(e.message)));
     assert.equal(server().refusals.filter((r) => r.reason === 'unsupported').length >= 1, true);
   });
 
@@ -176,7 +176,7 @@ describe('cortex CLI: MCP images and resources (server-everything)', function ()
       /^\[resource demo:\/\/resource\/dynamic\/blob\/1 \([a-z/-]+, \d+ bytes of binary data\), not shown: binary content is not sent to the model\]$/,
     );
 
-    const requested = readTrace(trace).events.filter((e) => e.type === 'tool_call_requested');
+    const requested = readTraceSync(trace).events.filter((e) => e.type === 'tool_call_requested');
     assert.deepEqual(requested[0]?.type === 'tool_call_requested' && requested[0].call.audit?.mcp, {
       server: 'everything',
       tool: 'read_resource',

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { AgentRun } from '../../src/core/agent/agentRun';
 import { parseConfig } from '../../src/core/config/configSchema';
-import { memoryFileName } from '../../src/core/memory/memoryPath';
+import { memoryFileNameSync } from '../../src/core/memory/memoryPath';
 import { EventLog } from '../../src/core/plan/eventLog';
 import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
 import { eventsOf, tempWorkspace } from '../support/agentHarness';
@@ -241,7 +241,7 @@ describe('the CLI: --memory FILE and the usage summary line', () => {
       { XDG_CACHE_HOME: cache },
     );
     assert.equal(code, 0, stderr);
-    const file = join(cache, 'cortex', 'memory', memoryFileName(workspace));
+    const file = join(cache, 'cortex', 'memory', memoryFileNameSync(workspace));
     assert.ok(existsSync(file), file);
     assert.match(stderr, /\nusage: 700 tokens \(650 in, 50 out\), \$0.0075 — s1 535\n/);
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import type { RunEvent } from '../../src/core/plan/events';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -100,7 +100,7 @@ describe('cortex CLI: approving the plan once', function () {
     );
     const result = await cli(['run', ...args, '--plan', planFile, '--approve', 'plan']);
     assert.equal(result.code, 0, result.stderr);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     assert.equal(
       server().requests.some((r) => r.purpose === 'planner'),
       false,
@@ -140,7 +140,7 @@ describe('cortex CLI: approving the plan once', function () {
     );
     const result = await cli(['run', ...args, '--plan', planFile]);
     assert.equal(result.code, 1);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     assert.equal(events.filter((e) => e.type === 'plan_approval_requested').length, 0);
     assert.ok(approvalsOf(events).length >= 1);
   });
@@ -166,7 +166,7 @@ describe('cortex CLI: approving the plan once', function () {
       }),
     );
     const result = await cli(['run', ...args, '--plan', planFile, '--approve', 'plan']);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     const drifts = driftsOf(events);
     assert.deepEqual(
       drifts.map((d) => [d.stepId, d.data.what]),
@@ -205,7 +205,7 @@ describe('cortex CLI: approving the plan once', function () {
     );
     const result = await cli(['run', ...args, '--plan', planFile, '--approve', 'plan']);
     assert.equal(result.code, 1);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     const replanAsk = events.find(
       (e): e is Extract<RunEvent, { type: 'plan_approval_requested' }> => e.type === 'plan_approval_requested' && e.kind === 'replan',
     );
@@ -248,7 +248,7 @@ describe('cortex CLI: approving the plan once', function () {
     );
     const result = await cli(['run', ...args, '--plan', planFile, '--approve', 'plan']);
     assert.equal(result.code, 0, result.stderr);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     assert.equal(events.filter((e) => e.type === 'plan_approval_requested').length, 1, 'only the plan itself was asked');
     assert.equal(approvalsOf(events).length, 0);
   });
@@ -267,7 +267,7 @@ describe('cortex CLI: approving the plan once', function () {
     );
     const result = await cli(['run', ...args, '--approve', 'plan', 'add parseDate']);
     assert.equal(result.code, 0, result.stderr);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     assert.equal(events.filter((e) => e.type === 'plan_approval_requested').length, 1);
     assert.equal(approvalsOf(events).length, 0);
   });
@@ -280,7 +280,7 @@ describe('cortex CLI: approving the plan once', function () {
     const result = await cli(['run', ...args, 'add parseDate']);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /The plan was not approved: no terminal to ask for approval of the plan \(use --approve plan\)/);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     assert.equal(events.filter((e) => e.type === 'step_added').length, 0);
     assert.equal(existsSync(join(ws, 'src')), false);
   });
@@ -312,7 +312,7 @@ describe('cortex CLI: approving the plan once', function () {
     );
     const result = await cli(['resume', '--trace', trace, '--workspace', ws, '--config', config, '--approve', 'all']);
     assert.equal(result.code, 0, result.stderr);
-    const events = readTrace(trace).events;
+    const events = readTraceSync(trace).events;
     const answers = events.filter((e): e is Extract<RunEvent, { type: 'plan_approval_answered' }> => e.type === 'plan_approval_answered');
     assert.equal(answers.length, 1);
     assert.notEqual(answers[0].requestId, 'old');
@@ -344,7 +344,7 @@ describe('cortex CLI: approving the plan once', function () {
     const resumeWith = async (approve: string) => {
       writeFileSync(trace, cut);
       const result = await cli(['resume', '--trace', trace, '--workspace', ws, '--config', config, '--approve', approve]);
-      return { result, events: readTrace(trace).events.slice(lastAdded + 1) };
+      return { result, events: readTraceSync(trace).events.slice(lastAdded + 1) };
     };
 
     const plan = await resumeWith('plan');

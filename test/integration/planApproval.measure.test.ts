@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import type { RunEvent } from '../../src/core/plan/events';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, contentText, json, message, route, toolCalls, assistantTurns } from '../support/scriptedReplies';
 import type { Handler, Reply } from '../support/scriptedServer';
@@ -141,7 +141,7 @@ async function measure(baseUrl: string, mode: 'call' | 'call, writes confirmed' 
     cwd: process.cwd(),
     env: {},
   });
-  const events = readTrace(trace).events;
+  const events = readTraceSync(trace).events;
   const prompts = events.filter((e) => e.type === 'tool_call_awaiting_approval' || e.type === 'plan_approval_requested').length;
   const drifts = events.filter((e): e is Extract<RunEvent, { type: 'step_audit' }> => e.type === 'step_audit' && e.kind === 'drift');
   return { code, stderr, ws, events, prompts, drifts };

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventOf, RunEvent } from '../../src/core/plan/events';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { byStep, call, contentText, message, route, sequence, toolCalls } from '../support/scriptedReplies';
 import type { MessageReply, ScriptedRequest } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -78,7 +78,7 @@ describe('streamed planning through the CLI', function () {
     const result = await run(ws, trace);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.ok(executorAt[0] < plannerEnds, `first executor request ${plannerEnds - executorAt[0]} ms before the planner's stream could end`);
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const seqOf = (find: (e: RunEvent) => boolean) => events.find(find)?.seq ?? -1;
     const plannerDone = seqOf((e) => e.type === 'llm_request' && e.purpose === 'planner');
     const firstExecutor = seqOf((e) => e.type === 'llm_request' && e.purpose === 'executor' && e.stepId === 's1');
@@ -142,7 +142,7 @@ describe('streamed planning through the CLI', function () {
     assert.equal(readFileSync(join(ws, 'keep.txt'), 'utf8'), 'original\n');
     assert.equal(existsSync(join(ws, 'slow.txt')), false);
 
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const discarded = eventsOf(events, 'plan_discarded');
     assert.equal(discarded.length, 1);
     assert.deepEqual(discarded[0].stepIds, ['s1', 's2', 's3', 's4', 's5', 's6']);
@@ -201,7 +201,7 @@ describe('streamed planning through the CLI', function () {
       .chatRequests()
       .find((r) => r.purpose === 'planner')!;
     assert.equal(planner.stream, false);
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const plannerDone = events.find((e) => e.type === 'llm_request' && e.purpose === 'planner')!.seq;
     assert.ok(eventsOf(events, 'step_added').every((e) => e.seq > plannerDone));
   });

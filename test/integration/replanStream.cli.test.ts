@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventOf, RunEvent } from '../../src/core/plan/events';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { assistantTurns, byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import type { MessageReply, ScriptedRequest } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -86,7 +86,7 @@ describe('a streamed redesign through the CLI', function () {
     assert.ok(redesignedAt.length > 0 && redesignedAt[0] < replannerEnds, `first request ${replannerEnds - redesignedAt[0]} ms before the reply could end`);
     assert.equal(readFileSync(join(ws, 'greeting.txt'), 'utf8'), 'hello\n');
 
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const seqOf = (find: (e: RunEvent) => boolean) => events.find(find)?.seq ?? -1;
     const replannerDone = seqOf((e) => e.type === 'llm_request' && e.purpose === 'replanner');
     const firstRedesigned = seqOf((e) => e.type === 'llm_request' && e.purpose === 'executor' && e.stepId === 's2');
@@ -154,7 +154,7 @@ describe('a streamed redesign through the CLI', function () {
     assert.equal(readFileSync(join(ws, 'keep.txt'), 'utf8'), 'original\n');
     assert.equal(existsSync(join(ws, 'slow.txt')), false);
 
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const discarded = eventsOf(events, 'plan_discarded');
     assert.equal(discarded.length, 1);
     assert.deepEqual(discarded[0].stepIds, ['s2', 's3', 's4', 's5', 's6', 's7']);
@@ -200,7 +200,7 @@ describe('a streamed redesign through the CLI', function () {
     );
     const result = await run(ws, trace, ['--no-plan-stream']);
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const replannerDone = events.find((e) => e.type === 'llm_request' && e.purpose === 'replanner')!.seq;
     const added = eventsOf(events, 'step_added').filter((e) => e.origin === 'replan');
     assert.deepEqual(

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { ContentStore, hashBytes } from '../../src/core/checkpoints/contentStore';
 import type { FileChange } from '../../src/core/plan/changeSchema';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
 
@@ -61,7 +61,7 @@ describe('restoring trusts nothing the trace says: protected paths, .git and the
 
   /** Appends an event after the trace's last one, as an attacker with write access to the trace would. */
   function forge(trace: string, event: Record<string, unknown>) {
-    const last = readTrace(trace).events.at(-1)!;
+    const last = readTraceSync(trace).events.at(-1)!;
     appendFileSync(trace, `${JSON.stringify({ seq: last.seq + 1, time: last.time + 1, ...event })}\n`);
   }
 

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import type { RunEvent } from '../../src/core/plan/events';
 import { readLockHolder } from '../../src/core/resume/runLock';
-import { parseTrace, readTrace } from '../../src/core/trace/traceReader';
+import { parseTrace, readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
@@ -80,7 +80,7 @@ function statusOf(events: readonly RunEvent[], stepId: string): string | undefin
 
 /** The whole trace: contiguous seq from 0, exactly one run_finished, and it is the last line. */
 function assertValidFinishedTrace(trace: string): RunEvent[] {
-  const { events, warnings } = readTrace(trace);
+  const { events, warnings } = readTraceSync(trace);
   assert.deepEqual(warnings, [], 'the trace reads without warnings');
   assert.deepEqual(
     events.map((e) => e.seq),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventOf, RunEvent } from '../../src/core/plan/events';
 import { foldEvents } from '../../src/core/plan/reducer';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, contentText, json, message, route, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
@@ -81,7 +81,7 @@ const retryArgs = (s: Setup, step: string, ...more: string[]) => [
 async function failedRun(server: ScriptedServer, s: Setup): Promise<RunEvent[]> {
   const first = await runCli(['run', '--workspace', s.workspace, '--config', s.config, '--trace', s.trace, '--approve', 'all', TASK]);
   assert.equal(first.code, 1, first.stderr);
-  const { events } = readTrace(s.trace);
+  const { events } = readTraceSync(s.trace);
   const state = foldEvents(events);
   assert.deepEqual(
     state.stepOrder.map((id) => `${id} ${state.steps.get(id)!.status}`),
@@ -129,7 +129,7 @@ describe('cortex retry-step (real CLI processes)', function () {
     assert.match(s2Prompt, /s1: Write a\.txt\na\.txt written/);
 
     assert.deepEqual(readFileSync(s.trace), oldBytes, 'the old trace is not modified');
-    const { events, warnings } = readTrace(newTrace);
+    const { events, warnings } = readTraceSync(newTrace);
     assert.deepEqual(warnings, []);
     const started = events[0] as EventOf<'run_started'>;
     assert.equal(started.type, 'run_started');
@@ -161,7 +161,7 @@ describe('cortex retry-step (real CLI processes)', function () {
     const second = await runCli(retryArgs(s, 's3'));
     assert.equal(second.code, 0, second.stderr);
     assert.equal(existsSync(join(s.dir, 'run.retry-s3.jsonl')), true);
-    const secondState = foldEvents(readTrace(join(s.dir, 'run.retry-s3.jsonl')).events);
+    const secondState = foldEvents(readTraceSync(join(s.dir, 'run.retry-s3.jsonl')).events);
     assert.deepEqual(secondState.retryOf, { runId: oldRunId, stepId: 's3', description: 'Summarise the files' });
   });
 

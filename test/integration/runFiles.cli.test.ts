@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { probeSandbox } from '../../src/core/sandbox/bubblewrap';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
 
@@ -57,7 +57,7 @@ describe('the run cannot write its own trace, lock or checkpoints', function () 
     const ran = await cli(['run', '--base-url', server().baseUrl, '--model', 'm', '--trace', 'run.jsonl', '--approve', 'none', 'forge it'], ws);
     assert.equal(ran.stderr.match(/warning: .*run\.jsonl.* inside the workspace/g)?.length, 1, ran.stderr);
 
-    const { events } = readTrace(join(ws, 'run.jsonl'));
+    const { events } = readTraceSync(join(ws, 'run.jsonl'));
     const started = events[0];
     assert.ok(started.type === 'run_started' && started.runId !== 'forged' && started.workspace === ws);
     assert.ok(events.some((e) => e.type === 'run_finished'));
@@ -102,7 +102,7 @@ describe('the run cannot write its own trace, lock or checkpoints', function () 
     const ran = await cli(['run', '--base-url', server().baseUrl, '--model', 'm', '--trace', 'run.jsonl', '--approve', 'all', 'forge it'], ws);
     assert.equal(ran.code, 0, ran.stderr);
 
-    const { events } = readTrace(join(ws, 'run.jsonl'));
+    const { events } = readTraceSync(join(ws, 'run.jsonl'));
     assert.ok(events[0]?.type === 'run_started' && events[0].runId !== 'forged' && events[0].workspace === ws);
     assert.ok(!readFileSync(join(ws, 'run.jsonl'), 'utf8').includes('"forged"'), 'the forged line reached the trace');
     const outputs = events.flatMap((e) => (e.type === 'tool_call_completed' ? [`${e.status} ${JSON.stringify(e)}`] : []));

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { AgentRun } from '../../src/core/agent/agentRun';
 import { RunSession } from '../../src/core/agent/runSession';
 import { parseConfig } from '../../src/core/config/configSchema';
-import { acquireRunLock, lockFileFor } from '../../src/core/resume/runLock';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { acquireRunLockSync, lockFileFor } from '../../src/core/resume/runLock';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { json, message, route } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -18,7 +18,7 @@ function sessionFor(server: ScriptedServer, workspace: string, trace: string): R
   const config = parseConfig({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'test-model', 'cortex.llm.maxRetries': 0 });
   return new RunSession({
     trace: { file: trace, append: false },
-    lock: acquireRunLock(trace),
+    lock: acquireRunLockSync(trace),
     build: (log, approvals) => {
       const agent = new AgentRun({ task: 'say hi', workspaceRoot: workspace, config, apiKey: 'k', log, approvals, trusted: true });
       return Promise.resolve({ agent, run: () => agent.start() });
@@ -40,7 +40,7 @@ describe('run session', () => {
     await session.dispose();
     await session.dispose();
     assert.equal(existsSync(lockFileFor(trace)), false, 'the lock is released');
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     assert.equal(events.at(-1)?.type, 'run_finished');
     assert.equal(session.interrupted, undefined);
   });
@@ -74,7 +74,7 @@ describe('run session', () => {
     await running;
     await session.dispose();
     assert.equal(session.interrupted, 'interrupted (SIGTERM)');
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     assert.equal(
       events.some((e) => e.type === 'run_finished'),
       false,

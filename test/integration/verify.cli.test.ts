@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import type { RunEvent } from '../../src/core/plan/events';
 import { foldEvents } from '../../src/core/plan/reducer';
-import { readTrace } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { byStep, call, json, message, route, systemMessage, toolCalls, toolMessages } from '../support/scriptedReplies';
 import type { ScriptedRequest } from '../support/scriptedServer';
@@ -88,7 +88,7 @@ describe('cortex CLI: steps that prove their work', function () {
     const result = await cli(['run', ...args, '--approve', 'all', 'add parseDate']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /^proof: 3 verified, 1 unverified, 0 failed$/m);
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const added = events.filter((e) => e.type === 'step_added');
     assert.deepEqual(
       added.map((e) => (e.type === 'step_added' ? e.expects?.length : -1)),
@@ -140,7 +140,7 @@ describe('cortex CLI: steps that prove their work', function () {
     assert.match(result.stderr, /^ {4}s1 ✗ `node build\.js` exits 0: the command did not run: denied: .*denied by --approve none.*$/m);
     assert.match(result.stderr, /^ {2}s1 → failed \(postcondition_failed\)$/m);
     assert.match(result.stderr, /^proof: 0 verified, 0 unverified, 1 failed$/m);
-    const [verdict] = verified(readTrace(trace).events);
+    const [verdict] = verified(readTraceSync(trace).events);
     assert.equal(verdict.verdict, 'failed');
     assert.equal(verdict.checks?.[0].passed, false);
   });
@@ -173,7 +173,7 @@ describe('cortex CLI: steps that prove their work', function () {
     assert.match(prompt, /Checks of the verifier/);
     assert.match(prompt, /✗ a\.txt contains \\"hello\\": a\.txt does not contain the text \\"hello\\"/);
     assert.match(systemMessage(replannerRequests[0]), /"expects": \[\] declares a step that needs no evidence/, 'the replanner is asked for expects');
-    const { events } = readTrace(trace);
+    const { events } = readTraceSync(trace);
     const redesigned = events.find((e) => e.type === 'step_added' && e.origin === 'replan');
     assert.deepEqual(redesigned?.type === 'step_added' ? redesigned.expects : undefined, [{ contains: 'a.txt', text: 'hello' }, { changed: 'a.txt' }]);
     assert.match(result.stderr, /^proof: 1 verified, 0 unverified, 1 failed$/m);
@@ -204,7 +204,7 @@ describe('cortex CLI: steps that prove their work', function () {
     assert.equal(required.code, 1, required.stderr);
     assert.match(required.stderr, /s1 verification failed: no_evidence: /);
     assert.match(required.stderr, /^ {2}s1 → failed \(no_evidence\)$/m);
-    const [first] = verified(readTrace(strict.trace).events);
+    const [first] = verified(readTraceSync(strict.trace).events);
     assert.equal(first.verdict, 'failed');
 
     // The setting does the same as the flag; the step with expects: [] is never failed by it.

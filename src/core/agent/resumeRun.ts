@@ -3,11 +3,11 @@ import { AgentRun, type AgentRunOptions, type RunResult } from './agentRun';
 import type { EventLog } from '../plan/eventLog';
 import type { RunEvent } from '../plan/events';
 import { createBuiltinRegistry } from '../tools/workspace/builtinTools';
-import { readTrace } from '../trace/traceReader';
+import { readTraceSync } from '../trace/traceReader';
 import { NotResumableError, findResumePoint, type ResumePoint } from '../resume/resumePoint';
 import { revertInterruptedChanges } from '../resume/revertInterrupted';
-import { acquireRunLock, type LockOptions, type RunLock } from '../resume/runLock';
-import { repairTraceTail } from '../resume/traceTail';
+import { acquireRunLockSync, type LockOptions, type RunLock } from '../resume/runLock';
+import { repairTraceTailSync } from '../resume/traceTail';
 
 // Resuming an interrupted run from its trace (docs/design.md, “Resuming a run”), shared by the CLI and the
 // extension: take the run's lock, make the trace valid JSON Lines again, read it, check the
@@ -44,13 +44,13 @@ export function checkSameWorkspace(recorded: string, current: string): void {
  * NotResumableError or WorkspaceMismatchError with a clear message (the lock is released then).
  */
 export function openResume(request: ResumeRequest): OpenedResume {
-  const lock = acquireRunLock(request.traceFile, request.lock);
+  const lock = acquireRunLockSync(request.traceFile, request.lock);
   try {
     const notices: string[] = [];
     if (lock.recoveredFrom) notices.push(`the run's lock was left by process ${lock.recoveredFrom.pid}, which is no longer running; it was taken over`);
-    const repair = repairTraceTail(request.traceFile);
+    const repair = repairTraceTailSync(request.traceFile);
     if (repair.message) notices.push(repair.message);
-    const { events, warnings } = readTrace(request.traceFile);
+    const { events, warnings } = readTraceSync(request.traceFile);
     // "did not finish" is the point of a resume, not news.
     notices.push(...warnings.filter((warning) => !warning.includes('no run_finished')));
     const point = findResumePoint(events);

@@ -2,7 +2,7 @@ import { checkRecordedWorkspace } from '../files/recordedWorkspace';
 import type { EventLog } from '../plan/eventLog';
 import type { NewRunEvent } from '../plan/events';
 import { findRetryPoint, NotRetryableError, type RetryPoint } from '../resume/retryPoint';
-import { readTrace } from '../trace/traceReader';
+import { readTraceSync } from '../trace/traceReader';
 import { AgentRun, type AgentRunOptions, type RunResult } from './agentRun';
 
 // Retrying a failed or blocked step of a finished run (docs/design.md, “Retrying a step”), shared by
@@ -30,7 +30,7 @@ export { NotRetryableError };
 
 /** Reads and checks the old run. Throws TraceError, NotRetryableError or WorkspaceMismatchError with a clear message. */
 export function openRetryStep(request: RetryStepRequest): OpenedRetry {
-  const { events, warnings } = readTrace(request.traceFile);
+  const { events, warnings } = readTraceSync(request.traceFile);
   const point = findRetryPoint(events, request.stepId);
   checkRecordedWorkspace(point.started.workspace, request.workspaceRoot, 'retry a step of it');
   return { traceFile: request.traceFile, workspaceRoot: request.workspaceRoot, point, notices: warnings };

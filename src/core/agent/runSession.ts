@@ -4,7 +4,7 @@ import { ApprovalBroker } from '../policy/approvalBroker';
 import type { ApprovalMemory } from '../policy/approvalMemory';
 import type { Logger } from '../ports';
 import type { RunLock } from '../resume/runLock';
-import { createTraceWriter } from '../trace/traceWriter';
+import { createTraceWriterSync } from '../trace/traceWriter';
 import type { AgentRun, RunResult } from './agentRun';
 
 // One run driven by this process, new or resumed, for the extension host and the CLI alike
@@ -39,7 +39,7 @@ export interface RunSessionOptions {
 export class RunSession {
   readonly log: EventLog;
   readonly approvals: ApprovalBroker;
-  private readonly writer?: ReturnType<typeof createTraceWriter>;
+  private readonly writer?: ReturnType<typeof createTraceWriterSync>;
   private stopTrace: () => void;
   private preparing?: Promise<PreparedRun>;
   private prepared?: PreparedRun;
@@ -50,7 +50,7 @@ export class RunSession {
 
   /** Opens the trace file (throws the file system's error when it cannot be written). */
   constructor(private readonly options: RunSessionOptions) {
-    this.writer = options.trace ? createTraceWriter(options.trace.file, { append: options.trace.append }) : undefined;
+    this.writer = options.trace ? createTraceWriterSync(options.trace.file, { append: options.trace.append }) : undefined;
     this.log = new EventLog({ history: options.history, onListenerError: options.onListenerError });
     // The trace listens first, so it has every event before the UI's listeners run.
     this.stopTrace = this.writer ? this.log.subscribe(this.writer.listener) : () => undefined;
@@ -111,7 +111,7 @@ export class RunSession {
     this.disposed ??= (async () => {
       this.stopTrace();
       try {
-        await this.writer?.close();
+        this.writer?.closeSync();
       } finally {
         this.options.lock?.release();
       }

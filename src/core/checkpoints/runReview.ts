@@ -4,7 +4,7 @@ import type { NewRunEvent, RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
 import { foldEvents } from '../plan/reducer';
 import { checkRecordedWorkspace } from '../files/recordedWorkspace';
-import { readTrace } from '../trace/traceReader';
+import { readTraceSync } from '../trace/traceReader';
 import type { RevertReason } from '../plan/changeSchema';
 import { ContentStore } from './contentStore';
 import { DEFAULT_PROTECTED_PATHS, type ProtectedPathRules } from '../files/protectedPaths';
@@ -44,8 +44,8 @@ export interface RunReview {
  * Reads a trace and opens its checkpoint folder for the workspace the person gave; a trace
  * recorded for another folder, or a missing checkpoint folder, is a clear error.
  */
-export function openReview(traceFile: string, options: { checkpointsDir?: string; workspace: string }): RunReview {
-  const { events, warnings } = readTrace(traceFile);
+export function openReviewSync(traceFile: string, options: { checkpointsDir?: string; workspace: string }): RunReview {
+  const { events, warnings } = readTraceSync(traceFile);
   const started = events.find((event) => event.type === 'run_started');
   if (started?.type !== 'run_started') throw new ReviewError(`the trace ${traceFile} does not say which workspace the run worked in (no run_started event)`);
   const { workspace } = options;
@@ -137,7 +137,7 @@ export async function undoLastRevert(
 }
 
 /** Appends `event` to a finished run's trace (seq after the last line) and returns it stamped. */
-export function appendToTrace(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): RunEvent {
+export function appendToTraceSync(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): RunEvent {
   const stamped: RunEvent = { ...event, seq: (events.at(-1)?.seq ?? -1) + 1, time: now };
   appendRegularSync(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
   return stamped;

@@ -12,7 +12,7 @@ export class WorkspaceMismatchError extends Error {
   }
 }
 
-function canonicalPath(path: string): string | undefined {
+function canonicalPathSync(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {
@@ -22,9 +22,9 @@ function canonicalPath(path: string): string | undefined {
 
 /** Throws WorkspaceMismatchError unless `recorded` and `given` are the same existing folder. */
 export function checkRecordedWorkspace(recorded: string, given: string, doing = 'act on it'): void {
-  const real = canonicalPath(given);
+  const real = canonicalPathSync(given);
   if (real === undefined) throw new WorkspaceMismatchError(`the workspace ${given} does not exist`);
-  const recordedReal = canonicalPath(recorded);
+  const recordedReal = canonicalPathSync(recorded);
   if (recordedReal === undefined)
     throw new WorkspaceMismatchError(`the run worked in ${recorded}, which no longer exists, not in ${given}; cannot ${doing} here`);
   if (recordedReal !== real)
@@ -35,6 +35,6 @@ export function checkRecordedWorkspace(recorded: string, given: string, doing = 
 
 /** Whether two paths are the same existing folder (after symlinks). */
 export function sameFolder(a: string, b: string): boolean {
-  const real = canonicalPath(a);
-  return real !== undefined && real === canonicalPath(b);
+  const real = canonicalPathSync(a);
+  return real !== undefined && real === canonicalPathSync(b);
 }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 // Where a workspace's memory lives: outside the repository, one file per workspace, named by the
 // sha256 of the workspace's real path (so the repository's contents never name it).
 
-export function memoryFileName(workspace: string): string {
+export function memoryFileNameSync(workspace: string): string {
   let path = resolve(workspace);
   try {
     path = realpathSync(path);
@@ -18,7 +18,7 @@ export function memoryFileName(workspace: string): string {
 
 /** Under a storage folder (the extension's global storage): `<dir>/memory/<sha256>.json`. */
 export function memoryFileIn(storageDir: string, workspace: string): string {
-  return join(storageDir, 'memory', memoryFileName(workspace));
+  return join(storageDir, 'memory', memoryFileNameSync(workspace));
 }
 
 /** The user's cache folder: `$XDG_CACHE_HOME` when it is an absolute path, else `~/.cache`. */
@@ -28,5 +28,5 @@ export function userCacheDir(env: NodeJS.ProcessEnv = process.env, home = homedi
 
 /** The CLI's default: `$XDG_CACHE_HOME/cortex/memory/<sha256>.json`, else `~/.cache/cortex/memory/…`. */
 export function defaultCliMemoryFile(workspace: string, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
-  return join(userCacheDir(env, home), 'cortex', 'memory', memoryFileName(workspace));
+  return join(userCacheDir(env, home), 'cortex', 'memory', memoryFileNameSync(workspace));
 }

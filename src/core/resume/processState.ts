@@ -26,7 +26,7 @@ export function parseProcStat(text: string): ProcStat | undefined {
 }
 
 /** The /proc view of `pid`: undefined when /proc has no such process (or there is no /proc). */
-export function readProcStat(pid: number): ProcStat | undefined | 'unavailable' {
+export function readProcStatSync(pid: number): ProcStat | undefined | 'unavailable' {
   try {
     return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8')) ?? 'unavailable';
   } catch (error) {
@@ -36,7 +36,7 @@ export function readProcStat(pid: number): ProcStat | undefined | 'unavailable' 
 
 /** This process's start time, recorded in its locks so a later reader can tell a reused id. */
 export function ownStartTicks(): string | undefined {
-  const stat = readProcStat(process.pid);
+  const stat = readProcStatSync(process.pid);
   return typeof stat === 'object' ? stat.startTicks : undefined;
 }
 
@@ -56,7 +56,7 @@ function answersSignals(pid: number): boolean {
  * Without /proc (not Linux), signalling decides.
  */
 export function processIsAlive(pid: number, startTicks?: string): boolean {
-  const stat = readProcStat(pid);
+  const stat = readProcStatSync(pid);
   if (stat === 'unavailable') return answersSignals(pid);
   if (!stat) return false;
   if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return false;

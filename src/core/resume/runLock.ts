@@ -22,7 +22,7 @@ export interface LockHolder {
 const MAX_LOCK_BYTES = 4096;
 
 /** The lock's text, read as a regular file only (a FIFO or device put there must not block or flood the reader). */
-function readLockText(file: string): string {
+function readLockTextSync(file: string): string {
   return readRegularSync(file, { what: 'run lock', maxBytes: MAX_LOCK_BYTES }).toString('utf8');
 }
 
@@ -75,7 +75,7 @@ function parseHolder(text: string): LockHolder | undefined {
 /** Who holds the lock of `traceFile`, or undefined when there is no lock (or it cannot be read). */
 export function readLockHolder(traceFile: string): LockHolder | undefined {
   try {
-    return parseHolder(readLockText(lockFileFor(traceFile)));
+    return parseHolder(readLockTextSync(lockFileFor(traceFile)));
   } catch {
     return undefined;
   }
@@ -85,7 +85,7 @@ export function describeHolder(holder: LockHolder): string {
   return `process ${holder.pid} on ${holder.host} (since ${new Date(holder.startedAt).toISOString()})`;
 }
 
-function tryCreate(file: string, holder: LockHolder): boolean {
+function tryCreateSync(file: string, holder: LockHolder): boolean {
   let fd: number;
   try {
     fd = openSync(file, 'wx', 0o644);
@@ -102,9 +102,9 @@ function tryCreate(file: string, holder: LockHolder): boolean {
 }
 
 /** Removes `file` only while it still holds exactly `text` (another process may have replaced it). */
-function removeIfUnchanged(file: string, text: string): void {
+function removeIfUnchangedSync(file: string, text: string): void {
   try {
-    if (readLockText(file) === text) unlinkSync(file);
+    if (readLockTextSync(file) === text) unlinkSync(file);
   } catch {
     // Already gone.
   }
@@ -114,7 +114,7 @@ function removeIfUnchanged(file: string, text: string): void {
  * Takes the lock of the run whose trace is `traceFile`. Throws RunLockedError naming the holder
  * when a live process (or one on another host, which cannot be checked) holds it.
  */
-export function acquireRunLock(traceFile: string, options: LockOptions = {}): RunLock {
+export function acquireRunLockSync(traceFile: string, options: LockOptions = {}): RunLock {
   const file = lockFileFor(traceFile);
   const pidStart = options.pid === undefined ? ownStartTicks() : undefined;
   const me: LockHolder = {
@@ -128,10 +128,10 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
   // A new run's trace folder may not exist yet (the trace writer would make it too).
   makeFoldersSync(dirname(file));
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (tryCreate(file, me)) return ownLock(file, me, recoveredFrom);
+    if (tryCreateSync(file, me)) return ownLock(file, me, recoveredFrom);
     let text: string;
     try {
-      text = readLockText(file);
+      text = readLockTextSync(file);
     } catch (error) {
       if (error instanceof UnreadableFileError && error.code !== 'ENOENT')
         throw new RunLockedError(`${error.message}; if no process drives the run, delete it and try again`, file);
@@ -143,7 +143,7 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
       if (!stat) continue;
       if (Date.now() - stat.mtimeMs < HALF_WRITTEN_GRACE_MS)
         throw new RunLockedError(`another process is taking the run lock ${file} right now; try again in a few seconds`, file);
-      removeIfUnchanged(file, text);
+      removeIfUnchangedSync(file, text);
       continue;
     }
     if (holder.host !== me.host) {
@@ -158,7 +158,7 @@ export function acquireRunLock(traceFile: string, options: LockOptions = {}): Ru
     }
     // Its holder died without releasing it (killed, crashed): the lock is ours to take.
     recoveredFrom = holder;
-    removeIfUnchanged(file, text);
+    removeIfUnchangedSync(file, text);
   }
   throw new RunLockedError(`could not take the run lock ${file}: other processes keep taking it`, file);
 }
@@ -173,7 +173,7 @@ function ownLock(file: string, holder: LockHolder, recoveredFrom: LockHolder | u
     release: () => {
       if (released) return;
       released = true;
-      removeIfUnchanged(file, text);
+      removeIfUnchangedSync(file, text);
     },
   };
 }

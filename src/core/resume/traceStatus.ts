@@ -11,7 +11,7 @@ import { describeHolder, readLockHolder } from './runLock';
 const CHUNK = 64 * 1024;
 
 /** The last complete line of `file` ('' when there is none); a cut-off line after it is ignored. */
-export function lastCompleteLine(file: string): string {
+export function lastCompleteLineSync(file: string): string {
   // A FIFO or a device named like a trace would block or never end: regular files only.
   const { fd, size } = openRegularSync(file, { what: 'trace file', maxBytes: MAX_TRACE_BYTES, followLinks: true });
   try {
@@ -49,7 +49,7 @@ export type TraceResumability = { resumable: true } | { resumable: false; reason
 export function traceResumability(file: string): TraceResumability {
   let last: string;
   try {
-    last = lastCompleteLine(file);
+    last = lastCompleteLineSync(file);
   } catch (error) {
     return { resumable: false, reason: `its trace cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }

@@ -26,7 +26,7 @@ function isCompleteEvent(line: string): boolean {
 const CHUNK = 64 * 1024;
 
 /** The bytes after the file's last newline, and where they start; read backwards in chunks. */
-function tailAfterLastNewline(fd: number, size: number): { start: number; tail: Buffer } {
+function tailAfterLastNewlineSync(fd: number, size: number): { start: number; tail: Buffer } {
   let tail = Buffer.alloc(0);
   for (let position = size; position > 0;) {
     const length = Math.min(CHUNK, position);
@@ -41,7 +41,7 @@ function tailAfterLastNewline(fd: number, size: number): { start: number; tail: 
 }
 
 /** Makes `file` end with a complete line; says what it changed. Throws TraceError for a file that is not a trace to repair. */
-export function repairTraceTail(file: string, maxBytes = MAX_TRACE_BYTES): TailRepair {
+export function repairTraceTailSync(file: string, maxBytes = MAX_TRACE_BYTES): TailRepair {
   let opened;
   try {
     opened = openRegularSync(file, { what: 'trace file', maxBytes, followLinks: true, write: true });
@@ -52,7 +52,7 @@ export function repairTraceTail(file: string, maxBytes = MAX_TRACE_BYTES): TailR
   const { fd, size } = opened;
   try {
     if (size === 0) return { removedBytes: 0 };
-    const { start, tail } = tailAfterLastNewline(fd, size);
+    const { start, tail } = tailAfterLastNewlineSync(fd, size);
     if (tail.length === 0) return { removedBytes: 0 };
     if (isCompleteEvent(tail.toString('utf8'))) {
       writeSync(fd, '\n', size);

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
-import { existingHiddenPaths, homeFolders, type HiddenPath } from './hiddenPaths';
+import { existingHiddenPathsSync, homeFolders, type HiddenPath } from './hiddenPaths';
 
 // The Linux sandbox for run_command: bubblewrap (Debian/Ubuntu package `bubblewrap`). The command
 // sees the whole file system read-only (the home folder too, so toolchains installed there run),
@@ -20,7 +21,7 @@ export interface SandboxLayout {
   workspace: string;
   /** Real path of the working folder inside it. */
   cwd: string;
-  /** Real paths to cover (existingHiddenPaths): an empty folder over a folder, /dev/null over a file. */
+  /** Real paths to cover (existingHiddenPathsSync): an empty folder over a folder, /dev/null over a file. */
   hidden?: readonly HiddenPath[];
   /** Real paths of existing files or folders inside the workspace bound read-only over its writable bind (the run's own trace, lock, checkpoints). */
   readOnly?: readonly string[];
@@ -31,7 +32,7 @@ function depth(folder: string): number {
   return folder.split(path.sep).filter(Boolean).length;
 }
 
-function realOrUndefined(folder: string | undefined): string | undefined {
+function realPathOrUndefinedSync(folder: string | undefined): string | undefined {
   if (!folder || !path.isAbsolute(folder)) return undefined;
   try {
     return realpathSync(folder);
@@ -48,7 +49,7 @@ function realOrUndefined(folder: string | undefined): string | undefined {
 export function existingInside(realRoot: string, files: readonly string[]): string[] {
   const inside: string[] = [];
   for (const file of files) {
-    const real = realOrUndefined(path.resolve(file));
+    const real = realPathOrUndefinedSync(path.resolve(file));
     if (!real) continue;
     const relative = path.relative(realRoot, real);
     if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) && !inside.includes(real)) inside.push(real);
@@ -121,10 +122,18 @@ export function probeSandbox(): Promise<SandboxProbe> {
 
 async function runProbe(): Promise<SandboxProbe> {
   if (process.platform !== 'linux') return { available: false, reason: `no sandbox is implemented for ${process.platform} (bubblewrap is Linux only)` };
-  const bwrap = BWRAP_LOCATIONS.find((location) => existsSync(location));
+  const found = await Promise.all(
+    BWRAP_LOCATIONS.map((location) =>
+      access(location).then(
+        () => location,
+        () => undefined,
+      ),
+    ),
+  );
+  const bwrap = found.find((location) => location !== undefined);
   if (!bwrap) return { available: false, reason: `bubblewrap is not installed (looked for ${BWRAP_LOCATIONS.join(', ')}; Debian/Ubuntu package "bubblewrap")` };
-  const folder = realOrUndefined(process.cwd()) ?? '/';
-  const args = [...bubblewrapArgs({ workspace: folder, cwd: folder, hidden: existingHiddenPaths(homeFolders()), network: false }), '/bin/true'];
+  const folder = realPathOrUndefinedSync(process.cwd()) ?? '/';
+  const args = [...bubblewrapArgs({ workspace: folder, cwd: folder, hidden: existingHiddenPathsSync(homeFolders()), network: false }), '/bin/true'];
   return new Promise((resolve) => {
     let stderr = '';
     const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });

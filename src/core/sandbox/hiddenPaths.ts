@@ -103,7 +103,7 @@ export function homeFolders(env: NodeJS.ProcessEnv = process.env): string[] {
  * read-only home nothing can create it. Checked when the command starts, so a key added since is
  * covered too.
  */
-export function existingHiddenPaths(homes: readonly string[], extra: readonly string[] = []): HiddenPath[] {
+export function existingHiddenPathsSync(homes: readonly string[], extra: readonly string[] = []): HiddenPath[] {
   const found = new Map<string, HiddenPath>();
   for (const place of [...DEFAULT_HIDDEN_HOME_PATHS.map((entry) => `~/${entry}`), ...extra].flatMap((entry) => expand(entry, homes))) {
     try {

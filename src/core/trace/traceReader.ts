@@ -75,7 +75,7 @@ export function parseTrace(text: string, source = 'trace'): { events: RunEvent[]
  * file only (a link the person named is followed, but never to a FIFO or a device), opened without
  * blocking, at most MAX_TRACE_BYTES. Every problem is a TraceError of one clear line.
  */
-export function readTrace(file: string, maxBytes = MAX_TRACE_BYTES): { events: RunEvent[]; warnings: string[] } {
+export function readTraceSync(file: string, maxBytes = MAX_TRACE_BYTES): { events: RunEvent[]; warnings: string[] } {
   const parser = new TraceParser(file);
   try {
     for (const line of readLinesSync(file, { what: 'trace file', maxBytes, followLinks: true })) parser.line(line.text);

@@ -8,14 +8,14 @@ import type { EventListener } from '../plan/eventLog';
  * a readable trace). The lines of one turn of the event loop go out in one synchronous write: a
  * few kilobytes into the page cache take microseconds, where a file stream would cost a trip
  * through libuv's thread pool for every burst of events, and a thread pool kept busy by tool calls
- * cannot hold the trace back. `close()` resolves once everything is written. A file that cannot
+ * cannot hold the trace back. `closeSync()` returns once everything is written. A file that cannot
  * be opened or written is reported by `error()`, never thrown at the run. `append`: continue an
  * existing trace (a resumed run) instead of starting the file over.
  */
-export function createTraceWriter(
+export function createTraceWriterSync(
   file: string,
   options: { append?: boolean } = {},
-): { listener: EventListener; close(): Promise<void>; error(): Error | undefined } {
+): { listener: EventListener; closeSync(): void; error(): Error | undefined } {
   makeFoldersSync(dirname(file));
   let failure: Error | undefined;
   let fd: number | undefined;
@@ -26,7 +26,7 @@ export function createTraceWriter(
   }
   let lines: string[] = [];
   let scheduled: NodeJS.Immediate | undefined;
-  const flush = (): void => {
+  const flushSync = (): void => {
     scheduled = undefined;
     if (lines.length === 0) return;
     const bytes = Buffer.from(lines.join(''), 'utf8');
@@ -42,11 +42,11 @@ export function createTraceWriter(
     listener: (event) => {
       if (failure) return;
       lines.push(`${JSON.stringify(event)}\n`);
-      scheduled ??= setImmediate(flush);
+      scheduled ??= setImmediate(flushSync);
     },
-    close: () => {
+    closeSync: () => {
       if (scheduled) clearImmediate(scheduled);
-      flush();
+      flushSync();
       if (fd !== undefined) {
         try {
           closeSync(fd);
@@ -55,7 +55,6 @@ export function createTraceWriter(
         }
         fd = undefined;
       }
-      return Promise.resolve();
     },
     error: () => failure,
   };

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadWarm } from '../../../src/cli/warmCodeCache';
+import { loadWarmSync } from '../../../src/cli/warmCodeCache';
 
 // The CLI's code cache written after a run: used by the next start of the same bundle, never by
 // another bundle (even one of the same length), and never a reason for a start to fail. Each load
@@ -27,14 +27,14 @@ describe('warmCodeCache', () => {
   const source = join(__dirname, '../../../src/cli/warmCodeCache.ts');
   /** A new process loads the bundle, calls shout(), saves when asked, and reports. */
   const loadInProcess = (bundle: string, cacheDir: string, save = true): { fromCache: boolean; shouted: string } => {
-    const script = `const { loadWarm } = require(${JSON.stringify(source)}); const m = loadWarm(${JSON.stringify(bundle)}, ${JSON.stringify(cacheDir)}); const shouted = m.exports.shout(); if (${save}) m.save(); console.log(JSON.stringify({ fromCache: m.fromCache, shouted }));`;
+    const script = `const { loadWarmSync } = require(${JSON.stringify(source)}); const m = loadWarmSync(${JSON.stringify(bundle)}, ${JSON.stringify(cacheDir)}); const shouted = m.exports.shout(); if (${save}) m.saveSync(); console.log(JSON.stringify({ fromCache: m.fromCache, shouted }));`;
     return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' })) as { fromCache: boolean; shouted: string };
   };
   const caches = (): string[] => readdirSync(join(dir, 'cache')).filter((f) => f.endsWith('.v8cache'));
 
   it('runs the bundle as a CommonJS module (dynamic import included) and serves the next start from the cache written after it ran', async () => {
     const bundle = bundleWith('alpha');
-    const first = loadWarm<Bundle>(bundle, join(dir, 'unused'));
+    const first = loadWarmSync<Bundle>(bundle, join(dir, 'unused'));
     assert.equal(first.exports.shout(), 'ALPHA!');
     assert.equal(first.exports.dir, dir);
     assert.equal(await first.exports.importPath(), 'function');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../../src/core/config/configSchema';
 import { shapeOf } from '../../../src/core/context/conversationShape';
-import { defaultCliMemoryFile, memoryFileIn, memoryFileName } from '../../../src/core/memory/memoryPath';
+import { defaultCliMemoryFile, memoryFileIn, memoryFileNameSync } from '../../../src/core/memory/memoryPath';
 import { MemoryStore } from '../../../src/core/memory/memoryStore';
 import { createMemoryTools } from '../../../src/core/memory/memoryTools';
 import { relevantContextMessage } from '../../../src/core/memory/relevantContext';
@@ -65,9 +65,9 @@ describe('memory tools (docs/design.md, “Context budget and memory”)', () =>
   });
 
   it('lives outside the repository, one file per workspace', () => {
-    const name = memoryFileName('/some/workspace');
+    const name = memoryFileNameSync('/some/workspace');
     assert.match(name, /^[0-9a-f]{64}\.json$/);
-    assert.notEqual(name, memoryFileName('/other/workspace'));
+    assert.notEqual(name, memoryFileNameSync('/other/workspace'));
     assert.equal(defaultCliMemoryFile('/some/workspace', { XDG_CACHE_HOME: '/xdg' }, '/home/u'), `/xdg/cortex/memory/${name}`);
     assert.equal(defaultCliMemoryFile('/some/workspace', {}, '/home/u'), `/home/u/.cache/cortex/memory/${name}`);
     assert.equal(memoryFileIn('/storage', '/some/workspace'), `/storage/memory/${name}`);

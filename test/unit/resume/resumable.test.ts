@@ -3,9 +3,9 @@ import { mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent } from '../../../src/core/plan/events';
-import { acquireRunLock, lockFileFor } from '../../../src/core/resume/runLock';
-import { lastCompleteLine, traceResumability } from '../../../src/core/resume/traceStatus';
-import { interruptedRuns, matchingFolder, panelResumability } from '../../../src/host/resumableRuns';
+import { acquireRunLockSync, lockFileFor } from '../../../src/core/resume/runLock';
+import { lastCompleteLineSync, traceResumability } from '../../../src/core/resume/traceStatus';
+import { interruptedRunsSync, matchingFolder, panelResumability } from '../../../src/host/resumableRuns';
 import type { RecentRun } from '../../../src/host/runIndex';
 import { traceRunSource } from '../../../src/panel/runSource';
 import { emptyCompletedPlan } from '../../support/runEventFixtures';
@@ -36,9 +36,9 @@ describe('resumable runs', () => {
   it('the last complete line is read from the end, however long, and a cut-off line after it is ignored', () => {
     const long = { ...started('/ws'), task: 'x'.repeat(200_000) };
     const file = traceFile(`${lines([started('/ws'), long])}{"seq":2,"ti`);
-    assert.equal(lastCompleteLine(file), JSON.stringify(long));
-    assert.equal(lastCompleteLine(traceFile('no newline at all')), '');
-    assert.equal(lastCompleteLine(traceFile('')), '');
+    assert.equal(lastCompleteLineSync(file), JSON.stringify(long));
+    assert.equal(lastCompleteLineSync(traceFile('no newline at all')), '');
+    assert.equal(lastCompleteLineSync(traceFile('')), '');
   });
 
   it('a trace is resumable when its last event is not run_finished and no live process holds its lock', () => {
@@ -46,7 +46,7 @@ describe('resumable runs', () => {
     const interrupted = traceFile(lines([started(workspace)]));
     assert.deepEqual(traceResumability(interrupted), { resumable: true });
     assert.deepEqual(traceResumability(traceFile(lines([started(workspace), finished]))), { resumable: false, reason: 'the run finished' });
-    const lock = acquireRunLock(interrupted);
+    const lock = acquireRunLockSync(interrupted);
     assert.match((traceResumability(interrupted) as { reason: string }).reason, new RegExp(`driven by process ${process.pid} on ${hostname()}`));
     lock.release();
     writeFileSync(lockFileFor(interrupted), JSON.stringify({ pid: 1, host: 'other-host', startedAt: 1 }));
@@ -75,7 +75,7 @@ describe('resumable runs', () => {
       entry('live-here', traceFile(lines([started(workspace)]))),
     ];
     assert.deepEqual(
-      interruptedRuns(recent, [workspace], (id) => id === 'live-here').map((run) => run.runId),
+      interruptedRunsSync(recent, [workspace], (id) => id === 'live-here').map((run) => run.runId),
       ['interrupted'],
     );
   });

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { toSnapshot } from '../../../src/core/plan/snapshot';
-import { createTraceWriter } from '../../../src/core/trace/traceWriter';
-import { parseTrace, readTrace, TraceError } from '../../../src/core/trace/traceReader';
+import { createTraceWriterSync } from '../../../src/core/trace/traceWriter';
+import { parseTrace, readTraceSync, TraceError } from '../../../src/core/trace/traceReader';
 
 function sampleRun(): EventLog {
   const log = new EventLog();
@@ -21,38 +21,38 @@ describe('trace files', () => {
   it('writes one event per line and reads the same events back', async () => {
     const log = new EventLog();
     const file = join(dir, 'nested', 'run.jsonl');
-    const writer = createTraceWriter(file);
+    const writer = createTraceWriterSync(file);
     log.subscribe(writer.listener);
     for (const event of sampleRun().events) log.append(event);
-    await writer.close();
-    const { events, warnings } = readTrace(file);
+    writer.closeSync();
+    const { events, warnings } = readTraceSync(file);
     assert.deepEqual(events, JSON.parse(JSON.stringify(log.events)));
     assert.deepEqual(warnings, []);
   });
 
   it('has each burst of events on disk after its turn of the event loop, before close, and appends when asked', async () => {
     const file = join(dir, 'live.jsonl');
-    const writer = createTraceWriter(file);
+    const writer = createTraceWriterSync(file);
     const run = sampleRun();
     const [first, second, third] = run.events;
     writer.listener(first, run.state);
     writer.listener(second, run.state);
     assert.equal(readFileSync(file, 'utf8'), '', 'one write per turn, not one per event');
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(readTrace(file).events, JSON.parse(JSON.stringify([first, second])), 'readable while the run goes on');
-    await writer.close();
-    const resumed = createTraceWriter(file, { append: true });
+    assert.deepEqual(readTraceSync(file).events, JSON.parse(JSON.stringify([first, second])), 'readable while the run goes on');
+    writer.closeSync();
+    const resumed = createTraceWriterSync(file, { append: true });
     resumed.listener(third, run.state);
-    await resumed.close();
-    assert.equal(readTrace(file).events.length, 3);
+    resumed.closeSync();
+    assert.equal(readTraceSync(file).events.length, 3);
     assert.equal(resumed.error(), undefined);
   });
 
   it('reports a trace file that cannot be opened instead of throwing at the run', async () => {
-    const writer = createTraceWriter(dir); // a folder, not a file
+    const writer = createTraceWriterSync(dir); // a folder, not a file
     const run = sampleRun();
     writer.listener(run.events[0], run.state);
-    await writer.close();
+    writer.closeSync();
     assert.match(writer.error()?.message ?? '', /EISDIR|illegal operation on a directory/);
   });
 
@@ -86,8 +86,8 @@ describe('trace files', () => {
   });
 
   it('a missing file is a clear error', () => {
-    assert.throws(() => readTrace(join(dir, 'missing.jsonl')), /trace file .*missing\.jsonl does not exist/);
+    assert.throws(() => readTraceSync(join(dir, 'missing.jsonl')), /trace file .*missing\.jsonl does not exist/);
     writeFileSync(join(dir, 'x.jsonl'), '');
-    assert.throws(() => readTrace(join(dir, 'x.jsonl')), /empty/);
+    assert.throws(() => readTraceSync(join(dir, 'x.jsonl')), /empty/);
   });
 });
