@@ -110,7 +110,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     process.off('SIGHUP', onInterrupt);
     detach();
     detachPlans();
-    await run.dispose();
+    run.disposeSync();
     if (run.traceError()) printLine(io.stderr, `cortex: ${describeFsError(run.traceError(), 'trace file', session.trace!.file)}`);
     process.off('exit', releaseOnExit);
   }

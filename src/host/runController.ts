@@ -235,7 +235,7 @@ export class RunController implements vscode.Disposable {
       });
       return { session, agent: await session.prepare() };
     } catch (error) {
-      await session?.dispose();
+      session?.disposeSync();
       this.logger.error(`${failure}: ${(error as Error).stack ?? String(error)}`);
       void vscode.window.showErrorMessage(`${failure}: ${(error as Error).message}`);
       return undefined;
@@ -418,7 +418,7 @@ export class RunController implements vscode.Disposable {
       stopPlanNotices();
       stopCounting();
       this.sessions.delete(runId);
-      await session.dispose();
+      session.disposeSync();
     }
     run.result = result;
     const traceError = session.traceError();

@@ -37,8 +37,8 @@ describe('run session', () => {
     assert.ok(existsSync(lockFileFor(trace)), 'the lock is held from the start');
     const result = await session.run();
     assert.equal(result.status, 'completed', result.error);
-    await session.dispose();
-    await session.dispose();
+    session.disposeSync();
+    session.disposeSync();
     assert.equal(existsSync(lockFileFor(trace)), false, 'the lock is released');
     const { events } = readTraceSync(trace);
     assert.equal(events.at(-1)?.type, 'run_finished');
@@ -51,7 +51,7 @@ describe('run session', () => {
     const session = sessionFor(server(), tempWorkspace(), trace);
     session.cancel('stopped early');
     const result = await session.run();
-    await session.dispose();
+    session.disposeSync();
     assert.equal(result.status, 'cancelled');
     assert.equal(server().requests.length, 0, 'nothing was asked of the model');
   });
@@ -72,7 +72,7 @@ describe('run session', () => {
     assert.equal(existsSync(lockFileFor(trace)), false, 'the next driver may take the run at once');
     release();
     await running;
-    await session.dispose();
+    session.disposeSync();
     assert.equal(session.interrupted, 'interrupted (SIGTERM)');
     const { events } = readTraceSync(trace);
     assert.equal(

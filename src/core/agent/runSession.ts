@@ -10,7 +10,7 @@ import type { AgentRun, RunResult } from './agentRun';
 // One run driven by this process, new or resumed, for the extension host and the CLI alike
 // (docs/design.md, “The core's inner layers”): its event log (holding a resumed run's recorded
 // events), its approvals, its trace file and its lock, and what can happen to it: start, cancel,
-// interrupt, dispose. The host and the CLI add only their UI (panel, progress, notifications;
+// interrupt, disposeSync. The host and the CLI add only their UI (panel, progress, notifications;
 // terminal lines, signals, exit codes).
 
 /** A run built on the session's log and approvals, ready to go. */
@@ -46,7 +46,7 @@ export class RunSession {
   /** A cancel that came while the run was still being built. */
   private cancelReason?: string;
   private interruptedBy?: string;
-  private disposed?: Promise<void>;
+  private disposed = false;
 
   /** Opens the trace file (throws the file system's error when it cannot be written). */
   constructor(private readonly options: RunSessionOptions) {
@@ -67,7 +67,7 @@ export class RunSession {
     return this.interruptedBy;
   }
 
-  /** Builds the run (once); a failure is the caller's to report, after `dispose`. */
+  /** Builds the run (once); a failure is the caller's to report, after `disposeSync`. */
   async prepare(): Promise<AgentRun> {
     this.preparing ??= this.options.build(this.log, this.approvals).then((prepared) => {
       this.prepared = prepared;
@@ -107,15 +107,14 @@ export class RunSession {
   }
 
   /** Ends the session: the trace is flushed and closed, the lock released. Safe to call twice. */
-  dispose(): Promise<void> {
-    this.disposed ??= (async () => {
-      this.stopTrace();
-      try {
-        this.writer?.closeSync();
-      } finally {
-        this.options.lock?.release();
-      }
-    })();
-    return this.disposed;
+  disposeSync(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.stopTrace();
+    try {
+      this.writer?.closeSync();
+    } finally {
+      this.options.lock?.release();
+    }
   }
 }
