@@ -6,6 +6,7 @@ import { call, json, message, route, toolCalls, toolMessages } from '../support/
 import type { ScriptedRequest } from '../support/scriptedServer';
 import { cortexPanel, e2eEnvironment, newWorkspace, openWorkspace, screenshot, type E2eEnvironment } from './support/e2eEnvironment';
 import { currentPage } from './support/hooks';
+import { panelShot, setPanelWidth } from './support/panelShots';
 import { eventually, startTask, stepOf } from './support/scenario';
 
 // In the real workbench (docs/design.md, “Step scopes and plan approval”): with cortex.approval.mode
@@ -65,7 +66,13 @@ describe('e2e: approving the plan once', function () {
       }),
     );
     const workspace = newWorkspace(env, 'plan-approval', { 'run-tests.js': "require('fs').writeFileSync('ran.txt', 'ran');\n" });
-    const page = (currentPage.page = await openWorkspace(env, workspace, { 'cortex.approval.mode': 'plan' }));
+    // The theme follows the browser's colour scheme, for the list's screenshots in both themes.
+    const page = (currentPage.page = await openWorkspace(env, workspace, {
+      'cortex.approval.mode': 'plan',
+      'window.autoDetectColorScheme': true,
+      'workbench.preferredDarkColorTheme': 'Default Dark Modern',
+      'workbench.preferredLightColorTheme': 'Default Light Modern',
+    }));
     const task = 'Add parseDate with the plan approved once';
     await startTask(page, task);
     const panel = await cortexPanel(page);
@@ -111,6 +118,18 @@ describe('e2e: approving the plan once', function () {
     await row.locator('.drift-badge').waitFor({ state: 'visible', timeout: 10_000 });
     assert.match((await row.locator('.drift-badge').getAttribute('aria-label')) ?? '', /drift: 1 call or change outside the step's approved scope/);
     await screenshot(page, 'e2e-plan-drift-list');
+    // The row with its badge at the widths a panel really gets, dark and light.
+    const viewport = page.viewportSize();
+    for (const theme of ['dark', 'light'] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      await panel.frame.waitForFunction((t) => document.body.classList.contains(`vscode-${t}`), theme, { timeout: 30_000 });
+      for (const width of [460, 1280]) {
+        await setPanelWidth(page, panel.frame, width);
+        await row.locator('.drift-badge').waitFor({ state: 'visible', timeout: 10_000 });
+        await panelShot(page, `panel-drift-list-${width}-${theme}`);
+      }
+    }
+    if (viewport) await page.setViewportSize(viewport);
     await panel.frame.locator('.view-tab', { hasText: 'Graph' }).click();
     await deny.click();
     await panel.waitForStatus(WRITE_STEP, 'completed');
