@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { checkOptionTokens, RUN_OPTIONS, UsageError } from './cliArgs';
+import { checkOptionTokens, RUN_OPTIONS, UsageError, type CliArgs } from './cliArgs';
 
 // `cortex resume` and `cortex retry-step` both start from a recorded run's trace and take the same
 // run options as `cortex run` (settings, endpoint, MCP, memory, approvals, checkpoints); each adds
@@ -7,21 +7,24 @@ import { checkOptionTokens, RUN_OPTIONS, UsageError } from './cliArgs';
 
 type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string };
 
-export interface RecordedRunArgs {
-  trace?: string;
+/** The run options as `cortex run` has them; the trace and the folder may be left to the command. */
+export interface RecordedRunArgs extends Pick<
+  CliArgs,
+  | 'trace'
+  | 'configFile'
+  | 'baseUrl'
+  | 'model'
+  | 'fallbackModels'
+  | 'headers'
+  | 'query'
+  | 'mcpConfig'
+  | 'memory'
+  | 'checkpoints'
+  | 'approve'
+  | 'requireVerified'
+  | 'help'
+> {
   workspace?: string;
-  configFile?: string;
-  baseUrl?: string;
-  model?: string;
-  fallbackModels: string[];
-  headers?: string[];
-  query?: string[];
-  mcpConfig?: string;
-  memory?: string;
-  checkpoints?: string;
-  approve?: 'all' | 'none' | 'plan';
-  requireVerified?: boolean;
-  help: boolean;
 }
 
 type Values = Record<string, string | string[] | boolean | undefined>;

@@ -1,40 +1,29 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventOf, RunEvent } from '../../src/core/plan/events';
+import type { RunEvent } from '../../src/core/plan/events';
 import { readTraceSync } from '../../src/core/trace/traceReader';
-import { byStep, call, contentText, message, route, sequence, toolCalls } from '../support/scriptedReplies';
+import { byStep, call, contentText, json, message, route, sequence, toolCalls } from '../support/scriptedReplies';
 import type { MessageReply, ScriptedRequest } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
-import { runCliInProcess } from '../support/inProcessCli';
+import { runCliWithoutStackTrace } from '../support/inProcessCli';
+import { eventsOf, workspaceAndTrace } from '../support/agentHarness';
 
 // Streamed planning through the CLI (docs/design.md, “The planner”): a slow planner streams its
 // plan over real SSE; steps start while it is still being written, and a plan that turns out
 // invalid at its end has its started steps cancelled and their changes reverted before the
 // planner is asked again.
 
-async function cli(argv: string[]) {
-  const result = await runCliInProcess(argv, process.env);
-  assert.doesNotMatch(result.stderr, /\n\s+at /, `stack trace in:\n${result.stderr}`);
-  return result;
-}
+const cli = runCliWithoutStackTrace;
 
-function setup(): { ws: string; trace: string } {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'cortex-planstream-')));
-  const ws = join(base, 'ws');
-  mkdirSync(ws);
-  return { ws, trace: join(base, 'run.jsonl') };
-}
-
-const eventsOf = <T extends RunEvent['type']>(events: RunEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
+const setup = () => workspaceAndTrace('cortex-planstream-');
 
 const FRAGMENT = 6;
 const FRAGMENT_DELAY_MS = 30;
 
 /** A planner reply streamed 6 characters every 30 ms: a plan of ~400 characters takes two seconds. */
 function slowPlan(plan: unknown): MessageReply {
-  return { kind: 'message', content: JSON.stringify(plan), fragmentSize: FRAGMENT, chunkDelayMs: FRAGMENT_DELAY_MS };
+  return json(plan, { fragmentSize: FRAGMENT, chunkDelayMs: FRAGMENT_DELAY_MS });
 }
 
 describe('streamed planning through the CLI', function () {

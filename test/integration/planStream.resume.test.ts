@@ -6,10 +6,11 @@ import { AgentRun } from '../../src/core/agent/agentRun';
 import { openResume, prepareResumedRun } from '../../src/core/agent/resumeRun';
 import { parseConfig, type FlatConfig } from '../../src/core/config/configSchema';
 import { EventLog } from '../../src/core/plan/eventLog';
-import type { EventOf, RunEvent } from '../../src/core/plan/events';
+import type { EventOf } from '../../src/core/plan/events';
 import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
-import { byStep, call, message, route, sequence, toolCalls } from '../support/scriptedReplies';
+import { byStep, call, json, message, route, sequence, toolCalls } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { runUntil } from '../support/agentHarness';
 
 // A run stopped while its plan was still streaming (docs/design.md, “The planner” and “Resuming a
 // run”): the rest of the plan is lost with the process, so the resumed run takes the steps it had
@@ -42,7 +43,7 @@ describe('resuming a run stopped while its plan streamed', () => {
     server = await startScriptedServer(
       route({
         planner: sequence(
-          { kind: 'message', content: JSON.stringify(first), fragmentSize: 5, chunkDelayMs: 25 },
+          json(first, { fragmentSize: 5, chunkDelayMs: 25 }),
           message(JSON.stringify({ title: 'Short plan', steps: [{ description: 'Say hello', dependsOn: [], expects: [] }] })),
         ),
         executor: byStep({
@@ -64,13 +65,7 @@ describe('resuming a run stopped while its plan streamed', () => {
       trusted: true,
       checkpointsDir: checkpoints,
     });
-    let recorded: RunEvent[] | undefined;
-    log.subscribe((event) => {
-      if (recorded || event.type !== 'files_changed') return;
-      recorded = [...log.events];
-      agent.cancel('the process died');
-    });
-    await agent.start();
+    const recorded = await runUntil(agent, log, (event) => event.type === 'files_changed');
     assert.ok(recorded, 'the first step changed notes.txt before the plan ended');
     assert.equal(log.state.planPartial, true);
     assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'after\n');

@@ -1,40 +1,29 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventOf, RunEvent } from '../../src/core/plan/events';
+import type { RunEvent } from '../../src/core/plan/events';
 import { readTraceSync } from '../../src/core/trace/traceReader';
 import { assistantTurns, byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import type { MessageReply, ScriptedRequest } from '../support/scriptedServer';
 import { useScriptedServer } from '../support/useScriptedServer';
-import { runCliInProcess } from '../support/inProcessCli';
+import { runCliWithoutStackTrace } from '../support/inProcessCli';
+import { eventsOf, workspaceAndTrace } from '../support/agentHarness';
 
 // A redesign that streams, through the CLI (docs/design.md, “The replanner”): a slow replanner
 // writes its reply over real SSE; a redesigned step starts while the reply is still being written,
 // and a redesign that turns out invalid at its end has its started steps cancelled and their
 // changes reverted, and the failed step ends blocked.
 
-async function cli(argv: string[]) {
-  const result = await runCliInProcess(argv, process.env);
-  assert.doesNotMatch(result.stderr, /\n\s+at /, `stack trace in:\n${result.stderr}`);
-  return result;
-}
+const cli = runCliWithoutStackTrace;
 
-function setup(): { ws: string; trace: string } {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'cortex-replanstream-')));
-  const ws = join(base, 'ws');
-  mkdirSync(ws);
-  return { ws, trace: join(base, 'run.jsonl') };
-}
-
-const eventsOf = <T extends RunEvent['type']>(events: RunEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
+const setup = () => workspaceAndTrace('cortex-replanstream-');
 
 const FRAGMENT = 6;
 const FRAGMENT_DELAY_MS = 30;
 
 /** A replanner reply streamed 6 characters every 30 ms. */
 function slowReply(reply: unknown): MessageReply {
-  return { kind: 'message', content: JSON.stringify(reply), fragmentSize: FRAGMENT, chunkDelayMs: FRAGMENT_DELAY_MS };
+  return json(reply, { fragmentSize: FRAGMENT, chunkDelayMs: FRAGMENT_DELAY_MS });
 }
 
 /** The plan: one step whose executor claims work it did not do, so its check fails and it is replanned. */

@@ -6,10 +6,10 @@ import { AgentRun } from '../../src/core/agent/agentRun';
 import { openResume, prepareResumedRun } from '../../src/core/agent/resumeRun';
 import { parseConfig, type FlatConfig } from '../../src/core/config/configSchema';
 import { EventLog } from '../../src/core/plan/eventLog';
-import type { EventOf, RunEvent } from '../../src/core/plan/events';
 import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
 import { byStep, call, json, message, route, sequence, toolCalls } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
+import { eventsOf, runUntil } from '../support/agentHarness';
 
 // A run stopped while a redesign was still streaming (docs/design.md, “The replanner” and
 // “Resuming a run”): the rest of the reply is lost with the process, so the resumed run takes the
@@ -17,8 +17,6 @@ import { startScriptedServer, type ScriptedServer } from '../support/scriptedSer
 
 const settings = (server: ScriptedServer): FlatConfig =>
   parseConfig({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'test-model', 'cortex.llm.maxRetries': 0 });
-
-const eventsOf = <T extends RunEvent['type']>(events: readonly RunEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 
 describe('resuming a run stopped while a redesign streamed', () => {
   let server: ScriptedServer;
@@ -44,7 +42,7 @@ describe('resuming a run stopped while a redesign streamed', () => {
       route({
         planner: json({ title: 'Greeting', steps: [{ description: 'Create the greeting file', dependsOn: [], expects: [{ changed: 'greeting.txt' }] }] }),
         replanner: sequence(
-          { kind: 'message', content: JSON.stringify(first), fragmentSize: 5, chunkDelayMs: 25 },
+          json(first, { fragmentSize: 5, chunkDelayMs: 25 }),
           json({
             action: 'redesign',
             new_steps: [{ description: 'Write the greeting again', dependsOn: [], uses: [], expects: [{ changed: 'greeting.txt' }] }],
@@ -75,13 +73,7 @@ describe('resuming a run stopped while a redesign streamed', () => {
       trusted: true,
       checkpointsDir: checkpoints,
     });
-    let recorded: RunEvent[] | undefined;
-    log.subscribe((event) => {
-      if (recorded || event.type !== 'files_changed' || event.stepId !== 's2') return;
-      recorded = [...log.events];
-      agent.cancel('the process died');
-    });
-    await agent.start();
+    const recorded = await runUntil(agent, log, (event) => event.type === 'files_changed' && event.stepId === 's2');
     assert.ok(recorded, 'the first redesigned step changed a file before the reply ended');
     assert.equal(recorded.filter((e) => e.type === 'llm_request' && e.purpose === 'replanner').length, 0, 'the reply was still streaming');
     assert.equal(readFileSync(join(workspace, 'greeting.txt'), 'utf8'), 'first\n');
@@ -99,7 +91,7 @@ describe('resuming a run stopped while a redesign streamed', () => {
       });
       const result = await resumed.run();
       assert.equal(result.status, 'completed', result.error);
-      const after = resumedLog.events.filter((e) => e.seq > recorded!.at(-1)!.seq);
+      const after = resumedLog.events.filter((e) => e.seq > recorded.at(-1)!.seq);
       const discarded = eventsOf(after, 'plan_discarded');
       assert.equal(discarded.length, 1);
       assert.match(discarded[0].reason, /stopped before the redesign of s1 had finished streaming/);

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentRun, type RunResult } from '../../src/core/agent/agentRun';
@@ -13,6 +13,29 @@ import type { PlanApprovalBroker } from '../../src/core/policy/planApprovalBroke
 
 export function tempWorkspace(prefix = 'cortex-ws-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** A fresh workspace folder and a trace path beside it, outside the workspace. */
+export function workspaceAndTrace(prefix: string): { ws: string; trace: string } {
+  const base = tempWorkspace(prefix);
+  const ws = join(base, 'ws');
+  mkdirSync(ws);
+  return { ws, trace: join(base, 'run.jsonl') };
+}
+
+/**
+ * Starts `agent` and cancels it, as a process that dies would stop, at the first event `stopAt`
+ * picks; returns the events up to and including it (undefined when the run ended first).
+ */
+export async function runUntil(agent: AgentRun, log: EventLog, stopAt: (event: RunEvent) => boolean): Promise<RunEvent[] | undefined> {
+  let recorded: RunEvent[] | undefined;
+  log.subscribe((event) => {
+    if (recorded || !stopAt(event)) return;
+    recorded = [...log.events];
+    agent.cancel('the process died');
+  });
+  await agent.start();
+  return recorded;
 }
 
 export interface HarnessOptions {
@@ -90,6 +113,6 @@ export async function runAgainst(server: ScriptedServer, options: HarnessOptions
   return { result, events: log.events, log, workspace, run };
 }
 
-export function eventsOf<T extends RunEvent['type']>(events: RunEvent[], type: T): Extract<RunEvent, { type: T }>[] {
+export function eventsOf<T extends RunEvent['type']>(events: readonly RunEvent[], type: T): Extract<RunEvent, { type: T }>[] {
   return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
 }

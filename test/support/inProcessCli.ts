@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 
@@ -24,4 +25,11 @@ export async function runCliInProcess(argv: string[], env: NodeJS.ProcessEnv = {
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
   const code = await main(argv, { stdout: stdout.stream as never, stderr: stderr.stream as never, stdin: stdin as never, cwd: process.cwd(), env });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** runCliInProcess with this process's environment; a stack trace in its error output fails the test. */
+export async function runCliWithoutStackTrace(argv: string[]): Promise<CliResult> {
+  const result = await runCliInProcess(argv, process.env);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, `stack trace in:\n${result.stderr}`);
+  return result;
 }

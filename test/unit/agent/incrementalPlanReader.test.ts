@@ -3,8 +3,9 @@ import { IncrementalPlanReader, type PlanPart } from '../../../src/core/agent/in
 import { parsePlannerReply, PlanReplyError, withStepDependsOn } from '../../../src/core/agent/planParsing';
 import { StreamedPlanSteps } from '../../../src/core/agent/streamedPlanSteps';
 import { EventLog } from '../../../src/core/plan/eventLog';
-import type { EventOf, RunEvent } from '../../../src/core/plan/events';
+import type { EventOf } from '../../../src/core/plan/events';
 import { StepIdAllocator } from '../../../src/core/plan/planOperations';
+import { eventsOf } from '../../support/agentHarness';
 
 // The streamed planner's reader (docs/design.md, “The planner”): parts of the plan object are told
 // as soon as they are complete, however the text is cut, and steps join the plan only once settled.
@@ -14,7 +15,6 @@ function read(pieces: string[], reader = new IncrementalPlanReader()): PlanPart[
   return pieces.flatMap((piece) => reader.push(piece));
 }
 
-const eventsOf = <T extends RunEvent['type']>(events: readonly RunEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 const steps = (parts: PlanPart[]) => parts.filter((p) => p.kind === 'step');
 
 /** A plan whose texts hold escapes of every kind JSON has. */

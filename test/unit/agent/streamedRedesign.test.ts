@@ -2,16 +2,14 @@ import assert from 'node:assert/strict';
 import { IncrementalPlanReader, type PlanPart } from '../../../src/core/agent/incrementalPlanReader';
 import { parseReplanReply } from '../../../src/core/agent/replanPrompt';
 import { StreamedRedesignSteps } from '../../../src/core/agent/streamedRedesignSteps';
-import type { EventOf, RunEvent } from '../../../src/core/plan/events';
 import { PlanInvariantError, StepIdAllocator } from '../../../src/core/plan/planOperations';
 import { foldEvents } from '../../../src/core/plan/reducer';
 import { newLog, rawPlan } from '../plan/planFixtures';
+import { eventsOf } from '../../support/agentHarness';
 
 // A redesign that streams (docs/design.md, “The replanner”): the replanner's reply is read part by
 // part, and each new step joins the plan (marked with the failed step it redesigns) once its own
 // entry is complete and what it waits for is known; the whole reply decides at the end.
-
-const eventsOf = <T extends RunEvent['type']>(events: readonly RunEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 
 /** s1 completed, s2 failed after it, s3 waits for s2, s4 runs alongside. */
 function failedPlan() {
