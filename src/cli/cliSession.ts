@@ -88,7 +88,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
   // The plan approval mode (docs/design.md, “Step scopes and plan approval”).
   const detachPlans = attachCliPlanApprovals(run.approvals.plans, session.approve, terminal, questions);
   const onSigint = () => run.cancel('interrupted (SIGINT)');
-  const onInterrupt = (signal: NodeJS.Signals) => run.interrupt(`interrupted (${signal})`);
+  const onInterrupt = (signal: NodeJS.Signals) => void run.interrupt(`interrupted (${signal})`);
   process.once('SIGINT', onSigint);
   // Once each: a second signal ends the process at once, as it would without Cortex.
   process.once('SIGTERM', onInterrupt);
@@ -110,7 +110,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     process.off('SIGHUP', onInterrupt);
     detach();
     detachPlans();
-    run.disposeSync();
+    await run.dispose();
     if (run.traceError()) printLine(io.stderr, `cortex: ${describeFsError(run.traceError(), 'trace file', session.trace!.file)}`);
     process.off('exit', releaseOnExit);
   }

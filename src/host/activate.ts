@@ -23,6 +23,9 @@ const DAG_VIEW_TYPE = 'cortex.dag';
  * the walkthrough, and nothing more. The agent core (dist/agentHost.js) is loaded by the first
  * command or restored panel that needs it.
  */
+/** The agent host of this activation, stopped by `deactivate`. */
+let agentHost: LazyAgentHost | undefined;
+
 export function activate(context: vscode.ExtensionContext): void {
   const channel = vscode.window.createOutputChannel('Cortex', { log: true });
   context.subscriptions.push(channel);
@@ -34,10 +37,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const approvalsItem = vscode.window.createStatusBarItem('cortex.approvals', vscode.StatusBarAlignment.Left, 99);
   approvalsItem.name = 'Cortex approvals';
   approvalsItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-  const host = new LazyAgentHost(
+  const host = (agentHost = new LazyAgentHost(
     () => loadAgentHostModule().createAgentHost({ context, logger, keys, approvalsItem, taskBox, homeChanged: () => homeChanged.fire() }),
     logger,
-  );
+  ));
   context.subscriptions.push(approvalsItem, host);
 
   const register = (id: string, handler: (...args: unknown[]) => unknown) =>
@@ -152,8 +155,12 @@ export function activate(context: vscode.ExtensionContext): void {
   );
 }
 
-export function deactivate(): void {
-  // Everything is in context.subscriptions.
+/**
+ * Everything else is in context.subscriptions, which VS Code disposes without waiting. The agent
+ * host is stopped here so VS Code waits while running runs write the rest of their traces.
+ */
+export function deactivate(): Promise<void> | undefined {
+  return agentHost?.dispose();
 }
 
 async function setApiKey(keys: ApiKeyStore): Promise<boolean> {

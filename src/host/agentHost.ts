@@ -48,6 +48,8 @@ export interface AgentHostDeps {
 
 /** The commands and the panel restore that need the agent core. */
 export interface AgentHost extends vscode.Disposable {
+  /** Interrupts running runs; resolves once their traces are written and their locks released. */
+  dispose(): Promise<void>;
   runTask(task?: string): Promise<void>;
   showPanel(runId?: string): void;
   cancelRun(runId?: string): Promise<void>;
@@ -209,11 +211,12 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     },
     manageApprovals: () => manageApprovals(context.workspaceState, logger),
     dispose: () => {
-      controller.dispose();
+      const interrupted = controller.dispose();
       panels.dispose();
       settings.dispose();
       contentProvider.dispose();
       configWatch.dispose();
+      return interrupted;
     },
   };
 }

@@ -14,6 +14,7 @@ export function loadAgentHostModule(): { createAgentHost(deps: AgentHostDeps): A
 export class LazyAgentHost {
   private host: AgentHost | undefined;
   private disposed = false;
+  private stopped?: Promise<void>;
 
   constructor(
     private readonly create: () => AgentHost,
@@ -41,9 +42,11 @@ export class LazyAgentHost {
     return this.host !== undefined;
   }
 
-  dispose(): void {
+  /** Resolves once the running runs' traces are written and their locks released. Safe to call twice. */
+  dispose(): Promise<void> {
     this.disposed = true;
-    this.host?.dispose();
+    this.stopped ??= this.host?.dispose() ?? Promise.resolve();
     this.host = undefined;
+    return this.stopped;
   }
 }

@@ -235,7 +235,7 @@ export class RunController implements vscode.Disposable {
       });
       return { session, agent: await session.prepare() };
     } catch (error) {
-      session?.disposeSync();
+      await session?.dispose();
       this.logger.error(`${failure}: ${(error as Error).stack ?? String(error)}`);
       void vscode.window.showErrorMessage(`${failure}: ${(error as Error).message}`);
       return undefined;
@@ -418,7 +418,7 @@ export class RunController implements vscode.Disposable {
       stopPlanNotices();
       stopCounting();
       this.sessions.delete(runId);
-      session.disposeSync();
+      await session.dispose();
     }
     run.result = result;
     const traceError = session.traceError();
@@ -658,14 +658,17 @@ export class RunController implements vscode.Disposable {
    * The extension stops (a reload, VS Code closing): each running run is interrupted, not
    * cancelled. Its trace stops where it is, without run_finished, and its lock is released, so the
    * next window offers to resume it (docs/design.md, “Resuming a run”); its requests and commands are stopped.
+   * Resolves once their traces are written and their locks released.
    */
-  dispose(): void {
+  dispose(): Promise<void> {
+    const interrupted: Promise<void>[] = [];
     for (const run of this.registry.running()) {
       const session = this.sessions.get(run.runId);
-      if (session) session.interrupt('VS Code is closing the extension');
+      if (session) interrupted.push(session.interrupt('VS Code is closing the extension'));
       else run.agent.cancel('VS Code is closing the extension');
     }
     this.statusBar.dispose();
+    return Promise.all(interrupted).then(() => undefined);
   }
 }
 

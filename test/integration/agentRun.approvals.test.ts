@@ -5,7 +5,7 @@ import { pendingApprovals } from '../../src/core/plan/approvalState';
 import { foldEvents } from '../../src/core/plan/reducer';
 import { toSnapshot } from '../../src/core/plan/snapshot';
 import { readTraceSync } from '../../src/core/trace/traceReader';
-import { createTraceWriterSync } from '../../src/core/trace/traceWriter';
+import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
@@ -169,13 +169,13 @@ describe('agent run: policy and approvals', () => {
       }),
     );
     const traceFile = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
-    let writer: ReturnType<typeof createTraceWriterSync> | undefined;
+    let writer: ReturnType<typeof createTraceWriter> | undefined;
     let deployAsked = 0;
     const { result, log } = await runAgainst(server(), {
       holdDeniedGates: true,
       settings: { 'cortex.policy.tools': { run_command: 'confirm-required' }, 'cortex.execution.maxParallelSteps': 1 },
       onStart: (_run, runLog) => {
-        writer = createTraceWriterSync(traceFile);
+        writer = createTraceWriter(traceFile);
         runLog.subscribe(writer.listener);
       },
       onApproval: (request, broker, run) => {
@@ -191,7 +191,7 @@ describe('agent run: policy and approvals', () => {
         else setTimeout(() => run.cancel('cancelled by the user'), 20);
       },
     });
-    writer!.closeSync();
+    await writer!.close();
     assert.equal(result.status, 'cancelled');
     const replayed = foldEvents(readTraceSync(traceFile).events);
     const states = (state: typeof log.state) =>

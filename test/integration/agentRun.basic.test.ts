@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTraceWriterSync } from '../../src/core/trace/traceWriter';
+import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { readTraceSync } from '../../src/core/trace/traceReader';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { byStep, call, firstUserMessage, json, message, route, toolCalls } from '../support/scriptedReplies';
@@ -27,13 +27,13 @@ describe('agent run: walking skeleton through the scripted endpoint', () => {
     );
     const workspace = tempWorkspace();
     const trace = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
-    const writer = createTraceWriterSync(trace);
+    const writer = createTraceWriter(trace);
     const { result, events } = await runAgainst(server(), {
       workspace,
       task: 'make greeting files',
       onStart: (_run, log) => log.subscribe(writer.listener),
     });
-    writer.closeSync();
+    await writer.close();
     server().assertNoRejections();
 
     assert.equal(result.status, 'completed', result.error);

@@ -9,7 +9,7 @@ import { EventLog } from '../../src/core/plan/eventLog';
 import type { RunEvent } from '../../src/core/plan/events';
 import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
 import { openResume, prepareResumedRun } from '../../src/core/agent/resumeRun';
-import { createTraceWriterSync } from '../../src/core/trace/traceWriter';
+import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { readTraceSync } from '../../src/core/trace/traceReader';
 import { eventsOf, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
@@ -52,7 +52,7 @@ async function resumeFrom(server: ScriptedServer, workspace: string, events: Run
   writeFileSync(trace, events.map((event) => `${JSON.stringify(event)}\n`).join(''));
   const opened = openResume({ traceFile: trace, workspaceRoot: workspace });
   const log = new EventLog({ history: opened.events });
-  const writer = createTraceWriterSync(trace, { append: true });
+  const writer = createTraceWriter(trace, { append: true });
   log.subscribe(writer.listener);
   const approvals = new ApprovalBroker();
   approvals.onDidChange((pending) => {
@@ -62,7 +62,7 @@ async function resumeFrom(server: ScriptedServer, workspace: string, events: Run
   try {
     const resumed = await prepareResumedRun(opened, log, { config: settings(server), apiKey: 'k', approvals, trusted: true });
     const result = await resumed.run();
-    writer.closeSync();
+    await writer.close();
     assert.deepEqual(readTraceSync(trace).events, JSON.parse(JSON.stringify(log.events)), "the trace file holds exactly the run's events");
     return { result, events: log.events, log };
   } finally {

@@ -37,8 +37,8 @@ describe('run session', () => {
     assert.ok(existsSync(lockFileFor(trace)), 'the lock is held from the start');
     const result = await session.run();
     assert.equal(result.status, 'completed', result.error);
-    session.disposeSync();
-    session.disposeSync();
+    await session.dispose();
+    await session.dispose();
     assert.equal(existsSync(lockFileFor(trace)), false, 'the lock is released');
     const { events } = readTraceSync(trace);
     assert.equal(events.at(-1)?.type, 'run_finished');
@@ -51,12 +51,12 @@ describe('run session', () => {
     const session = sessionFor(server(), tempWorkspace(), trace);
     session.cancel('stopped early');
     const result = await session.run();
-    session.disposeSync();
+    await session.dispose();
     assert.equal(result.status, 'cancelled');
     assert.equal(server().requests.length, 0, 'nothing was asked of the model');
   });
 
-  it('an interrupt stops the trace without run_finished and releases the lock at once', async () => {
+  it('an interrupt stops the trace without run_finished and releases the lock once the trace is written', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     server().setHandler(async (request) => {
@@ -68,11 +68,11 @@ describe('run session', () => {
     const session = sessionFor(server(), tempWorkspace(), trace);
     const running = session.run();
     while (!server().requests.some((r) => r.purpose === 'executor')) await new Promise((r) => setTimeout(r, 10));
-    session.interrupt('interrupted (SIGTERM)');
-    assert.equal(existsSync(lockFileFor(trace)), false, 'the next driver may take the run at once');
+    await session.interrupt('interrupted (SIGTERM)');
+    assert.equal(existsSync(lockFileFor(trace)), false, 'the next driver may take the run once the recorded lines are written');
     release();
     await running;
-    session.disposeSync();
+    await session.dispose();
     assert.equal(session.interrupted, 'interrupted (SIGTERM)');
     const { events } = readTraceSync(trace);
     assert.equal(

@@ -4,13 +4,13 @@ import { ApprovalBroker } from '../policy/approvalBroker';
 import type { ApprovalMemory } from '../policy/approvalMemory';
 import type { Logger } from '../ports';
 import type { RunLock } from '../resume/runLock';
-import { createTraceWriterSync } from '../trace/traceWriter';
+import { createTraceWriter, type TraceWriter } from '../trace/traceWriter';
 import type { AgentRun, RunResult } from './agentRun';
 
 // One run driven by this process, new or resumed, for the extension host and the CLI alike
 // (docs/design.md, “The core's inner layers”): its event log (holding a resumed run's recorded
 // events), its approvals, its trace file and its lock, and what can happen to it: start, cancel,
-// interrupt, disposeSync. The host and the CLI add only their UI (panel, progress, notifications;
+// interrupt, dispose. The host and the CLI add only their UI (panel, progress, notifications;
 // terminal lines, signals, exit codes).
 
 /** A run built on the session's log and approvals, ready to go. */
@@ -39,18 +39,19 @@ export interface RunSessionOptions {
 export class RunSession {
   readonly log: EventLog;
   readonly approvals: ApprovalBroker;
-  private readonly writer?: ReturnType<typeof createTraceWriterSync>;
+  private readonly writer?: TraceWriter;
   private stopTrace: () => void;
   private preparing?: Promise<PreparedRun>;
   private prepared?: PreparedRun;
   /** A cancel that came while the run was still being built. */
   private cancelReason?: string;
   private interruptedBy?: string;
-  private disposed = false;
+  /** Set once the trace is being closed and the lock given back (dispose or interrupt). */
+  private released?: Promise<void>;
 
-  /** Opens the trace file (throws the file system's error when it cannot be written). */
+  /** Starts the trace file (a file that cannot be written is reported by `traceError()`). */
   constructor(private readonly options: RunSessionOptions) {
-    this.writer = options.trace ? createTraceWriterSync(options.trace.file, { append: options.trace.append }) : undefined;
+    this.writer = options.trace ? createTraceWriter(options.trace.file, { append: options.trace.append }) : undefined;
     this.log = new EventLog({ history: options.history, onListenerError: options.onListenerError });
     // The trace listens first, so it has every event before the UI's listeners run.
     this.stopTrace = this.writer ? this.log.subscribe(this.writer.listener) : () => undefined;
@@ -67,7 +68,7 @@ export class RunSession {
     return this.interruptedBy;
   }
 
-  /** Builds the run (once); a failure is the caller's to report, after `disposeSync`. */
+  /** Builds the run (once); a failure is the caller's to report, after `dispose`. */
   async prepare(): Promise<AgentRun> {
     this.preparing ??= this.options.build(this.log, this.approvals).then((prepared) => {
       this.prepared = prepared;
@@ -91,14 +92,17 @@ export class RunSession {
   /**
    * Interrupted, not cancelled (SIGTERM, the terminal closed, VS Code closing the extension):
    * nothing more goes to the trace, so it ends without run_finished and can be resumed; the lock
-   * is released at once for the next driver.
+   * is released for the next driver as soon as the lines already recorded are written (resolved
+   * then), so the next driver never reads a trace that is still growing.
    */
-  interrupt(reason: string): void {
-    if (this.interruptedBy) return;
-    this.interruptedBy = reason;
-    this.stopTrace();
-    this.options.lock?.release();
-    this.cancel(reason);
+  interrupt(reason: string): Promise<void> {
+    if (!this.interruptedBy) {
+      this.interruptedBy = reason;
+      this.stopTrace();
+      this.cancel(reason);
+      this.released ??= this.closeTraceAndLock();
+    }
+    return this.released!;
   }
 
   /** Why the trace could not be written, if it could not. */
@@ -106,13 +110,16 @@ export class RunSession {
     return this.writer?.error();
   }
 
-  /** Ends the session: the trace is flushed and closed, the lock released. Safe to call twice. */
-  disposeSync(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  /** Ends the session: resolves once the trace is written and closed and the lock released. Safe to call twice. */
+  dispose(): Promise<void> {
     this.stopTrace();
+    this.released ??= this.closeTraceAndLock();
+    return this.released;
+  }
+
+  private async closeTraceAndLock(): Promise<void> {
     try {
-      this.writer?.closeSync();
+      await this.writer?.close();
     } finally {
       this.options.lock?.release();
     }

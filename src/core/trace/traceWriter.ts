@@ -1,61 +1,93 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { close, open, write } from 'node:fs';
 import { dirname } from 'node:path';
-import { makeFoldersSync } from '../files/makeFolders';
+import { makeFolders } from '../files/makeFolders';
 import type { EventListener } from '../plan/eventLog';
 
 /**
  * Writes each run event as one JSON line, in order, as it happens (so a crashed run still leaves
- * a readable trace). The lines of one turn of the event loop go out in one synchronous write: a
- * few kilobytes into the page cache take microseconds, where a file stream would cost a trip
- * through libuv's thread pool for every burst of events, and a thread pool kept busy by tool calls
- * cannot hold the trace back. `closeSync()` returns once everything is written. A file that cannot
- * be opened or written is reported by `error()`, never thrown at the run. `append`: continue an
- * existing trace (a resumed run) instead of starting the file over.
+ * a readable trace). Nothing here holds the run's thread: in the editor that thread is the
+ * extension host's, and the trace lives in the user's storage, which can be a slow or network
+ * disk. The lines of one turn of the event loop go out in one write; while a write is under way
+ * the next lines wait and go out together after it, so a slow disk delays the trace but never
+ * reorders or drops it. `close()` resolves once everything is written and the file closed. A
+ * file that cannot be opened or written is reported by `error()`, never thrown at the run.
+ * `append`: continue an existing trace (a resumed run) instead of starting the file over.
  */
-export function createTraceWriterSync(
-  file: string,
-  options: { append?: boolean } = {},
-): { listener: EventListener; closeSync(): void; error(): Error | undefined } {
-  makeFoldersSync(dirname(file));
+export interface TraceWriter {
+  listener: EventListener;
+  close(): Promise<void>;
+  error(): Error | undefined;
+}
+
+export function createTraceWriter(file: string, options: { append?: boolean } = {}): TraceWriter {
   let failure: Error | undefined;
   let fd: number | undefined;
-  try {
-    fd = openSync(file, options.append ? 'a' : 'w');
-  } catch (error) {
-    failure = error as Error;
-  }
   let lines: string[] = [];
+  let writing = false;
+  let closing = false;
   let scheduled: NodeJS.Immediate | undefined;
-  const flushSync = (): void => {
+  let settle: (() => void) | undefined;
+  const closed = new Promise<void>((resolve) => (settle = resolve));
+
+  const opened = makeFolders(dirname(file))
+    .then(() => new Promise<number>((resolve, reject) => open(file, options.append ? 'a' : 'w', (error, handle) => (error ? reject(error) : resolve(handle)))))
+    .then(
+      (handle) => {
+        fd = handle;
+      },
+      (error: unknown) => {
+        failure = error as Error;
+      },
+    );
+
+  const finishIfDone = (): void => {
+    if (!closing || writing || lines.length > 0) return;
+    if (fd === undefined) return settle!();
+    const handle = fd;
+    fd = undefined;
+    close(handle, (error) => {
+      if (error) failure ??= error;
+      settle!();
+    });
+  };
+
+  const flush = (): void => {
     scheduled = undefined;
-    if (lines.length === 0) return;
+    if (writing) return;
+    if (failure) lines = [];
+    if (lines.length === 0 || fd === undefined) return finishIfDone();
     const bytes = Buffer.from(lines.join(''), 'utf8');
     lines = [];
-    if (failure || fd === undefined) return;
-    try {
-      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
-    } catch (error) {
-      failure = error as Error;
-    }
+    writing = true;
+    writeAll(fd, bytes, (error) => {
+      writing = false;
+      if (error) failure ??= error;
+      flush();
+    });
   };
+
+  void opened.then(flush);
+
   return {
     listener: (event) => {
-      if (failure) return;
+      if (failure || closing) return;
       lines.push(`${JSON.stringify(event)}\n`);
-      scheduled ??= setImmediate(flushSync);
+      scheduled ??= setImmediate(flush);
     },
-    closeSync: () => {
-      if (scheduled) clearImmediate(scheduled);
-      flushSync();
-      if (fd !== undefined) {
-        try {
-          closeSync(fd);
-        } catch (error) {
-          failure ??= error as Error;
-        }
-        fd = undefined;
+    close: () => {
+      if (!closing) {
+        closing = true;
+        if (scheduled) clearImmediate(scheduled);
+        void opened.then(flush);
       }
+      return closed;
     },
     error: () => failure,
   };
+}
+
+/** Writes all of `bytes` (a write may take only part of them). */
+function writeAll(fd: number, bytes: Buffer, done: (error: Error | null) => void, at = 0): void {
+  if (at >= bytes.length) return done(null);
+  write(fd, bytes, at, bytes.length - at, null, (error, written) => (error ? done(error) : writeAll(fd, bytes, done, at + written)));
 }

@@ -11,7 +11,7 @@ function recordingLogger(lines: string[]): Logger {
   return { trace: () => {}, debug: () => {}, info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
 }
 
-function fakeHost(onDispose: () => void): AgentHost {
+function fakeHost(onDispose: () => Promise<void> | void): AgentHost {
   const unused = () => {
     throw new Error('not used here');
   };
@@ -31,7 +31,7 @@ function fakeHost(onDispose: () => void): AgentHost {
     get home(): never {
       return unused();
     },
-    dispose: onDispose,
+    dispose: () => Promise.resolve(onDispose()),
   };
 }
 
@@ -72,15 +72,38 @@ describe('LazyAgentHost', () => {
     assert.equal(attempts, 2);
   });
 
-  it('disposes the host it created and refuses to load after disposal', () => {
+  it('disposes the host it created and refuses to load after disposal', async () => {
     let disposed = 0;
-    const lazy = new LazyAgentHost(() => fakeHost(() => disposed++), recordingLogger([]));
-    lazy.dispose();
+    const lazy = new LazyAgentHost(() => fakeHost(() => void disposed++), recordingLogger([]));
+    await lazy.dispose();
     assert.equal(disposed, 0, 'nothing to dispose before a load');
     assert.throws(() => lazy.get(), /shutting down/);
-    const loaded = new LazyAgentHost(() => fakeHost(() => disposed++), recordingLogger([]));
+    const loaded = new LazyAgentHost(() => fakeHost(() => void disposed++), recordingLogger([]));
     loaded.get();
-    loaded.dispose();
+    await loaded.dispose();
+    assert.equal(disposed, 1);
+  });
+
+  it("waits for the host's runs to write their traces, once however often it is disposed", async () => {
+    let finish!: () => void;
+    let disposed = 0;
+    const loaded = new LazyAgentHost(
+      () =>
+        fakeHost(() => {
+          disposed++;
+          return new Promise<void>((resolve) => (finish = resolve));
+        }),
+      recordingLogger([]),
+    );
+    loaded.get();
+    let stopped = false;
+    const first = loaded.dispose().then(() => (stopped = true));
+    const second = loaded.dispose();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(stopped, false, 'still writing');
+    finish();
+    await Promise.all([first, second]);
+    assert.equal(stopped, true);
     assert.equal(disposed, 1);
   });
 });

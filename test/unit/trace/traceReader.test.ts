@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { toSnapshot } from '../../../src/core/plan/snapshot';
-import { createTraceWriterSync } from '../../../src/core/trace/traceWriter';
+import { createTraceWriter } from '../../../src/core/trace/traceWriter';
 import { parseTrace, readTraceSync, TraceError } from '../../../src/core/trace/traceReader';
 
 function sampleRun(): EventLog {
@@ -21,38 +22,64 @@ describe('trace files', () => {
   it('writes one event per line and reads the same events back', async () => {
     const log = new EventLog();
     const file = join(dir, 'nested', 'run.jsonl');
-    const writer = createTraceWriterSync(file);
+    const writer = createTraceWriter(file);
     log.subscribe(writer.listener);
     for (const event of sampleRun().events) log.append(event);
-    writer.closeSync();
+    await writer.close();
     const { events, warnings } = readTraceSync(file);
     assert.deepEqual(events, JSON.parse(JSON.stringify(log.events)));
     assert.deepEqual(warnings, []);
   });
 
-  it('has each burst of events on disk after its turn of the event loop, before close, and appends when asked', async () => {
+  it('writes each burst of events in one write, readable before close, and appends when asked', async () => {
     const file = join(dir, 'live.jsonl');
-    const writer = createTraceWriterSync(file);
+    const writer = createTraceWriter(file);
     const run = sampleRun();
     const [first, second, third] = run.events;
     writer.listener(first, run.state);
     writer.listener(second, run.state);
-    assert.equal(readFileSync(file, 'utf8'), '', 'one write per turn, not one per event');
-    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(existsSync(file) ? readFileSync(file, 'utf8') : '', '', 'nothing is written in the turn the events happen');
+    const deadline = Date.now() + 5_000;
+    while (!(existsSync(file) && readFileSync(file, 'utf8').split('\n').length > 2) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(readTraceSync(file).events, JSON.parse(JSON.stringify([first, second])), 'readable while the run goes on');
-    writer.closeSync();
-    const resumed = createTraceWriterSync(file, { append: true });
+    await writer.close();
+    const resumed = createTraceWriter(file, { append: true });
     resumed.listener(third, run.state);
-    resumed.closeSync();
+    await resumed.close();
     assert.equal(readTraceSync(file).events.length, 3);
     assert.equal(resumed.error(), undefined);
   });
 
+  it('never holds the thread while the disk does not answer, and keeps the order of what waited', async function () {
+    // A FIFO nobody reads yet: opening it for writing waits until a reader comes, as a hung
+    // network disk would. The run's thread must go on meanwhile.
+    const fifo = join(dir, 'slow.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const writer = createTraceWriter(fifo);
+    const run = sampleRun();
+    let turns = 0;
+    for (const event of run.events) {
+      writer.listener(event, run.state);
+      await new Promise((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    const closed = writer.close();
+    assert.equal(turns, run.events.length, 'the event loop turned while the trace could not be opened');
+    const reader = createReadStream(fifo, 'utf8');
+    let text = '';
+    reader.on('data', (chunk: string) => (text += chunk));
+    await closed;
+    await new Promise((resolve) => reader.on('close', resolve));
+    assert.deepEqual(parseTrace(text).events, JSON.parse(JSON.stringify(run.events)), 'every event, in order');
+    assert.equal(writer.error(), undefined);
+  });
+
   it('reports a trace file that cannot be opened instead of throwing at the run', async () => {
-    const writer = createTraceWriterSync(dir); // a folder, not a file
+    const writer = createTraceWriter(dir); // a folder, not a file
     const run = sampleRun();
     writer.listener(run.events[0], run.state);
-    writer.closeSync();
+    await writer.close();
     assert.match(writer.error()?.message ?? '', /EISDIR|illegal operation on a directory/);
   });
 
