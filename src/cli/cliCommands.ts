@@ -1,7 +1,7 @@
 import { cliRunDependencies } from './cliRunDependencies';
 import { usageFailure } from './usageFailure';
 import { AgentRun } from '../core/agent/agentRun';
-import { acquireRunLockSync, type RunLock } from '../core/resume/runLock';
+import { acquireRunLock, type RunLock } from '../core/resume/runLock';
 import { parseCliArgs, reviewCommandOf, USAGE } from './cliArgs';
 import { diffMain } from './cliDiff';
 import { revertMain } from './cliRevert';
@@ -50,7 +50,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     if (args.planFile !== undefined) given = readPlanFileSync(resolve(io.cwd, args.planFile));
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run: a trace another process is writing is not started over.
-    lock = loaded.trace && args.command === 'run' ? acquireRunLockSync(loaded.trace) : undefined;
+    lock = loaded.trace && args.command === 'run' ? await acquireRunLock(loaded.trace) : undefined;
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex');
   }

@@ -2,7 +2,7 @@ import { usageFailure } from './usageFailure';
 import { resolve } from 'node:path';
 import { diffText } from '../core/checkpoints/changeDiff';
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
-import { openReviewSync, type RunReview } from '../core/checkpoints/runReview';
+import { openReview, type RunReview } from '../core/checkpoints/runReview';
 import { terminalSafe } from '../core/text/terminalSafe';
 import { parseReviewArgs, UsageError, type ReviewArgs } from './cliArgs';
 import type { CliIo } from './cliSession';
@@ -28,10 +28,10 @@ export interface ReviewIo extends CliIo {
 }
 
 /** Opens the trace and checkpoints a review command names, or throws a UsageError saying why not. */
-export function openReviewFor(args: ReviewArgs, cwd: string): RunReview {
+export async function openReviewFor(args: ReviewArgs, cwd: string): Promise<RunReview> {
   try {
     // The folder the person gives (else the current one), never the one the trace names.
-    return openReviewSync(resolve(cwd, args.trace), {
+    return await openReview(resolve(cwd, args.trace), {
       ...(args.checkpoints ? { checkpointsDir: resolve(cwd, args.checkpoints) } : {}),
       workspace: resolve(cwd, args.workspace ?? '.'),
     });
@@ -57,7 +57,7 @@ export async function diffMain(argv: string[], io: ReviewIo): Promise<number> {
       io.stdout.write(`${DIFF_USAGE}\n`);
       return EXIT.completed;
     }
-    review = openReviewFor(args, io.cwd);
+    review = await openReviewFor(args, io.cwd);
     const step = args.steps[0];
     if (step !== undefined && !review.state.steps.has(step) && !review.state.replacedSteps.has(step))
       throw new UsageError(`no step ${step} in this run`, false);

@@ -69,7 +69,7 @@ export async function resumeMain(argv: string[], io: CliIo & { cwd: string; env:
     const cliArgs: CliArgs = { ...args, command: 'run', task: '', workspace, trace };
     loaded = loadCliConfigSync(cliArgs, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
-    opened = openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
+    opened = await openResume({ traceFile: trace, workspaceRoot: loaded.workspace });
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex resume');
   }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { openRetryStep, prepareRetryStepRun, type OpenedRetry } from '../core/agent/retryStepRun';
 import { sameFolder } from '../core/files/recordedWorkspace';
-import { acquireRunLockSync, type RunLock } from '../core/resume/runLock';
+import { acquireRunLock, type RunLock } from '../core/resume/runLock';
 import { UsageError } from './cliArgs';
 import { isRecordedRunCommand, parseRecordedRunArgs, type RecordedRunArgs } from './cliRecordedRunArgs';
 import { loadCliConfigSync } from './cliConfig';
@@ -67,8 +67,8 @@ export function derivedRetryTraceSync(oldTrace: string, stepId: string): string 
 }
 
 /** The old trace is never written: the new one must be another file. */
-function checkNewTraceSync(oldTrace: string, newTrace: string): void {
-  if (resolve(newTrace) === resolve(oldTrace) || (existsSync(newTrace) && sameFolder(newTrace, oldTrace)))
+async function checkNewTrace(oldTrace: string, newTrace: string): Promise<void> {
+  if (resolve(newTrace) === resolve(oldTrace) || (await sameFolder(newTrace, oldTrace)))
     throw new UsageError(`--new-trace ${newTrace} is the trace of the run being retried, which is never changed: give another file`);
 }
 
@@ -87,14 +87,14 @@ export async function retryStepMain(argv: string[], io: CliIo & { cwd: string; e
     }
     const oldTrace = resolve(io.cwd, args.trace!);
     const newTrace = args.newTrace ? resolve(io.cwd, args.newTrace) : derivedRetryTraceSync(oldTrace, args.step!);
-    checkNewTraceSync(oldTrace, newTrace);
+    await checkNewTrace(oldTrace, newTrace);
     // The old run is checked before anything is made for the new one (the new trace's folder).
     const workspace = resolve(io.cwd, args.workspace ?? '.');
-    opened = openRetryStep({ traceFile: oldTrace, stepId: args.step!, workspaceRoot: workspace });
+    opened = await openRetryStep({ traceFile: oldTrace, stepId: args.step!, workspaceRoot: workspace });
     loaded = loadCliConfigSync({ ...args, command: 'run', task: '', workspace, trace: newTrace }, io.cwd, io.env);
     mcpServers = await loadCliMcpServers(args.mcpConfig, loaded.config, loaded.workspace, io.cwd, cliMcpIo(io));
     // One process drives a run, the new one included.
-    lock = acquireRunLockSync(newTrace);
+    lock = await acquireRunLock(newTrace);
   } catch (error) {
     return usageFailure(io.stderr, error, 'cortex retry-step');
   }

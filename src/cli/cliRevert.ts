@@ -1,6 +1,6 @@
 import { usageFailure } from './usageFailure';
 import type { RevertConflict, RevertedFile } from '../core/plan/changeSchema';
-import { appendToTraceSync, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
+import { appendToTrace, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
 import { parseReviewArgs, UsageError, type ReviewArgs } from './cliArgs';
 import { openReviewFor, type ReviewIo } from './cliDiff';
 import { printLine } from './cliSession';
@@ -74,7 +74,7 @@ async function run(args: ReviewArgs, review: RunReview, io: ReviewIo): Promise<n
       printLine(io.stderr, 'cortex: there is no revert to undo in this trace');
       return EXIT.incomplete;
     }
-    appendToTraceSync(review.traceFile, review.events, undone.event);
+    await appendToTrace(review.traceFile, review.events, undone.event);
     return report(io, undone, `undid the revert of ${undone.stepIds.join(', ') || 'the run'}`);
   }
   const confirmed = await confirmedPaths(named, io, () => revertRecorded(review, { stepIds: args.steps, force: args.force, dryRun: true, confirmed: named }));
@@ -86,7 +86,7 @@ async function run(args: ReviewArgs, review: RunReview, io: ReviewIo): Promise<n
     );
     return EXIT.completed;
   }
-  appendToTraceSync(review.traceFile, review.events, result.event);
+  await appendToTrace(review.traceFile, review.events, result.event);
   return report(io, result, `reverted ${args.steps.length ? result.stepIds.join(', ') : 'the run'}`);
 }
 
@@ -99,7 +99,7 @@ export async function revertMain(argv: string[], io: ReviewIo): Promise<number> 
       io.stdout.write(`${REVERT_USAGE}\n`);
       return EXIT.completed;
     }
-    review = openReviewFor(args, io.cwd);
+    review = await openReviewFor(args, io.cwd);
     if (!args.force && !review.events.some((event) => event.type === 'run_finished')) {
       throw new UsageError('the run has not finished (it may still be running, or it was interrupted): revert it once it has ended, or give --force', false);
     }

@@ -48,7 +48,7 @@ export interface CliSession {
 export async function driveCliRun(session: CliSession): Promise<number> {
   const { io, lock } = session;
   // A process that exits any other way still gives its lock back.
-  const releaseOnExit = () => lock?.release();
+  const releaseOnExit = () => lock?.releaseSync();
   process.once('exit', releaseOnExit);
   let run: RunSession;
   try {
@@ -63,7 +63,7 @@ export async function driveCliRun(session: CliSession): Promise<number> {
     });
   } catch (error) {
     printLine(io.stderr, `cortex: ${describeFsError(error, 'trace file', session.trace!.file)}`);
-    lock?.release();
+    await lock?.release();
     process.off('exit', releaseOnExit);
     return EXIT.usage;
   }

@@ -73,9 +73,9 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   register('cortex.openTrace', () => host.get().openTrace());
   register('cortex.resumeRun', (arg?: unknown) => host.get().resumeRun(runIdArgument(arg)));
-  register('cortex.openRun', (arg?: unknown) => {
+  register('cortex.openRun', async (arg?: unknown) => {
     const runId = runIdArgument(arg);
-    if (runId) host.get().openRun(runId);
+    if (runId) await host.get().openRun(runId);
   });
   register('cortex.pickModel', () => pickModel());
   register('cortex.useVscodeModels', () => useVscodeModels());

@@ -7,7 +7,7 @@ import { ApprovalAttention } from './approvalAttention';
 import type { ApiKeyStore } from './apiKeyStore';
 import { showApprovalNotification, statusBarApprovalView, summarizeCall } from './approvalNotifier';
 import { HomeView } from './homeView';
-import { interruptedRunsSync, matchingFolder } from './resumableRuns';
+import { interruptedRuns, matchingFolder } from './resumableRuns';
 import { McpHostServers } from './mcpRunServers';
 import { showMcpServers } from './mcpServersCommand';
 import { manageApprovals } from './manageApprovalsCommand';
@@ -62,7 +62,7 @@ export interface AgentHost extends vscode.Disposable {
   /** "Cortex: Resume run…": an interrupted run of this workspace, continued from its trace. */
   resumeRun(runId?: string): Promise<void>;
   /** A recent run's panel, live or replayed from its trace (the Cortex view's run items). */
-  openRun(runId: string): void;
+  openRun(runId: string): Promise<void>;
   /** The Cortex view's tree. */
   readonly home: HomeView;
   /** `cortex.retryRun`: resumes or restarts a run (default: the newest failed one). */
@@ -131,7 +131,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
   );
   controller.onDidChange = homeChanged;
   const isLive = (runId: string) => registry.running().some((run) => run.runId === runId);
-  const home = new HomeView(() => ({
+  const home = new HomeView(async () => ({
     live: registry.running().map((run) => ({ runId: run.runId, task: run.task, progress: progressText(run.log.state) })),
     approvals: registry
       .running()
@@ -141,10 +141,12 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     model: modelFacts(),
     recent: index.list(),
     resumable: new Set(
-      interruptedRunsSync(
-        index.list(),
-        (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
-        isLive,
+      (
+        await interruptedRuns(
+          index.list(),
+          (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
+          isLive,
+        )
       ).map((run) => run.runId),
     ),
     runTaskKey: process.platform === 'darwin' ? '⌥⌘J' : 'Ctrl+Alt+J',
@@ -156,7 +158,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     context.extensionUri,
     logger,
     panels.actions,
-    (runId) => Promise.resolve().then(() => registry.sourceSync(runId)),
+    (runId) => registry.source(runId),
     (panel) => panels.adopt(panel),
     () => panels.unclaimedRunId(),
   );
@@ -167,8 +169,8 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
     cancelRun: (runId) => controller.cancelRun(runId),
     openTrace: () => openRunTrace(index, registry, panels, logger),
     resumeRun: (runId) => resumeRunCommand(index, isLive, resumer, logger, runId),
-    openRun: (runId) => {
-      const source = registry.sourceSync(runId);
+    openRun: async (runId) => {
+      const source = await registry.source(runId);
       if (!source) {
         void vscode.window.showWarningMessage(`The trace of run ${runId} is no longer on disk.`);
         return;
@@ -197,7 +199,7 @@ export function createAgentHost({ context, logger, keys, approvalsItem, taskBox,
         openHint: 'its panel is open in VS Code; the user can replay it with the command "Cortex: Open run trace…"',
       });
     },
-    checkRunForTool: (input) => Promise.resolve(checkRunReport(input, index, registry)),
+    checkRunForTool: (input) => checkRunReport(input, index, registry),
     restorePanel: (panel, state) => serializer.deserializeWebviewPanel(panel, state),
     showMcpServers: async () => {
       const folders = vscode.workspace.workspaceFolders ?? [];
@@ -237,15 +239,17 @@ function modelFacts(): { model: string; baseUrl: string; fallbackModels: string[
  * this window. Its trace is read like any trace (untrusted: validated, capped). Errors are sentences
  * the calling model can act on.
  */
-function checkRunReport(input: CheckRunInput, index: RunIndex, registry: RunRegistry): string {
+async function checkRunReport(input: CheckRunInput, index: RunIndex, registry: RunRegistry): Promise<string> {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => ({ path: folder.uri.fsPath }));
-  const ofThisWorkspace = index.list().filter((run) => run.workspace !== undefined && matchingFolder(run.workspace, folders) !== undefined);
+  const recent = index.list();
+  const matches = await Promise.all(recent.map(async (run) => (run.workspace === undefined ? undefined : matchingFolder(run.workspace, folders))));
+  const ofThisWorkspace = recent.filter((_, at) => matches[at] !== undefined);
   const runId = input.runId ?? ofThisWorkspace[0]?.runId;
   if (!runId)
     throw new Error('No Cortex run of this workspace is recorded on this machine: start one with cortex_runVerifiedPlan, or pass the runId of an earlier run.');
   let source;
   try {
-    source = registry.sourceSync(runId);
+    source = await registry.source(runId);
   } catch (error) {
     throw new Error(`The trace of run ${runId} cannot be read (${(error as Error).message}); ask the user to open it with "Cortex: Open run trace…".`, {
       cause: error,

@@ -1,10 +1,10 @@
-import { appendRegularSync } from '../core/files/regularRead';
+import { appendRegular } from '../core/files/regularRead';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RevertConflict, RevertedFile } from '../core/plan/changeSchema';
 import { summarizeChanges, type FileSummary } from '../core/checkpoints/changeSummary';
 import { ContentStore } from '../core/checkpoints/contentStore';
-import { appendToTraceSync, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
+import { appendToTrace, defaultCheckpointsDir, revertRecorded, undoLastRevert, type RevertResult, type RunReview } from '../core/checkpoints/runReview';
 import { sameFolder } from '../core/files/recordedWorkspace';
 import type { NewRunEvent } from '../core/plan/events';
 import type { ProtectedPathRules } from '../core/files/protectedPaths';
@@ -23,13 +23,14 @@ import type { RunRegistry } from './runRegistry';
 // on a folder open in this window, never on the one a trace names, and names each protected path
 // it would write, which it writes only when the person confirms them.
 
-function reviewOf(source: RunSource): RunReview {
+async function reviewOf(source: RunSource): Promise<RunReview> {
   if (!source.traceFile) throw new Error('this run has no trace file, so it has no recorded changes');
   const events = [...source.events()];
   const started = events.find((event) => event.type === 'run_started');
   if (started?.type !== 'run_started') throw new Error('the run has not started');
   const open = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
-  const workspace = open.find((folder) => sameFolder(folder, started.workspace));
+  const same = await Promise.all(open.map((folder) => sameFolder(folder, started.workspace)));
+  const workspace = open.find((_, index) => same[index]);
   if (!workspace)
     throw new Error(
       `the trace was recorded for the workspace ${started.workspace}, which is not open in this window (open: ${open.join(', ') || 'no folder'}); open that folder to review or revert its changes`,
@@ -115,7 +116,7 @@ export class CheckpointActions implements PanelChangeActions {
 
   /** The diff of one file's change (a step's, or the run's) in VS Code's diff editor. */
   async open(source: RunSource, stepId: string | undefined, path: string): Promise<void> {
-    const review = reviewOf(source);
+    const review = await reviewOf(source);
     const summary = summarizeChanges(review.state, stepId).find((s) => s.path === path && !s.directory);
     if (!summary) throw new Error(`${stepId ? `step ${stepId}` : 'the run'} has no recorded change of ${path}`);
     const { before, after } = sides(summary);
@@ -135,7 +136,7 @@ export class CheckpointActions implements PanelChangeActions {
 
   /** Every changed file of a step or of the run in VS Code's multi-file diff. */
   async review(source: RunSource, stepId?: string): Promise<void> {
-    const review = reviewOf(source);
+    const review = await reviewOf(source);
     const files = summarizeChanges(review.state, stepId).filter((s) => !s.directory);
     if (files.length === 0) {
       void vscode.window.showInformationMessage(`Cortex: ${stepId ? `step ${stepId}` : 'the run'} changed no file.`);
@@ -159,7 +160,7 @@ export class CheckpointActions implements PanelChangeActions {
       void vscode.window.showInformationMessage('Cortex: the run is still running. Revert its changes once it has ended.');
       return;
     }
-    const review = reviewOf(source);
+    const review = await reviewOf(source);
     if (!review.events.some((event) => event.type === 'run_finished')) {
       void vscode.window.showInformationMessage(
         'Cortex: this run did not finish (it was interrupted). Resume it, or revert it from the CLI with cortex revert --force.',
@@ -194,13 +195,13 @@ export class CheckpointActions implements PanelChangeActions {
     const protectedPaths = this.protectedRules();
     const confirmed = await this.confirmProtected(conflicts, `Reverting ${scope}`);
     const result = await revertRecorded(review, { stepIds, force: choice === revertAll, protectedPaths, confirmed });
-    this.recordSync(source, result.event);
+    await this.record(source, result.event);
     await this.tell(source, result, `Reverted ${scope}`, true);
   }
 
   /** Undoes the run's last revert. */
   async undo(source: RunSource): Promise<void> {
-    const review = reviewOf(source);
+    const review = await reviewOf(source);
     const protectedPaths = this.protectedRules();
     const dry = await undoLastRevert(review, { dryRun: true, protectedPaths });
     const confirmed = dry ? await this.confirmProtected(dry.outcome.conflicts, 'Undoing the revert') : [];
@@ -209,7 +210,7 @@ export class CheckpointActions implements PanelChangeActions {
       void vscode.window.showInformationMessage('Cortex: there is no revert to undo.');
       return;
     }
-    this.recordSync(source, result.event);
+    await this.record(source, result.event);
     await this.tell(source, result, 'Undid the revert', false);
   }
 
@@ -220,22 +221,22 @@ export class CheckpointActions implements PanelChangeActions {
     this.logger.info(`${text}${left.length ? ` ${left.map(conflictLine).join('; ')}` : ''}`);
     const buttons = offerUndo ? ['Undo'] : [];
     const choice = left.length ? await vscode.window.showWarningMessage(text, ...buttons) : await vscode.window.showInformationMessage(text, ...buttons);
-    if (choice === 'Undo') await this.undo(this.registry.sourceSync(source.runId) ?? source);
+    if (choice === 'Undo') await this.undo((await this.registry.source(source.runId)) ?? source);
   }
 
   /**
    * Appends a revert to the run: to the trace file and, for a run still in memory, to its log
    * (its panel follows); a panel of a run read from its trace is shown again from the trace.
    */
-  private recordSync(source: RunSource, event: NewRunEvent): void {
+  private async record(source: RunSource, event: NewRunEvent): Promise<void> {
     const traceFile = source.traceFile!;
     const live = this.registry.get(source.runId);
     if (live) {
       const stamped = live.log.append(event);
-      appendRegularSync(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
+      await appendRegular(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
       return;
     }
-    appendToTraceSync(traceFile, source.events(), event);
-    this.panels.get(source.runId)?.showSource(this.registry.fromTraceFileSync(traceFile));
+    await appendToTrace(traceFile, source.events(), event);
+    this.panels.get(source.runId)?.showSource(await this.registry.fromTraceFile(traceFile));
   }
 }

@@ -7,12 +7,13 @@ import { homeNodes, type HomeFacts, type HomeNode } from './homeItems';
  */
 export class HomeView implements vscode.TreeDataProvider<HomeNode> {
   constructor(
-    private readonly facts: () => HomeFacts,
+    /** What the view shows (asynchronous: the interrupted runs are read from their traces). */
+    private readonly facts: () => Promise<HomeFacts>,
     private readonly now: () => number = () => Date.now(),
   ) {}
 
-  getChildren(node?: HomeNode): HomeNode[] {
-    return node ? (node.children ?? []) : homeNodes(this.facts(), this.now());
+  async getChildren(node?: HomeNode): Promise<HomeNode[]> {
+    return node ? (node.children ?? []) : homeNodes(await this.facts(), this.now());
   }
 
   getTreeItem(node: HomeNode): vscode.TreeItem {

@@ -31,9 +31,9 @@ export async function openRunTrace(index: RunIndex, registry: RunRegistry, panel
       filters: { 'Cortex trace': ['jsonl'], 'All files': ['*'] },
     });
     if (!files?.[0]) return;
-    source = registry.fromTraceFileSync(files[0].fsPath, basename(files[0].fsPath, '.jsonl'));
+    source = await registry.fromTraceFile(files[0].fsPath, basename(files[0].fsPath, '.jsonl'));
   } else if (picked.runId) {
-    source = registry.sourceSync(picked.runId);
+    source = await registry.source(picked.runId);
     if (!source) {
       void vscode.window.showWarningMessage(`The trace of that run is no longer on disk (${picked.traceFile}).`);
       return;

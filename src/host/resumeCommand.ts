@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/ports';
 import type { RunSource } from '../panel/runSource';
-import { interruptedRunsSync, panelResumability, runWorkspace } from './resumableRuns';
+import { interruptedRuns, panelResumability, runWorkspace } from './resumableRuns';
 import type { RunIndex } from './runIndex';
 
 // "Cortex: Resume run…" and the Resume button of a restored panel (docs/design.md, “Resuming a run”).
@@ -22,7 +22,7 @@ export async function resumeRunCommand(
   logger: Logger,
   runId?: string,
 ): Promise<void> {
-  const runs = interruptedRunsSync(index.list(), openFolders(), isLiveHere);
+  const runs = await interruptedRuns(index.list(), openFolders(), isLiveHere);
   if (runId !== undefined) {
     const run = runs.find((candidate) => candidate.runId === runId);
     if (!run) {
@@ -58,16 +58,19 @@ export async function resumeRunCommand(
 }
 
 /** The panel actions behind the Resume button of a run read from its trace. */
-export function panelResumeActions(resumer: Resumer, logger: Logger): { canResume(source: RunSource): boolean; resume(source: RunSource): Promise<void> } {
+export function panelResumeActions(
+  resumer: Resumer,
+  logger: Logger,
+): { canResume(source: RunSource): Promise<boolean>; resume(source: RunSource): Promise<void> } {
   return {
-    canResume: (source) => {
-      const verdict = panelResumability(source, openFolders());
+    canResume: async (source) => {
+      const verdict = await panelResumability(source, openFolders());
       if (!verdict.resumable && !source.isLive() && !source.events().some((event) => event.type === 'run_finished'))
         logger.info(`Run ${source.runId} stopped without finishing and cannot be resumed here: ${verdict.reason}`);
       return verdict.resumable;
     },
     resume: async (source) => {
-      const verdict = panelResumability(source, openFolders());
+      const verdict = await panelResumability(source, openFolders());
       if (!verdict.resumable) throw new Error(`this run cannot be resumed here: ${verdict.reason}`);
       await resumer.resume({ traceFile: source.traceFile!, workspace: runWorkspace(source)! });
     },

@@ -11,7 +11,7 @@ import { memoryFileIn } from '../core/memory/memoryPath';
 import type { Logger } from '../core/ports';
 import type { McpServerDefinition } from '../core/config/mcpTypes';
 import { openResume, prepareResumedRun, type OpenedResume, type ResumedRunOptions } from '../core/agent/resumeRun';
-import { acquireRunLockSync, type RunLock } from '../core/resume/runLock';
+import { acquireRunLock, type RunLock } from '../core/resume/runLock';
 import { openRetryStep, prepareRetryStepRun, type OpenedRetry } from '../core/agent/retryStepRun';
 import { defaultCheckpointsDir } from '../core/checkpoints/runReview';
 import type { ApiKeyStore } from './apiKeyStore';
@@ -191,17 +191,17 @@ export class RunController implements vscode.Disposable {
     const mcp = await this.mcpServersFor(folder, config, trusted);
     const session = await this.openSession(
       { file: traceFile, append: false },
-      () => acquireRunLockSync(traceFile),
+      () => acquireRunLock(traceFile),
       undefined,
-      (log, approvals) => {
+      async (log, approvals) => {
         const agent = new AgentRun({
-          ...this.runOptions(folder, config, apiKey, approvals, trusted, mcp, traceFile),
+          ...(await this.runOptions(folder, config, apiKey, approvals, trusted, mcp, traceFile)),
           task,
           workspaceRoot: folder.uri.fsPath,
           log,
           runId,
         });
-        return Promise.resolve({ agent, run: () => agent.start() });
+        return { agent, run: () => agent.start() };
       },
       'Cortex could not start the run',
     );
@@ -217,7 +217,7 @@ export class RunController implements vscode.Disposable {
    */
   private async openSession(
     trace: { file: string; append: boolean },
-    lock: () => RunLock,
+    lock: () => Promise<RunLock>,
     history: readonly RunEvent[] | undefined,
     build: RunSessionOptions['build'],
     failure: string,
@@ -226,7 +226,7 @@ export class RunController implements vscode.Disposable {
     try {
       session = new RunSession({
         trace,
-        lock: lock(),
+        lock: await lock(),
         history,
         logger: this.logger,
         approvalMemory: this.approvalMemory(),
@@ -248,9 +248,11 @@ export class RunController implements vscode.Disposable {
    */
   async resume(target: { traceFile: string; workspace: string }): Promise<void> {
     const folders = vscode.workspace.workspaceFolders ?? [];
-    const folder = matchingFolder(
-      target.workspace,
-      folders.map((f) => ({ path: f.uri.fsPath, f })),
+    const folder = (
+      await matchingFolder(
+        target.workspace,
+        folders.map((f) => ({ path: f.uri.fsPath, f })),
+      )
     )?.f;
     if (!folder) {
       void vscode.window.showErrorMessage(
@@ -269,7 +271,7 @@ export class RunController implements vscode.Disposable {
     if (!key) return;
     let opened: OpenedResume;
     try {
-      opened = openResume({ traceFile: target.traceFile, workspaceRoot: folder.uri.fsPath });
+      opened = await openResume({ traceFile: target.traceFile, workspaceRoot: folder.uri.fsPath });
     } catch (error) {
       void vscode.window.showErrorMessage(`Cortex cannot resume this run: ${(error as Error).message}`);
       return;
@@ -280,9 +282,9 @@ export class RunController implements vscode.Disposable {
     // The session's trace writer is subscribed before the resume records anything (its notices, run_resumed).
     const session = await this.openSession(
       { file: opened.traceFile, append: true },
-      () => opened.lock,
+      () => Promise.resolve(opened.lock),
       opened.events,
-      (log, approvals) => prepareResumedRun(opened, log, this.runOptions(folder, config, key.key, approvals, trusted, mcp, opened.traceFile)),
+      async (log, approvals) => prepareResumedRun(opened, log, await this.runOptions(folder, config, key.key, approvals, trusted, mcp, opened.traceFile)),
       `Cortex could not resume run ${started.runId}`,
     );
     if (!session) return;
@@ -318,7 +320,7 @@ export class RunController implements vscode.Disposable {
   }
 
   /** What a new and a resumed run of this window are given alike. */
-  private runOptions(
+  private async runOptions(
     folder: vscode.WorkspaceFolder,
     config: FlatConfig,
     apiKey: string | undefined,
@@ -326,7 +328,7 @@ export class RunController implements vscode.Disposable {
     trusted: boolean,
     mcp: { servers: McpServerDefinition[]; notices: string[] },
     traceFile: string,
-  ): ResumedRunOptions {
+  ): Promise<ResumedRunOptions> {
     // Every file change is recorded beside the trace, in the extension's storage (docs/design.md, “Checkpoints and revert”).
     return {
       config,
@@ -340,7 +342,7 @@ export class RunController implements vscode.Disposable {
       holdDeniedGates: true,
       mcpServers: mcp.servers,
       mcpNotices: mcp.notices,
-      memoryFile: this.storageDir ? memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined,
+      memoryFile: this.storageDir ? await memoryFileIn(this.storageDir, folder.uri.fsPath) : undefined,
       checkpointsDir: defaultCheckpointsDir(traceFile),
     };
   }
@@ -477,7 +479,7 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showInformationMessage('No failed Cortex run to retry.');
       return;
     }
-    const source = this.registry.sourceSync(id);
+    const source = await this.registry.source(id);
     if (!source) {
       void vscode.window.showErrorMessage(`Cortex cannot retry run ${id}: its trace is no longer on disk.`);
       return;
@@ -488,7 +490,7 @@ export class RunController implements vscode.Disposable {
       live: isLive(id),
       events: source.events(),
       traceFile: source.traceFile,
-      resumability: panelResumability(source, folders),
+      resumability: await panelResumability(source, folders),
     });
     this.logger.info(`Retry of run ${id}: ${plan.action}${plan.action === 'none' ? ` (${plan.reason})` : ''}`);
     if (plan.action === 'show') return this.showPanel(plan.runId);
@@ -497,9 +499,11 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showInformationMessage(`Cortex does not retry this run: ${plan.reason}.`);
       return;
     }
-    const folder = matchingFolder(
-      plan.workspace,
-      (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, f })),
+    const folder = (
+      await matchingFolder(
+        plan.workspace,
+        (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, f })),
+      )
     )?.f;
     if (!folder) {
       void vscode.window.showErrorMessage(`Cortex cannot retry this run here: it worked in ${plan.workspace}, which is not a folder of this window.`);
@@ -545,7 +549,7 @@ export class RunController implements vscode.Disposable {
   }
 
   private async startStepRetry(runId: string, stepId: string): Promise<void> {
-    const source = this.registry.sourceSync(runId);
+    const source = await this.registry.source(runId);
     if (!source?.traceFile) {
       void vscode.window.showErrorMessage(`Cortex cannot retry step ${stepId}: the trace of run ${runId} is no longer on disk.`);
       return;
@@ -559,9 +563,11 @@ export class RunController implements vscode.Disposable {
     const folder =
       workspace === undefined
         ? undefined
-        : matchingFolder(
-            workspace,
-            (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, f })),
+        : (
+            await matchingFolder(
+              workspace,
+              (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, f })),
+            )
           )?.f;
     if (!folder) {
       void vscode.window.showErrorMessage(
@@ -575,7 +581,7 @@ export class RunController implements vscode.Disposable {
     if (!apiKey) return;
     let opened: OpenedRetry;
     try {
-      opened = openRetryStep({ traceFile: source.traceFile, stepId, workspaceRoot: folder.uri.fsPath });
+      opened = await openRetryStep({ traceFile: source.traceFile, stepId, workspaceRoot: folder.uri.fsPath });
     } catch (error) {
       void vscode.window.showErrorMessage(`Cortex cannot retry this step: ${(error as Error).message}`);
       return;
@@ -586,10 +592,10 @@ export class RunController implements vscode.Disposable {
     const mcp = await this.mcpServersFor(folder, config, trusted);
     const session = await this.openSession(
       { file: traceFile, append: false },
-      () => acquireRunLockSync(traceFile),
+      () => acquireRunLock(traceFile),
       undefined,
-      (log, approvals) =>
-        Promise.resolve(prepareRetryStepRun(opened, log, { ...this.runOptions(folder, config, apiKey.key, approvals, trusted, mcp, traceFile), runId: newId })),
+      async (log, approvals) =>
+        prepareRetryStepRun(opened, log, { ...(await this.runOptions(folder, config, apiKey.key, approvals, trusted, mcp, traceFile)), runId: newId }),
       `Cortex could not retry step ${stepId} of run ${runId}`,
     );
     if (!session) return;

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../core/ports';
-import { readTraceSync } from '../core/trace/traceReader';
+import { readTrace } from '../core/trace/traceReader';
 import { isRunId, traceRunSource, type RunSource } from '../panel/runSource';
 import { liveRunSource, type LiveRun } from './liveRun';
 import type { RunIndex } from './runIndex';
@@ -41,19 +41,22 @@ export class RunRegistry {
     return [...this.runs.values()].at(-1);
   }
 
-  /** The live run, else its trace from storage; undefined if neither exists. Throws TraceError on a bad trace. */
-  sourceSync(runId: string): RunSource | undefined {
+  /**
+   * The live run, else its trace from storage (read without holding the extension host's thread);
+   * undefined if neither exists. Rejects with a TraceError on a bad trace.
+   */
+  async source(runId: string): Promise<RunSource | undefined> {
     if (!isRunId(runId)) return undefined;
     const live = this.runs.get(runId);
     if (live) return liveRunSource(live);
     const file = this.index.find(runId)?.traceFile ?? this.traceFileFor(runId);
-    if (!existsSync(file)) return undefined;
-    return this.fromTraceFileSync(file, runId);
+    if (!(await exists(file))) return undefined;
+    return this.fromTraceFile(file, runId);
   }
 
   /** Replays any trace file (from the index or picked by the user). */
-  fromTraceFileSync(file: string, fallbackRunId?: string): RunSource {
-    const { events, warnings } = readTraceSync(file);
+  async fromTraceFile(file: string, fallbackRunId?: string): Promise<RunSource> {
+    const { events, warnings } = await readTrace(file);
     for (const warning of warnings) this.logger.warn(warning);
     const started = events.find((event) => event.type === 'run_started');
     const runId = started?.type === 'run_started' ? started.runId : (fallbackRunId ?? file);
@@ -61,4 +64,12 @@ export class RunRegistry {
     if (live) return liveRunSource(live);
     return traceRunSource(runId, events, file);
   }
+}
+
+/** Whether anything is at `file` (as existsSync: a broken link is nothing). */
+function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
 }

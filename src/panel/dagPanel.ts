@@ -12,7 +12,7 @@ import { DisposableStore } from './disposableStore';
 export interface PanelActions {
   openTrace(source: RunSource): Promise<void>;
   /** Whether the run, read from its trace, can be resumed in this window (docs/design.md, “Resuming a run”). */
-  canResume?(source: RunSource): boolean;
+  canResume?(source: RunSource): Promise<boolean>;
   /** Resumes the run; its panel then follows the live run (see `showSource`). */
   resume?(source: RunSource): Promise<void>;
   /** Runs a failed or blocked step of the finished run again, in a new run with its own panel (docs/design.md, “Retrying a step”). */
@@ -155,11 +155,25 @@ export class DagPanel implements vscode.Disposable {
   }
 
   private sendReset(): void {
+    // A run read from its trace may offer Resume; finding out reads the disk, so it is asked first.
+    // (Such a run gets no new events meanwhile.)
+    if (this.source.isLive() || !this.actions.canResume) return this.postReset(false);
+    const source = this.source;
+    this.actions.canResume(source).then(
+      (resumable) => {
+        if (this.source === source) this.postReset(resumable);
+      },
+      () => {
+        if (this.source === source) this.postReset(false);
+      },
+    );
+  }
+
+  private postReset(resumable: boolean): void {
     this.batcher.clear();
     const events = [...this.source.events()];
     this.nextSeq = events.length === 0 ? 0 : events[events.length - 1].seq + 1;
     this.ready = true;
-    const resumable = !this.source.isLive() && this.actions.canResume?.(this.source) === true;
     this.post({ type: 'host/reset', runId: this.source.runId, live: this.source.isLive(), events, ...(resumable ? { resumable } : {}) });
   }
 

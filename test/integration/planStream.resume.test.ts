@@ -72,7 +72,7 @@ describe('resuming a run stopped while its plan streamed', () => {
     writeFileSync(trace, recorded.map((event) => `${JSON.stringify(event)}\n`).join(''));
 
     // The resumed process.
-    const opened = openResume({ traceFile: trace, workspaceRoot: workspace });
+    const opened = await openResume({ traceFile: trace, workspaceRoot: workspace });
     try {
       const resumedLog = new EventLog({ history: opened.events });
       const resumed = await prepareResumedRun(opened, resumedLog, {
@@ -94,7 +94,7 @@ describe('resuming a run stopped while its plan streamed', () => {
       assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'before\n');
       assert.equal(resumedLog.state.planPartial, undefined);
     } finally {
-      opened.lock.release();
+      await opened.lock.release();
     }
   });
 });

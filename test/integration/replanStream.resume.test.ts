@@ -80,7 +80,7 @@ describe('resuming a run stopped while a redesign streamed', () => {
     writeFileSync(trace, recorded.map((event) => `${JSON.stringify(event)}\n`).join(''));
 
     // The resumed process.
-    const opened = openResume({ traceFile: trace, workspaceRoot: workspace });
+    const opened = await openResume({ traceFile: trace, workspaceRoot: workspace });
     try {
       const resumedLog = new EventLog({ history: opened.events });
       const resumed = await prepareResumedRun(opened, resumedLog, {
@@ -114,7 +114,7 @@ describe('resuming a run stopped while a redesign streamed', () => {
       assert.equal(readFileSync(join(workspace, 'greeting.txt'), 'utf8'), 'second\n');
       assert.equal(existsSync(join(workspace, 'other.txt')), true);
     } finally {
-      opened.lock.release();
+      await opened.lock.release();
     }
   });
 });

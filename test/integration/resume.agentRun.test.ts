@@ -50,7 +50,7 @@ async function interruptWhen(server: ScriptedServer, workspace: string, stop: (e
 async function resumeFrom(server: ScriptedServer, workspace: string, events: RunEvent[]): Promise<{ result: RunResult; events: RunEvent[]; log: EventLog }> {
   const trace = join(mkdtempSync(join(tmpdir(), 'cortex-resume-run-')), 'run.jsonl');
   writeFileSync(trace, events.map((event) => `${JSON.stringify(event)}\n`).join(''));
-  const opened = openResume({ traceFile: trace, workspaceRoot: workspace });
+  const opened = await openResume({ traceFile: trace, workspaceRoot: workspace });
   const log = new EventLog({ history: opened.events });
   const writer = createTraceWriter(trace, { append: true });
   log.subscribe(writer.listener);
@@ -66,7 +66,7 @@ async function resumeFrom(server: ScriptedServer, workspace: string, events: Run
     assert.deepEqual(readTraceSync(trace).events, JSON.parse(JSON.stringify(log.events)), "the trace file holds exactly the run's events");
     return { result, events: log.events, log };
   } finally {
-    opened.lock.release();
+    await opened.lock.release();
   }
 }
 

@@ -116,7 +116,7 @@ describe('cortex resume (real CLI processes)', function () {
     );
     assert.equal(statusOf(left, 's1'), 'completed');
     assert.equal(statusOf(left, 's2'), 'in_progress');
-    assert.equal(readLockHolder(s.trace)?.pid, first.pid, 'the killed process left its lock');
+    assert.equal((await readLockHolder(s.trace))?.pid, first.pid, 'the killed process left its lock');
     assert.equal(existsSync(join(s.workspace, 'a.txt')), true);
 
     s.control.hang = undefined;
@@ -224,7 +224,7 @@ describe('cortex resume (real CLI processes)', function () {
       assert.equal(refused.code, 2, refused.stderr);
       assert.equal(
         refused.stderr,
-        `cortex: the run is already driven by process ${first.pid} on ${hostname()} (since ${new Date(readLockHolder(s.trace)!.startedAt).toISOString()}); only one process may drive a run (lock ${s.trace}.lock)\n`,
+        `cortex: the run is already driven by process ${first.pid} on ${hostname()} (since ${new Date((await readLockHolder(s.trace))!.startedAt).toISOString()}); only one process may drive a run (lock ${s.trace}.lock)\n`,
       );
       const second = await runCli(['run', '--workspace', s.workspace, '--config', s.config, '--trace', s.trace, 'another task']);
       assert.equal(second.code, 2, second.stderr);

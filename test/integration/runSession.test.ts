@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { AgentRun } from '../../src/core/agent/agentRun';
 import { RunSession } from '../../src/core/agent/runSession';
 import { parseConfig } from '../../src/core/config/configSchema';
-import { acquireRunLockSync, lockFileFor } from '../../src/core/resume/runLock';
+import { acquireRunLock, lockFileFor } from '../../src/core/resume/runLock';
 import { readTraceSync } from '../../src/core/trace/traceReader';
 import { tempWorkspace } from '../support/agentHarness';
 import { json, message, route } from '../support/scriptedReplies';
@@ -14,11 +14,11 @@ import type { ScriptedServer } from '../support/scriptedServer';
 // The one run session the extension host and the CLI drive runs with: its trace, its lock, and
 // what cancel and interrupt do to them, on a real AgentRun against the scripted endpoint.
 
-function sessionFor(server: ScriptedServer, workspace: string, trace: string): RunSession {
+async function sessionFor(server: ScriptedServer, workspace: string, trace: string): Promise<RunSession> {
   const config = parseConfig({ 'cortex.llm.baseUrl': server.baseUrl, 'cortex.llm.model': 'test-model', 'cortex.llm.maxRetries': 0 });
   return new RunSession({
     trace: { file: trace, append: false },
-    lock: acquireRunLockSync(trace),
+    lock: await acquireRunLock(trace),
     build: (log, approvals) => {
       const agent = new AgentRun({ task: 'say hi', workspaceRoot: workspace, config, apiKey: 'k', log, approvals, trusted: true });
       return Promise.resolve({ agent, run: () => agent.start() });
@@ -33,7 +33,7 @@ describe('run session', () => {
     server().setHandler(route({ planner: json({ title: 'Hi', steps: ['Say hi'] }), executor: message('hi'), aggregator: message('Said hi.') }));
     const workspace = tempWorkspace();
     const trace = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
-    const session = sessionFor(server(), workspace, trace);
+    const session = await sessionFor(server(), workspace, trace);
     assert.ok(existsSync(lockFileFor(trace)), 'the lock is held from the start');
     const result = await session.run();
     assert.equal(result.status, 'completed', result.error);
@@ -48,7 +48,7 @@ describe('run session', () => {
   it('applies a cancel that came before the run was built', async () => {
     server().setHandler(route({ planner: json({ title: 'Hi', steps: ['Say hi'] }), executor: message('hi'), aggregator: message('Said hi.') }));
     const trace = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
-    const session = sessionFor(server(), tempWorkspace(), trace);
+    const session = await sessionFor(server(), tempWorkspace(), trace);
     session.cancel('stopped early');
     const result = await session.run();
     await session.dispose();
@@ -65,7 +65,7 @@ describe('run session', () => {
       return message('hi');
     });
     const trace = join(tempWorkspace('cortex-trace-'), 'run.jsonl');
-    const session = sessionFor(server(), tempWorkspace(), trace);
+    const session = await sessionFor(server(), tempWorkspace(), trace);
     const running = session.run();
     while (!server().requests.some((r) => r.purpose === 'executor')) await new Promise((r) => setTimeout(r, 10));
     await session.interrupt('interrupted (SIGTERM)');

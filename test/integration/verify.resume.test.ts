@@ -55,14 +55,14 @@ describe('resuming a run whose steps declared postconditions', () => {
     const trace = join(mkdtempSync(join(tmpdir(), 'cortex-verify-resume-')), 'run.jsonl');
     writeFileSync(trace, recorded.map((event) => `${JSON.stringify(event)}\n`).join(''));
 
-    const opened = openResume({ traceFile: trace, workspaceRoot: workspace });
+    const opened = await openResume({ traceFile: trace, workspaceRoot: workspace });
     const resumedLog = new EventLog({ history: opened.events });
     try {
       const resumed = await prepareResumedRun(opened, resumedLog, { config: settings(server), apiKey: 'k', approvals: new ApprovalBroker(), trusted: true });
       const result = await resumed.run();
       assert.equal(result.status, 'failed');
     } finally {
-      opened.lock.release();
+      await opened.lock.release();
     }
     const [verdict] = eventsOf(resumedLog.events, 'step_verified');
     assert.equal(verdict.verdict, 'failed');

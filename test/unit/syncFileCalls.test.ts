@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
+import { build } from 'esbuild';
 import ts from 'typescript';
 
 // Synchronous file-system calls are made only in functions whose names say so (docs/design.md,
@@ -33,6 +34,13 @@ function enclosingName(node: ts.Node): string {
 
 /** `file:line in name: call` for each synchronous fs call outside a function named …Sync. */
 function violations(file: string, text: string): string[] {
+  return syncCalls(file, text)
+    .filter((call) => !call.name.endsWith('Sync'))
+    .map((call) => `${relative(ROOT, file)}:${call.line} in ${call.name}: ${call.callee}`);
+}
+
+/** Every synchronous fs call of a source file, with the function it is made in. */
+function syncCalls(file: string, text: string): Array<{ name: string; line: number; callee: string }> {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   // What this file imports from node:fs: named functions (by their local name) and namespaces.
   const named = new Map<string, string>();
@@ -51,15 +59,11 @@ function violations(file: string, text: string): string[] {
     if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && namespaces.has(callee.expression.text)) return callee.name.text;
     return undefined;
   };
-  const found: string[] = [];
+  const found: Array<{ name: string; line: number; callee: string }> = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const callee = fsFunction(node.expression) ?? '';
-      if (SYNC_FS_CALLS.has(callee)) {
-        const name = enclosingName(node);
-        if (!name.endsWith('Sync'))
-          found.push(`${relative(ROOT, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} in ${name}: ${callee}`);
-      }
+      if (SYNC_FS_CALLS.has(callee)) found.push({ name: enclosingName(node), line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, callee });
     }
     ts.forEachChild(node, visit);
   };
@@ -71,6 +75,31 @@ describe('synchronous file calls', () => {
   it('are made only in functions whose names end in Sync', () => {
     const found = sourceFiles(join(ROOT, 'src')).flatMap((file) => violations(file, fs.readFileSync(file, 'utf8')));
     assert.deepEqual(found, []);
+  });
+
+  it("are not in the extension host's bundle, but for the run lock's release by an exiting process and the reading of /proc", async function () {
+    this.timeout(30_000);
+    // What esbuild keeps when it bundles the extension's agent host (tree shaking drops what the
+    // host cannot reach): the functions of Cortex's own code that make a synchronous call.
+    const holders = new Set(sourceFiles(join(ROOT, 'src')).flatMap((file) => syncCalls(file, fs.readFileSync(file, 'utf8')).map((call) => call.name)));
+    const result = await build({
+      entryPoints: [join(ROOT, 'src', 'host', 'agentHost.ts')],
+      absWorkingDir: ROOT,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      external: ['vscode', './o200k'],
+      write: false,
+      logLevel: 'silent',
+    });
+    const bundle = result.outputFiles[0].text;
+    const inBundle = [...holders].filter((name) => new RegExp(`function ${name}\\d*\\(|\\b${name}\\d*: `).test(bundle)).sort();
+    // The run lock's releaseSync (removeIfUnchangedSync, through readRegularSync and
+    // openRegularSync): only the CLI's exit handler calls it, but every lock object carries it;
+    // readProcStatSync reads /proc/PID/stat, which is no disk.
+    assert.deepEqual(inBundle, ['openRegularSync', 'readProcStatSync', 'readRegularSync', 'removeIfUnchangedSync']);
+    // memoryFileNameSync is the CLI's (its memory file's default name), in the same module as the host's memoryFileIn.
+    assert.ok(holders.has('memoryFileNameSync') && !inBundle.includes('memoryFileNameSync'), 'the check tells a function left out from one kept');
   });
 
   it('the check sees a call in a plain function, a method, a callback and through the namespace, and accepts one in a …Sync function or a method of another object', () => {

@@ -3,11 +3,11 @@ import { AgentRun, type AgentRunOptions, type RunResult } from './agentRun';
 import type { EventLog } from '../plan/eventLog';
 import type { RunEvent } from '../plan/events';
 import { createBuiltinRegistry } from '../tools/workspace/builtinTools';
-import { readTraceSync } from '../trace/traceReader';
+import { readTrace } from '../trace/traceReader';
 import { NotResumableError, findResumePoint, type ResumePoint } from '../resume/resumePoint';
 import { revertInterruptedChanges } from '../resume/revertInterrupted';
-import { acquireRunLockSync, type LockOptions, type RunLock } from '../resume/runLock';
-import { repairTraceTailSync } from '../resume/traceTail';
+import { acquireRunLock, type LockOptions, type RunLock } from '../resume/runLock';
+import { repairTraceTail } from '../resume/traceTail';
 
 // Resuming an interrupted run from its trace (docs/design.md, “Resuming a run”), shared by the CLI and the
 // extension: take the run's lock, make the trace valid JSON Lines again, read it, check the
@@ -35,29 +35,29 @@ export interface OpenedResume {
 export { WorkspaceMismatchError };
 
 /** The run's recorded workspace must be the folder it is resumed in (both must exist). */
-export function checkSameWorkspace(recorded: string, current: string): void {
-  checkRecordedWorkspace(recorded, current, 'resume it');
+export async function checkSameWorkspace(recorded: string, current: string): Promise<void> {
+  await checkRecordedWorkspace(recorded, current, 'resume it');
 }
 
 /**
  * Takes the run's lock, then reads where it resumes. Throws RunLockedError, TraceError,
  * NotResumableError or WorkspaceMismatchError with a clear message (the lock is released then).
  */
-export function openResume(request: ResumeRequest): OpenedResume {
-  const lock = acquireRunLockSync(request.traceFile, request.lock);
+export async function openResume(request: ResumeRequest): Promise<OpenedResume> {
+  const lock = await acquireRunLock(request.traceFile, request.lock);
   try {
     const notices: string[] = [];
     if (lock.recoveredFrom) notices.push(`the run's lock was left by process ${lock.recoveredFrom.pid}, which is no longer running; it was taken over`);
-    const repair = repairTraceTailSync(request.traceFile);
+    const repair = await repairTraceTail(request.traceFile);
     if (repair.message) notices.push(repair.message);
-    const { events, warnings } = readTraceSync(request.traceFile);
+    const { events, warnings } = await readTrace(request.traceFile);
     // "did not finish" is the point of a resume, not news.
     notices.push(...warnings.filter((warning) => !warning.includes('no run_finished')));
     const point = findResumePoint(events);
-    checkSameWorkspace(point.started.workspace, request.workspaceRoot);
+    await checkSameWorkspace(point.started.workspace, request.workspaceRoot);
     return { traceFile: request.traceFile, workspaceRoot: request.workspaceRoot, lock, events, point, notices };
   } catch (error) {
-    lock.release();
+    await lock.release();
     throw error;
   }
 }

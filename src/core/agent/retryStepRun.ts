@@ -2,7 +2,7 @@ import { checkRecordedWorkspace } from '../files/recordedWorkspace';
 import type { EventLog } from '../plan/eventLog';
 import type { NewRunEvent } from '../plan/events';
 import { findRetryPoint, NotRetryableError, type RetryPoint } from '../resume/retryPoint';
-import { readTraceSync } from '../trace/traceReader';
+import { readTrace } from '../trace/traceReader';
 import { AgentRun, type AgentRunOptions, type RunResult } from './agentRun';
 
 // Retrying a failed or blocked step of a finished run (docs/design.md, “Retrying a step”), shared by
@@ -29,10 +29,10 @@ export interface OpenedRetry {
 export { NotRetryableError };
 
 /** Reads and checks the old run. Throws TraceError, NotRetryableError or WorkspaceMismatchError with a clear message. */
-export function openRetryStep(request: RetryStepRequest): OpenedRetry {
-  const { events, warnings } = readTraceSync(request.traceFile);
+export async function openRetryStep(request: RetryStepRequest): Promise<OpenedRetry> {
+  const { events, warnings } = await readTrace(request.traceFile);
   const point = findRetryPoint(events, request.stepId);
-  checkRecordedWorkspace(point.started.workspace, request.workspaceRoot, 'retry a step of it');
+  await checkRecordedWorkspace(point.started.workspace, request.workspaceRoot, 'retry a step of it');
   return { traceFile: request.traceFile, workspaceRoot: request.workspaceRoot, point, notices: warnings };
 }
 

@@ -121,7 +121,7 @@ export class RunSession {
     try {
       await this.writer?.close();
     } finally {
-      this.options.lock?.release();
+      await this.options.lock?.release();
     }
   }
 }

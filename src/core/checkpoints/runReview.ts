@@ -1,10 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
-import { appendRegularSync } from '../files/regularRead';
+import { stat } from 'node:fs/promises';
+import { appendRegular } from '../files/regularRead';
 import type { NewRunEvent, RunEvent } from '../plan/events';
 import type { PlanState } from '../plan/planTypes';
 import { foldEvents } from '../plan/reducer';
 import { checkRecordedWorkspace } from '../files/recordedWorkspace';
-import { readTraceSync } from '../trace/traceReader';
+import { readTrace } from '../trace/traceReader';
 import type { RevertReason } from '../plan/changeSchema';
 import { ContentStore } from './contentStore';
 import { DEFAULT_PROTECTED_PATHS, type ProtectedPathRules } from '../files/protectedPaths';
@@ -44,15 +44,15 @@ export interface RunReview {
  * Reads a trace and opens its checkpoint folder for the workspace the person gave; a trace
  * recorded for another folder, or a missing checkpoint folder, is a clear error.
  */
-export function openReviewSync(traceFile: string, options: { checkpointsDir?: string; workspace: string }): RunReview {
-  const { events, warnings } = readTraceSync(traceFile);
+export async function openReview(traceFile: string, options: { checkpointsDir?: string; workspace: string }): Promise<RunReview> {
+  const { events, warnings } = await readTrace(traceFile);
   const started = events.find((event) => event.type === 'run_started');
   if (started?.type !== 'run_started') throw new ReviewError(`the trace ${traceFile} does not say which workspace the run worked in (no run_started event)`);
   const { workspace } = options;
-  checkRecordedWorkspace(started.workspace, workspace, 'review or revert its changes');
+  await checkRecordedWorkspace(started.workspace, workspace, 'review or revert its changes');
   const dir = options.checkpointsDir ?? defaultCheckpointsDir(traceFile);
   const hasChanges = events.some((event) => event.type === 'files_changed');
-  if (hasChanges && !(existsSync(dir) && statSync(dir).isDirectory()))
+  if (hasChanges && !(await stat(dir).catch(() => undefined))?.isDirectory())
     throw new ReviewError(`the run's checkpoint folder ${dir} does not exist (give --checkpoints DIR if it was recorded elsewhere)`);
   return { traceFile, events, state: foldEvents(events), workspace, store: new ContentStore(dir), warnings };
 }
@@ -137,8 +137,8 @@ export async function undoLastRevert(
 }
 
 /** Appends `event` to a finished run's trace (seq after the last line) and returns it stamped. */
-export function appendToTraceSync(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): RunEvent {
+export async function appendToTrace(traceFile: string, events: readonly RunEvent[], event: NewRunEvent, now = Date.now()): Promise<RunEvent> {
   const stamped: RunEvent = { ...event, seq: (events.at(-1)?.seq ?? -1) + 1, time: now };
-  appendRegularSync(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
+  await appendRegular(traceFile, `${JSON.stringify(stamped)}\n`, 'trace file');
   return stamped;
 }

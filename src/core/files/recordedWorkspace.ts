@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 
 // A trace names the folder its run worked in, and a trace can be forged or copied: commands that
 // act on a recorded run (revert, undo, resume, diff) act on the folder the person gives (the CLI's
@@ -12,19 +12,17 @@ export class WorkspaceMismatchError extends Error {
   }
 }
 
-function canonicalPathSync(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
+// Asynchronous: in the editor these run on the extension host's thread, and a workspace can be on a
+// slow or network disk.
+function canonicalPath(path: string): Promise<string | undefined> {
+  return realpath(path).catch(() => undefined);
 }
 
 /** Throws WorkspaceMismatchError unless `recorded` and `given` are the same existing folder. */
-export function checkRecordedWorkspace(recorded: string, given: string, doing = 'act on it'): void {
-  const real = canonicalPathSync(given);
+export async function checkRecordedWorkspace(recorded: string, given: string, doing = 'act on it'): Promise<void> {
+  const real = await canonicalPath(given);
   if (real === undefined) throw new WorkspaceMismatchError(`the workspace ${given} does not exist`);
-  const recordedReal = canonicalPathSync(recorded);
+  const recordedReal = await canonicalPath(recorded);
   if (recordedReal === undefined)
     throw new WorkspaceMismatchError(`the run worked in ${recorded}, which no longer exists, not in ${given}; cannot ${doing} here`);
   if (recordedReal !== real)
@@ -34,7 +32,7 @@ export function checkRecordedWorkspace(recorded: string, given: string, doing = 
 }
 
 /** Whether two paths are the same existing folder (after symlinks). */
-export function sameFolder(a: string, b: string): boolean {
-  const real = canonicalPathSync(a);
-  return real !== undefined && real === canonicalPathSync(b);
+export async function sameFolder(a: string, b: string): Promise<boolean> {
+  const [real, other] = await Promise.all([canonicalPath(a), canonicalPath(b)]);
+  return real !== undefined && real === other;
 }

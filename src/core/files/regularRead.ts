@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync, type Stats } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { describeFileType } from './regularFile';
 
 // Reading a file a run left behind (its trace, its lock, its checkpoint objects) the way the file
@@ -130,7 +130,7 @@ export function readRegularSync(file: string, options: RegularOpenOptions): Buff
 export function* readLinesSync(file: string, options: RegularOpenOptions): Generator<{ text: string; complete: boolean }> {
   const { fd } = openRegularSync(file, options);
   try {
-    let pending: Buffer[] = [];
+    const lines = new LineSplitter();
     let total = 0;
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     for (;;) {
@@ -138,36 +138,37 @@ export function* readLinesSync(file: string, options: RegularOpenOptions): Gener
       if (read === 0) break;
       total += read;
       if (total > options.maxBytes) throw overCap(file, options);
-      let data = chunk.subarray(0, read);
-      for (let newline = data.indexOf(0x0a); newline !== -1; newline = data.indexOf(0x0a)) {
-        pending.push(data.subarray(0, newline));
-        yield { text: Buffer.concat(pending).toString('utf8'), complete: true };
-        pending = [];
-        data = data.subarray(newline + 1);
-      }
-      // The chunk buffer is reused: keep a copy of the unfinished line.
-      if (data.length > 0) pending.push(Buffer.from(data));
+      yield* lines.push(chunk.subarray(0, read));
     }
-    if (pending.length > 0) yield { text: Buffer.concat(pending).toString('utf8'), complete: false };
+    yield* lines.end();
   } finally {
     closeSync(fd);
   }
 }
 
-/** A regular file's bytes, asynchronously; undefined when it does not exist. Links are never followed. */
-export async function readRegular(file: string, options: RegularOpenOptions): Promise<Buffer | undefined> {
+/**
+ * Opens a regular file without ever blocking, asynchronously; undefined when it does not exist.
+ * Throws UnreadableFileError. The caller closes the handle.
+ */
+export async function openRegular(
+  file: string,
+  options: RegularOpenOptions,
+  flags = constants.O_RDONLY,
+): Promise<{ handle: FileHandle; size: number } | undefined> {
+  let target = file;
   let stats: Stats;
   try {
-    stats = await lstat(file);
+    if (options.followLinks) target = await realpath(file);
+    stats = await lstat(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw fsFailure(error, options.what, file);
   }
   if (!stats.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${describeFileType(stats)}, not a regular file; it was not read`);
   checkSize(stats.size, file, options);
-  let handle;
+  let handle: FileHandle;
   try {
-    handle = await open(file, constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+    handle = await open(target, flags | O_NONBLOCK | O_NOFOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw fsFailure(error, options.what, file);
@@ -175,7 +176,19 @@ export async function readRegular(file: string, options: RegularOpenOptions): Pr
   try {
     const opened = await handle.stat();
     if (!opened.isFile()) throw new UnreadableFileError(`${options.what} ${file} is ${describeFileType(opened)}, not a regular file; it was not read`);
-    checkSize(opened.size, file, options);
+    return { handle, size: Math.max(stats.size, checkSize(opened.size, file, options)) };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** A regular file's bytes, asynchronously; undefined when it does not exist. Links are followed only with `followLinks`. */
+export async function readRegular(file: string, options: RegularOpenOptions): Promise<Buffer | undefined> {
+  const opened = await openRegular(file, options);
+  if (!opened) return undefined;
+  const { handle } = opened;
+  try {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -192,29 +205,61 @@ export async function readRegular(file: string, options: RegularOpenOptions): Pr
   }
 }
 
+/** readLinesSync, asynchronously: nothing waits on the disk on the caller's thread. */
+export async function* readLines(file: string, options: RegularOpenOptions): AsyncGenerator<{ text: string; complete: boolean }> {
+  const opened = await openRegular(file, options);
+  if (!opened) throw fsFailure(Object.assign(new Error('missing'), { code: 'ENOENT' }), options.what, file);
+  const { handle } = opened;
+  try {
+    const lines = new LineSplitter();
+    let total = 0;
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES * 16);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > options.maxBytes) throw overCap(file, options);
+      yield* lines.push(chunk.subarray(0, bytesRead));
+    }
+    yield* lines.end();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Cuts bytes read in chunks into lines (UTF-8), each with whether it ended with a newline. */
+class LineSplitter {
+  private pending: Buffer[] = [];
+
+  *push(read: Buffer): Generator<{ text: string; complete: boolean }> {
+    let data = read;
+    for (let newline = data.indexOf(0x0a); newline !== -1; newline = data.indexOf(0x0a)) {
+      this.pending.push(data.subarray(0, newline));
+      yield { text: Buffer.concat(this.pending).toString('utf8'), complete: true };
+      this.pending = [];
+      data = data.subarray(newline + 1);
+    }
+    // The caller's buffer is reused: keep a copy of the unfinished line.
+    if (data.length > 0) this.pending.push(Buffer.from(data));
+  }
+
+  *end(): Generator<{ text: string; complete: boolean }> {
+    if (this.pending.length > 0) yield { text: Buffer.concat(this.pending).toString('utf8'), complete: false };
+    this.pending = [];
+  }
+}
+
 /**
  * Appends `text` to an existing regular file (a trace a revert is recorded in): opened without
  * blocking, following only the links of the path the person named, and refused unless fstat says
  * it is a regular file, so a FIFO swapped in since it was read cannot hang the append.
  */
-export function appendRegularSync(file: string, text: string, what: string): void {
-  let target: string;
+export async function appendRegular(file: string, text: string, what: string): Promise<void> {
+  const opened = await openRegular(file, { what, maxBytes: Number.MAX_SAFE_INTEGER, followLinks: true }, constants.O_WRONLY | constants.O_APPEND);
+  if (!opened) throw fsFailure(Object.assign(new Error('missing'), { code: 'ENOENT' }), what, file);
   try {
-    target = realpathSync(file);
-  } catch (error) {
-    throw fsFailure(error, what, file);
-  }
-  let fd: number;
-  try {
-    fd = openSync(target, constants.O_WRONLY | constants.O_APPEND | O_NONBLOCK | O_NOFOLLOW);
-  } catch (error) {
-    throw fsFailure(error, what, file);
-  }
-  try {
-    const opened = fstatSync(fd);
-    if (!opened.isFile()) throw new UnreadableFileError(`${what} ${file} is ${describeFileType(opened)}, not a regular file; nothing was written to it`);
-    writeSync(fd, text);
+    await opened.handle.writeFile(text);
   } finally {
-    closeSync(fd);
+    await opened.handle.close();
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -13,12 +14,22 @@ export function memoryFileNameSync(workspace: string): string {
   } catch {
     // A workspace that does not exist yet keeps its resolved path.
   }
-  return `${createHash('sha256').update(path).digest('hex')}.json`;
+  return nameFor(path);
+}
+
+/** memoryFileNameSync without holding the thread (the extension host's way). */
+async function memoryFileName(workspace: string): Promise<string> {
+  const path = resolve(workspace);
+  return nameFor(await realpath(path).catch(() => path));
+}
+
+function nameFor(realPath: string): string {
+  return `${createHash('sha256').update(realPath).digest('hex')}.json`;
 }
 
 /** Under a storage folder (the extension's global storage): `<dir>/memory/<sha256>.json`. */
-export function memoryFileIn(storageDir: string, workspace: string): string {
-  return join(storageDir, 'memory', memoryFileNameSync(workspace));
+export async function memoryFileIn(storageDir: string, workspace: string): Promise<string> {
+  return join(storageDir, 'memory', await memoryFileName(workspace));
 }
 
 /** The user's cache folder: `$XDG_CACHE_HOME` when it is an absolute path, else `~/.cache`. */

@@ -1,8 +1,9 @@
-import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { readRegularSync, UnreadableFileError } from '../files/regularRead';
+import { unlinkSync } from 'node:fs';
+import { open, stat, unlink } from 'node:fs/promises';
+import { readRegular, readRegularSync, UnreadableFileError } from '../files/regularRead';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { makeFoldersSync } from '../files/makeFolders';
+import { makeFolders } from '../files/makeFolders';
 import { ownStartTicks, processIsAlive } from './processState';
 
 // Only one process drives a run (docs/design.md, “Resuming a run”): the live run and a resume take
@@ -46,7 +47,9 @@ export interface RunLock {
   /** The dead holder this lock was taken over from, if it was. */
   readonly recoveredFrom?: LockHolder;
   /** Removes the lock file if it is still this lock's; safe to call more than once. */
-  release(): void;
+  release(): Promise<void>;
+  /** release, for a process that is exiting (no later turn of the event loop). */
+  releaseSync(): void;
 }
 
 export interface LockOptions {
@@ -73,9 +76,9 @@ function parseHolder(text: string): LockHolder | undefined {
 }
 
 /** Who holds the lock of `traceFile`, or undefined when there is no lock (or it cannot be read). */
-export function readLockHolder(traceFile: string): LockHolder | undefined {
+export async function readLockHolder(traceFile: string): Promise<LockHolder | undefined> {
   try {
-    return parseHolder(readLockTextSync(lockFileFor(traceFile)));
+    return parseHolder(await readLockText(lockFileFor(traceFile)));
   } catch {
     return undefined;
   }
@@ -85,23 +88,39 @@ export function describeHolder(holder: LockHolder): string {
   return `process ${holder.pid} on ${holder.host} (since ${new Date(holder.startedAt).toISOString()})`;
 }
 
-function tryCreateSync(file: string, holder: LockHolder): boolean {
-  let fd: number;
+async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
+  let handle;
   try {
-    fd = openSync(file, 'wx', 0o644);
+    handle = await open(file, 'wx', 0o644);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new RunLockedError(`cannot create the run lock ${file}: ${(error as Error).message}`, file);
   }
   try {
-    writeSync(fd, `${JSON.stringify(holder)}\n`);
+    await handle.writeFile(`${JSON.stringify(holder)}\n`);
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
   return true;
 }
 
+/** The lock's text, read as a regular file only (a FIFO or device put there must not block or flood the reader). */
+async function readLockText(file: string): Promise<string> {
+  const bytes = await readRegular(file, { what: 'run lock', maxBytes: MAX_LOCK_BYTES });
+  if (!bytes) throw new UnreadableFileError(`run lock ${file} does not exist`, 'ENOENT');
+  return bytes.toString('utf8');
+}
+
 /** Removes `file` only while it still holds exactly `text` (another process may have replaced it). */
+async function removeIfUnchanged(file: string, text: string): Promise<void> {
+  try {
+    if ((await readLockText(file)) === text) await unlink(file);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** removeIfUnchanged, for a process that is exiting. */
 function removeIfUnchangedSync(file: string, text: string): void {
   try {
     if (readLockTextSync(file) === text) unlinkSync(file);
@@ -112,9 +131,10 @@ function removeIfUnchangedSync(file: string, text: string): void {
 
 /**
  * Takes the lock of the run whose trace is `traceFile`. Throws RunLockedError naming the holder
- * when a live process (or one on another host, which cannot be checked) holds it.
+ * when a live process (or one on another host, which cannot be checked) holds it. Asynchronous:
+ * in the editor the lock, in the user's storage, is taken on the extension host's thread.
  */
-export function acquireRunLockSync(traceFile: string, options: LockOptions = {}): RunLock {
+export async function acquireRunLock(traceFile: string, options: LockOptions = {}): Promise<RunLock> {
   const file = lockFileFor(traceFile);
   const pidStart = options.pid === undefined ? ownStartTicks() : undefined;
   const me: LockHolder = {
@@ -126,12 +146,12 @@ export function acquireRunLockSync(traceFile: string, options: LockOptions = {})
   const isAlive = options.isAlive ?? processIsAlive;
   let recoveredFrom: LockHolder | undefined;
   // A new run's trace folder may not exist yet (the trace writer would make it too).
-  makeFoldersSync(dirname(file));
+  await makeFolders(dirname(file));
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (tryCreateSync(file, me)) return ownLock(file, me, recoveredFrom);
+    if (await tryCreate(file, me)) return ownLock(file, me, recoveredFrom);
     let text: string;
     try {
-      text = readLockTextSync(file);
+      text = await readLockText(file);
     } catch (error) {
       if (error instanceof UnreadableFileError && error.code !== 'ENOENT')
         throw new RunLockedError(`${error.message}; if no process drives the run, delete it and try again`, file);
@@ -139,11 +159,11 @@ export function acquireRunLockSync(traceFile: string, options: LockOptions = {})
     }
     const holder = parseHolder(text);
     if (!holder) {
-      const stat = statSync(file, { throwIfNoEntry: false });
-      if (!stat) continue;
-      if (Date.now() - stat.mtimeMs < HALF_WRITTEN_GRACE_MS)
+      const stats = await stat(file).catch(() => undefined);
+      if (!stats) continue;
+      if (Date.now() - stats.mtimeMs < HALF_WRITTEN_GRACE_MS)
         throw new RunLockedError(`another process is taking the run lock ${file} right now; try again in a few seconds`, file);
-      removeIfUnchangedSync(file, text);
+      await removeIfUnchanged(file, text);
       continue;
     }
     if (holder.host !== me.host) {
@@ -158,7 +178,7 @@ export function acquireRunLockSync(traceFile: string, options: LockOptions = {})
     }
     // Its holder died without releasing it (killed, crashed): the lock is ours to take.
     recoveredFrom = holder;
-    removeIfUnchangedSync(file, text);
+    await removeIfUnchanged(file, text);
   }
   throw new RunLockedError(`could not take the run lock ${file}: other processes keep taking it`, file);
 }
@@ -170,7 +190,12 @@ function ownLock(file: string, holder: LockHolder, recoveredFrom: LockHolder | u
     file,
     holder,
     recoveredFrom,
-    release: () => {
+    release: async () => {
+      if (released) return;
+      released = true;
+      await removeIfUnchanged(file, text);
+    },
+    releaseSync: () => {
       if (released) return;
       released = true;
       removeIfUnchangedSync(file, text);

@@ -1,5 +1,4 @@
-import { closeSync, readSync } from 'node:fs';
-import { openRegularSync } from '../files/regularRead';
+import { openRegular } from '../files/regularRead';
 import { MAX_TRACE_BYTES } from '../trace/traceReader';
 import { hostname } from 'node:os';
 import { processIsAlive } from './processState';
@@ -10,10 +9,20 @@ import { describeHolder, readLockHolder } from './runLock';
 
 const CHUNK = 64 * 1024;
 
-/** The last complete line of `file` ('' when there is none); a cut-off line after it is ignored. */
-export function lastCompleteLineSync(file: string): string {
+/**
+ * The last complete line of `file` ('' when there is none); a cut-off line after it is ignored.
+ * Asynchronous: in the editor this runs on the extension host's thread.
+ */
+export async function lastCompleteLine(file: string): Promise<string> {
   // A FIFO or a device named like a trace would block or never end: regular files only.
-  const { fd, size } = openRegularSync(file, { what: 'trace file', maxBytes: MAX_TRACE_BYTES, followLinks: true });
+  const opened = await openRegular(file, { what: 'trace file', maxBytes: MAX_TRACE_BYTES, followLinks: true });
+  if (!opened) throw Object.assign(new Error(`trace file ${file} does not exist`), { code: 'ENOENT' });
+  const { handle, size } = opened;
+  const readAt = async (position: number, length: number): Promise<Buffer> => {
+    const chunk = Buffer.alloc(length);
+    await handle.read(chunk, 0, length, position);
+    return chunk;
+  };
   try {
     let end = size;
     let tail = Buffer.alloc(0);
@@ -21,9 +30,7 @@ export function lastCompleteLineSync(file: string): string {
     for (let position = size; position > 0 && !tail.includes(0x0a);) {
       const length = Math.min(CHUNK, position);
       position -= length;
-      const chunk = Buffer.alloc(length);
-      readSync(fd, chunk, 0, length, position);
-      tail = Buffer.concat([chunk, tail]);
+      tail = Buffer.concat([await readAt(position, length), tail]);
       end = position + tail.lastIndexOf(0x0a);
     }
     if (!tail.includes(0x0a)) return '';
@@ -33,23 +40,21 @@ export function lastCompleteLineSync(file: string): string {
     while (!line.includes(0x0a) && start > 0) {
       const length = Math.min(CHUNK, start);
       start -= length;
-      const chunk = Buffer.alloc(length);
-      readSync(fd, chunk, 0, length, start);
-      line = Buffer.concat([chunk, line]);
+      line = Buffer.concat([await readAt(start, length), line]);
     }
     return line.subarray(line.lastIndexOf(0x0a) + 1).toString('utf8');
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 
 export type TraceResumability = { resumable: true } | { resumable: false; reason: string };
 
 /** Whether the trace ended without run_finished and no live process drives it. */
-export function traceResumability(file: string): TraceResumability {
+export async function traceResumability(file: string): Promise<TraceResumability> {
   let last: string;
   try {
-    last = lastCompleteLineSync(file);
+    last = await lastCompleteLine(file);
   } catch (error) {
     return { resumable: false, reason: `its trace cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
@@ -61,7 +66,7 @@ export function traceResumability(file: string): TraceResumability {
   }
   if (type === 'run_finished') return { resumable: false, reason: 'the run finished' };
   if (last === '') return { resumable: false, reason: 'its trace holds no complete event' };
-  const holder = readLockHolder(file);
+  const holder = await readLockHolder(file);
   if (holder && (holder.host !== hostname() || processIsAlive(holder.pid, holder.pidStart)))
     return { resumable: false, reason: `it is driven by ${describeHolder(holder)}` };
   return { resumable: true };

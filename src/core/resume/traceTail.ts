@@ -1,5 +1,6 @@
-import { closeSync, ftruncateSync, readSync, writeSync } from 'node:fs';
-import { openRegularSync, UnreadableFileError } from '../files/regularRead';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { openRegular, UnreadableFileError } from '../files/regularRead';
 import { RunEventSchema } from '../plan/events';
 import { MAX_TRACE_BYTES, TraceError } from '../trace/traceReader';
 
@@ -26,13 +27,13 @@ function isCompleteEvent(line: string): boolean {
 const CHUNK = 64 * 1024;
 
 /** The bytes after the file's last newline, and where they start; read backwards in chunks. */
-function tailAfterLastNewlineSync(fd: number, size: number): { start: number; tail: Buffer } {
+async function tailAfterLastNewline(handle: FileHandle, size: number): Promise<{ start: number; tail: Buffer }> {
   let tail = Buffer.alloc(0);
   for (let position = size; position > 0;) {
     const length = Math.min(CHUNK, position);
     position -= length;
     const chunk = Buffer.alloc(length);
-    readSync(fd, chunk, 0, length, position);
+    await handle.read(chunk, 0, length, position);
     const newline = chunk.lastIndexOf(0x0a);
     if (newline !== -1) return { start: position + newline + 1, tail: Buffer.concat([chunk.subarray(newline + 1), tail]) };
     tail = Buffer.concat([chunk, tail]);
@@ -40,31 +41,35 @@ function tailAfterLastNewlineSync(fd: number, size: number): { start: number; ta
   return { start: 0, tail };
 }
 
-/** Makes `file` end with a complete line; says what it changed. Throws TraceError for a file that is not a trace to repair. */
-export function repairTraceTailSync(file: string, maxBytes = MAX_TRACE_BYTES): TailRepair {
+/**
+ * Makes `file` end with a complete line; says what it changed. Throws TraceError for a file that
+ * is not a trace to repair. Asynchronous: in the editor a resume runs on the extension host's thread.
+ */
+export async function repairTraceTail(file: string, maxBytes = MAX_TRACE_BYTES): Promise<TailRepair> {
   let opened;
   try {
-    opened = openRegularSync(file, { what: 'trace file', maxBytes, followLinks: true, write: true });
+    opened = await openRegular(file, { what: 'trace file', maxBytes, followLinks: true }, constants.O_RDWR);
   } catch (error) {
     if (error instanceof UnreadableFileError) throw new TraceError(error.message);
     throw error;
   }
-  const { fd, size } = opened;
+  if (!opened) throw new TraceError(`trace file ${file} does not exist`);
+  const { handle, size } = opened;
   try {
     if (size === 0) return { removedBytes: 0 };
-    const { start, tail } = tailAfterLastNewlineSync(fd, size);
+    const { start, tail } = await tailAfterLastNewline(handle, size);
     if (tail.length === 0) return { removedBytes: 0 };
     if (isCompleteEvent(tail.toString('utf8'))) {
-      writeSync(fd, '\n', size);
+      await handle.write('\n', size);
       return { removedBytes: 0, message: `${file}: the last event had no line end; it was added` };
     }
-    ftruncateSync(fd, start);
+    await handle.truncate(start);
     const removedBytes = size - start;
     return {
       removedBytes,
       message: `${file}: its last line was cut off when the run stopped (${removedBytes} bytes); it was removed, and the run resumes after the last complete event`,
     };
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { existingHiddenPathsSync, homeFolders, type HiddenPath } from './hiddenPaths';
+import { existingHiddenPaths, homeFolders, type HiddenPath } from './hiddenPaths';
 
 // The Linux sandbox for run_command: bubblewrap (Debian/Ubuntu package `bubblewrap`). The command
 // sees the whole file system read-only (the home folder too, so toolchains installed there run),
@@ -21,7 +20,7 @@ export interface SandboxLayout {
   workspace: string;
   /** Real path of the working folder inside it. */
   cwd: string;
-  /** Real paths to cover (existingHiddenPathsSync): an empty folder over a folder, /dev/null over a file. */
+  /** Real paths to cover (existingHiddenPaths): an empty folder over a folder, /dev/null over a file. */
   hidden?: readonly HiddenPath[];
   /** Real paths of existing files or folders inside the workspace bound read-only over its writable bind (the run's own trace, lock, checkpoints). */
   readOnly?: readonly string[];
@@ -32,24 +31,15 @@ function depth(folder: string): number {
   return folder.split(path.sep).filter(Boolean).length;
 }
 
-function realPathOrUndefinedSync(folder: string | undefined): string | undefined {
-  if (!folder || !path.isAbsolute(folder)) return undefined;
-  try {
-    return realpathSync(folder);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The real paths of those of `files` that exist and lie inside `realRoot` (not the root itself):
  * what `readOnly` takes. A file that does not exist cannot be bound; one outside the workspace is
  * read-only in the sandbox already.
  */
-export function existingInside(realRoot: string, files: readonly string[]): string[] {
+export async function existingInside(realRoot: string, files: readonly string[]): Promise<string[]> {
   const inside: string[] = [];
-  for (const file of files) {
-    const real = realPathOrUndefinedSync(path.resolve(file));
+  const reals = await Promise.all(files.map((file) => realpath(path.resolve(file)).catch(() => undefined)));
+  for (const real of reals) {
     if (!real) continue;
     const relative = path.relative(realRoot, real);
     if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) && !inside.includes(real)) inside.push(real);
@@ -132,8 +122,8 @@ async function runProbe(): Promise<SandboxProbe> {
   );
   const bwrap = found.find((location) => location !== undefined);
   if (!bwrap) return { available: false, reason: `bubblewrap is not installed (looked for ${BWRAP_LOCATIONS.join(', ')}; Debian/Ubuntu package "bubblewrap")` };
-  const folder = realPathOrUndefinedSync(process.cwd()) ?? '/';
-  const args = [...bubblewrapArgs({ workspace: folder, cwd: folder, hidden: existingHiddenPathsSync(homeFolders()), network: false }), '/bin/true'];
+  const folder = (await realpath(process.cwd()).catch(() => undefined)) ?? '/';
+  const args = [...bubblewrapArgs({ workspace: folder, cwd: folder, hidden: await existingHiddenPaths(homeFolders()), network: false }), '/bin/true'];
   return new Promise((resolve) => {
     let stderr = '';
     const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });

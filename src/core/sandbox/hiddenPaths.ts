@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 
@@ -103,16 +103,20 @@ export function homeFolders(env: NodeJS.ProcessEnv = process.env): string[] {
  * read-only home nothing can create it. Checked when the command starts, so a key added since is
  * covered too.
  */
-export function existingHiddenPathsSync(homes: readonly string[], extra: readonly string[] = []): HiddenPath[] {
+export async function existingHiddenPaths(homes: readonly string[], extra: readonly string[] = []): Promise<HiddenPath[]> {
+  const places = [...DEFAULT_HIDDEN_HOME_PATHS.map((entry) => `~/${entry}`), ...extra].flatMap((entry) => expand(entry, homes));
+  // Looked up together: a home on a network disk answers each in a round trip.
+  const looked = await Promise.all(
+    places.map(async (place): Promise<HiddenPath | undefined> => {
+      try {
+        const real = await realpath(place);
+        return real === '/' ? undefined : { path: real, folder: (await stat(real)).isDirectory() };
+      } catch {
+        return undefined; // missing, or a dangling link: nothing to read there
+      }
+    }),
+  );
   const found = new Map<string, HiddenPath>();
-  for (const place of [...DEFAULT_HIDDEN_HOME_PATHS.map((entry) => `~/${entry}`), ...extra].flatMap((entry) => expand(entry, homes))) {
-    try {
-      const real = realpathSync(place);
-      if (real === '/') continue;
-      found.set(real, { path: real, folder: statSync(real).isDirectory() });
-    } catch {
-      // missing, or a dangling link: nothing to read there
-    }
-  }
+  for (const place of looked) if (place) found.set(place.path, place);
   return [...found.values()];
 }

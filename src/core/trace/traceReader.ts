@@ -1,4 +1,4 @@
-import { readLinesSync, UnreadableFileError } from '../files/regularRead';
+import { readLines, readLinesSync, UnreadableFileError } from '../files/regularRead';
 import { RunEventSchema, type RunEvent } from '../plan/events';
 
 export class TraceError extends Error {
@@ -79,6 +79,18 @@ export function readTraceSync(file: string, maxBytes = MAX_TRACE_BYTES): { event
   const parser = new TraceParser(file);
   try {
     for (const line of readLinesSync(file, { what: 'trace file', maxBytes, followLinks: true })) parser.line(line.text);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) throw new TraceError(error.message);
+    throw error;
+  }
+  return parser.finish();
+}
+
+/** readTraceSync without holding the thread while the disk reads (the extension host's way). */
+export async function readTrace(file: string, maxBytes = MAX_TRACE_BYTES): Promise<{ events: RunEvent[]; warnings: string[] }> {
+  const parser = new TraceParser(file);
+  try {
+    for await (const line of readLines(file, { what: 'trace file', maxBytes, followLinks: true })) parser.line(line.text);
   } catch (error) {
     if (error instanceof UnreadableFileError) throw new TraceError(error.message);
     throw error;

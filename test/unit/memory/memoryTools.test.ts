@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../../src/core/config/configSchema';
@@ -64,12 +64,21 @@ describe('memory tools (docs/design.md, “Context budget and memory”)', () =>
     assert.equal(shapeOf([{ role: 'system', content: 's' }, { role: 'user', content: 'step' }, message]).memory.length, 1);
   });
 
-  it('lives outside the repository, one file per workspace', () => {
+  it('lives outside the repository, one file per workspace, named alike by the CLI and the extension (through links too)', async () => {
     const name = memoryFileNameSync('/some/workspace');
     assert.match(name, /^[0-9a-f]{64}\.json$/);
     assert.notEqual(name, memoryFileNameSync('/other/workspace'));
     assert.equal(defaultCliMemoryFile('/some/workspace', { XDG_CACHE_HOME: '/xdg' }, '/home/u'), `/xdg/cortex/memory/${name}`);
     assert.equal(defaultCliMemoryFile('/some/workspace', {}, '/home/u'), `/home/u/.cache/cortex/memory/${name}`);
-    assert.equal(memoryFileIn('/storage', '/some/workspace'), `/storage/memory/${name}`);
+    assert.equal(await memoryFileIn('/storage', '/some/workspace'), `/storage/memory/${name}`);
+    const real = mkdtempSync(join(tmpdir(), 'cortex-memory-name-'));
+    const link = `${real}-link`;
+    symlinkSync(real, link);
+    try {
+      assert.equal(await memoryFileIn('/storage', link), `/storage/memory/${memoryFileNameSync(real)}`);
+    } finally {
+      rmSync(link);
+      rmSync(real, { recursive: true });
+    }
   });
 });

@@ -3,9 +3,9 @@ import { mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent } from '../../../src/core/plan/events';
-import { acquireRunLockSync, lockFileFor } from '../../../src/core/resume/runLock';
-import { lastCompleteLineSync, traceResumability } from '../../../src/core/resume/traceStatus';
-import { interruptedRunsSync, matchingFolder, panelResumability } from '../../../src/host/resumableRuns';
+import { acquireRunLock, lockFileFor } from '../../../src/core/resume/runLock';
+import { lastCompleteLine, traceResumability } from '../../../src/core/resume/traceStatus';
+import { interruptedRuns, matchingFolder, panelResumability } from '../../../src/host/resumableRuns';
 import type { RecentRun } from '../../../src/host/runIndex';
 import { traceRunSource } from '../../../src/panel/runSource';
 import { emptyCompletedPlan } from '../../support/runEventFixtures';
@@ -33,28 +33,28 @@ function traceFile(text: string): string {
 }
 
 describe('resumable runs', () => {
-  it('the last complete line is read from the end, however long, and a cut-off line after it is ignored', () => {
+  it('the last complete line is read from the end, however long, and a cut-off line after it is ignored', async () => {
     const long = { ...started('/ws'), task: 'x'.repeat(200_000) };
     const file = traceFile(`${lines([started('/ws'), long])}{"seq":2,"ti`);
-    assert.equal(lastCompleteLineSync(file), JSON.stringify(long));
-    assert.equal(lastCompleteLineSync(traceFile('no newline at all')), '');
-    assert.equal(lastCompleteLineSync(traceFile('')), '');
+    assert.equal(await lastCompleteLine(file), JSON.stringify(long));
+    assert.equal(await lastCompleteLine(traceFile('no newline at all')), '');
+    assert.equal(await lastCompleteLine(traceFile('')), '');
   });
 
-  it('a trace is resumable when its last event is not run_finished and no live process holds its lock', () => {
+  it('a trace is resumable when its last event is not run_finished and no live process holds its lock', async () => {
     const workspace = dir();
     const interrupted = traceFile(lines([started(workspace)]));
-    assert.deepEqual(traceResumability(interrupted), { resumable: true });
-    assert.deepEqual(traceResumability(traceFile(lines([started(workspace), finished]))), { resumable: false, reason: 'the run finished' });
-    const lock = acquireRunLockSync(interrupted);
-    assert.match((traceResumability(interrupted) as { reason: string }).reason, new RegExp(`driven by process ${process.pid} on ${hostname()}`));
-    lock.release();
+    assert.deepEqual(await traceResumability(interrupted), { resumable: true });
+    assert.deepEqual(await traceResumability(traceFile(lines([started(workspace), finished]))), { resumable: false, reason: 'the run finished' });
+    const lock = await acquireRunLock(interrupted);
+    assert.match(((await traceResumability(interrupted)) as { reason: string }).reason, new RegExp(`driven by process ${process.pid} on ${hostname()}`));
+    await lock.release();
     writeFileSync(lockFileFor(interrupted), JSON.stringify({ pid: 1, host: 'other-host', startedAt: 1 }));
-    assert.match((traceResumability(interrupted) as { reason: string }).reason, /driven by process 1 on other-host/);
-    assert.match((traceResumability(join(workspace, 'missing.jsonl')) as { reason: string }).reason, /cannot be read \(ENOENT\)/);
+    assert.match(((await traceResumability(interrupted)) as { reason: string }).reason, /driven by process 1 on other-host/);
+    assert.match(((await traceResumability(join(workspace, 'missing.jsonl'))) as { reason: string }).reason, /cannot be read \(ENOENT\)/);
   });
 
-  it('the quick pick lists interrupted runs of the open folders only, not live ones, finished ones or lost traces', () => {
+  it('the quick pick lists interrupted runs of the open folders only, not live ones, finished ones or lost traces', async () => {
     const workspace = dir();
     const other = dir();
     const entry = (runId: string, traceFile: string, extra: Partial<RecentRun> = {}): RecentRun => ({
@@ -75,31 +75,34 @@ describe('resumable runs', () => {
       entry('live-here', traceFile(lines([started(workspace)]))),
     ];
     assert.deepEqual(
-      interruptedRunsSync(recent, [workspace], (id) => id === 'live-here').map((run) => run.runId),
+      (await interruptedRuns(recent, [workspace], (id) => id === 'live-here')).map((run) => run.runId),
       ['interrupted'],
     );
   });
 
-  it('a restored panel offers Resume only for an interrupted run of a folder open in this window', () => {
+  it('a restored panel offers Resume only for an interrupted run of a folder open in this window', async () => {
     const workspace = dir();
     const file = traceFile(lines([started(workspace)]));
-    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace)], file), [workspace]), { resumable: true });
-    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace)], file), ['/somewhere/else']), {
+    assert.deepEqual(await panelResumability(traceRunSource('run-a', [started(workspace)], file), [workspace]), { resumable: true });
+    assert.deepEqual(await panelResumability(traceRunSource('run-a', [started(workspace)], file), ['/somewhere/else']), {
       resumable: false,
       reason: `the run worked in ${workspace}, which is not open in this window`,
     });
-    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace), finished], file), [workspace]), {
+    assert.deepEqual(await panelResumability(traceRunSource('run-a', [started(workspace), finished], file), [workspace]), {
       resumable: false,
       reason: 'the run finished',
     });
-    assert.deepEqual(panelResumability(traceRunSource('run-a', [started(workspace)]), [workspace]), { resumable: false, reason: 'the run has no trace file' });
+    assert.deepEqual(await panelResumability(traceRunSource('run-a', [started(workspace)]), [workspace]), {
+      resumable: false,
+      reason: 'the run has no trace file',
+    });
   });
 
-  it('the same folder reached through a symbolic link matches', () => {
+  it('the same folder reached through a symbolic link matches', async () => {
     const workspace = dir();
     const link = join(dir(), 'link');
     symlinkSync(workspace, link);
-    assert.deepEqual(matchingFolder(link, [{ path: workspace }]), { path: workspace });
-    assert.equal(matchingFolder(dir(), [{ path: workspace }]), undefined);
+    assert.deepEqual(await matchingFolder(link, [{ path: workspace }]), { path: workspace });
+    assert.equal(await matchingFolder(dir(), [{ path: workspace }]), undefined);
   });
 });

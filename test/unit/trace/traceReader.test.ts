@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import { toSnapshot } from '../../../src/core/plan/snapshot';
 import { createTraceWriter } from '../../../src/core/trace/traceWriter';
-import { parseTrace, readTraceSync, TraceError } from '../../../src/core/trace/traceReader';
+import { parseTrace, readTrace, readTraceSync, TraceError } from '../../../src/core/trace/traceReader';
 
 function sampleRun(): EventLog {
   const log = new EventLog();
@@ -68,9 +68,9 @@ describe('trace files', () => {
     assert.equal(turns, run.events.length, 'the event loop turned while the trace could not be opened');
     const reader = createReadStream(fifo, 'utf8');
     let text = '';
-    reader.on('data', (chunk: string) => (text += chunk));
+    reader.on('data', (chunk) => (text += String(chunk)));
     await closed;
-    await new Promise((resolve) => reader.on('close', resolve));
+    await new Promise<void>((resolve) => reader.on('close', () => resolve()));
     assert.deepEqual(parseTrace(text).events, JSON.parse(JSON.stringify(run.events)), 'every event, in order');
     assert.equal(writer.error(), undefined);
   });
@@ -116,5 +116,19 @@ describe('trace files', () => {
     assert.throws(() => readTraceSync(join(dir, 'missing.jsonl')), /trace file .*missing\.jsonl does not exist/);
     writeFileSync(join(dir, 'x.jsonl'), '');
     assert.throws(() => readTraceSync(join(dir, 'x.jsonl')), /empty/);
+  });
+
+  it('read asynchronously (the extension host), a trace gives the same events and warnings, and the same errors', async () => {
+    const file = join(dir, 'async.jsonl');
+    const lines = sampleRun().events.map((event) => `${JSON.stringify(event)}\n`);
+    // Longer than one read, with a cut-off line at the end.
+    const long = { ...sampleRun().events[0], task: 'y'.repeat(2_000_000) };
+    writeFileSync(file, `${lines[0]}${JSON.stringify(long).replace('"seq":0', '"seq":1')}\n{"seq":2,"ty`);
+    assert.deepEqual(await readTrace(file), readTraceSync(file));
+    assert.equal((await readTrace(file)).events.length, 2);
+    await assert.rejects(readTrace(join(dir, 'missing.jsonl')), /trace file .*missing\.jsonl does not exist/);
+    const fifo = join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(readTrace(fifo), (error: unknown) => error instanceof TraceError && /FIFO|not a regular file/.test(error.message));
   });
 });

@@ -6,7 +6,7 @@ import { diskProblem } from '../../policy/diskChecks';
 import { compileProtectedPaths, DEFAULT_PROTECTED_PATHS, type ProtectedPathMatcher } from '../../files/protectedPaths';
 import { bubblewrapArgs, existingInside } from '../../sandbox/bubblewrap';
 import { commandEnvironment } from '../../sandbox/commandEnvironment';
-import { existingHiddenPathsSync, homeFolders } from '../../sandbox/hiddenPaths';
+import { existingHiddenPaths, homeFolders } from '../../sandbox/hiddenPaths';
 import { DEFAULT_EXECUTION_SETTINGS, type CommandExecutionSettings } from '../../sandbox/executionSettings';
 import { CONFIG_LISTING_ARGS, guardedGitArgs, guardedGitEnv, inertConfigProblem } from '../../sandbox/gitGuard';
 import { runProcess, type CommandResult } from '../../sandbox/processRunner';
@@ -128,16 +128,18 @@ interface Place {
 }
 
 /** Wraps `launch` in the sandbox, if there is one. */
-function sandboxed(launch: Launch, place: Place): Launch {
+async function sandboxed(launch: Launch, place: Place): Promise<Launch> {
   if (place.sandbox.kind !== 'bubblewrap') return launch;
-  const hidden = existingHiddenPathsSync(homeFolders(), place.settings.hiddenPaths);
-  const readOnly = existingInside(place.realRoot, place.runFiles);
+  const [hidden, readOnly] = await Promise.all([
+    existingHiddenPaths(homeFolders(), place.settings.hiddenPaths),
+    existingInside(place.realRoot, place.runFiles),
+  ]);
   const layout = { workspace: place.realRoot, cwd: place.cwd, hidden, readOnly, network: place.settings.network };
   return { file: place.sandbox.bwrap, args: [...bubblewrapArgs(layout), launch.file, ...launch.args], env: launch.env };
 }
 
-function start(launch: Launch, place: Place, timeoutMs: number, signal: AbortSignal, stdoutOnly = false): Promise<CommandResult> {
-  const wrapped = sandboxed(launch, place);
+async function start(launch: Launch, place: Place, timeoutMs: number, signal: AbortSignal, stdoutOnly = false): Promise<CommandResult> {
+  const wrapped = await sandboxed(launch, place);
   return runProcess({ ...wrapped, cwd: place.cwd, timeoutMs, signal, stdoutOnly });
 }
 
