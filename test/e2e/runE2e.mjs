@@ -65,6 +65,9 @@ const mochaArgs = [
   'ts',
   '--require',
   join(root, 'test', 'e2e', 'support', 'hooks.ts'),
+  // After hooks.ts, so its folder is removed once code-server has stopped.
+  '--require',
+  join(root, 'test', 'support', 'scratchTmpdir.ts'),
   '--reporter',
   join(root, 'test', 'support', 'summaryReporter.cjs'),
   '--timeout',
