@@ -6,7 +6,9 @@
 // target, or an error). At the end every file that did not meet its targets is listed with its
 // MISSED and `why:` lines (or, when it printed none, the end of its error output). Exits 0 when
 // every target was met, 2 when the only problems were setup errors, else 1 (scripts/benchVerdict.mjs).
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { benchVerdict, isReasonLine } from './benchVerdict.mjs';
 import { runInGroup } from './childGroup.mjs';
 
@@ -51,12 +53,16 @@ for (const file of files) {
     (text) => process.stderr.write(text),
     (line) => line.trim() && !STACK_FRAME.test(line) && errorTail.push(line) > ERROR_TAIL_LINES && errorTail.shift(),
   );
+  // Its temporary files (workspaces, traces, those of the processes it starts) in one folder, removed after it.
+  const scratch = mkdtempSync(join(tmpdir(), 'cortex-bench-'));
   // In a group of its own, so stopping `npm run bench` stops the benchmark and what it started.
   const { code } = await runInGroup(process.execPath, ['--expose-gc', '--import', 'tsx', `bench/${file}`], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TMPDIR: scratch },
     onStdout: out.collect.bind(out),
     onStderr: err.collect.bind(err),
   });
+  rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
   out.end();
   err.end();
   results.push({ file, code, reasons, errorTail });
