@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pendingApprovals } from '../../src/core/plan/approvalState';
 import { foldEvents } from '../../src/core/plan/reducer';
 import { toSnapshot } from '../../src/core/plan/snapshot';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence, toolCalls, toolMessages } from '../support/scriptedReplies';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTraceWriter } from '../../src/core/trace/traceWriter';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { eventsOf, runAgainst, tempWorkspace } from '../support/agentHarness';
 import { byStep, call, firstUserMessage, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';

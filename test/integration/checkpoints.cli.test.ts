@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { hashBytes } from '../../src/core/checkpoints/contentStore';
 import { main } from '../../src/cli/main';
 import type { EventOf, RunEvent } from '../../src/core/plan/events';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { userGitRepository } from '../support/userGitRepository';
 import { useScriptedServer } from '../support/useScriptedServer';

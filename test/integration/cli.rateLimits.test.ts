@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { tempWorkspace } from '../support/agentHarness';
 import { error, json, message, route, sequence } from '../support/scriptedReplies';
 import type { Reply } from '../support/scriptedServer';

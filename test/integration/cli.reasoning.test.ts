@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REASONING_KEEP_CHARS } from '../../src/core/llm/reasoningText';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, sequence } from '../support/scriptedReplies';
 import { runCliInProcess } from '../support/inProcessCli';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { tempWorkspace } from '../support/agentHarness';
 import { json, lastAssistant, message, route, toolMessages } from '../support/scriptedReplies';
 import type { ScriptedRequest } from '../support/scriptedServer';

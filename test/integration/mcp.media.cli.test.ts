@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { tempWorkspace } from '../support/agentHarness';
 import { runCliInProcess as cli } from '../support/inProcessCli';
 import type { ScriptedRequest } from '../support/scriptedServer';

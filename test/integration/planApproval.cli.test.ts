@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import type { RunEvent } from '../../src/core/plan/events';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { tempWorkspace } from '../support/agentHarness';
 import { byStep, call, json, message, route, toolCalls } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';

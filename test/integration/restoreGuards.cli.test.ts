@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { ContentStore, hashBytes } from '../../src/core/checkpoints/contentStore';
 import type { FileChange } from '../../src/core/plan/changeSchema';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
 

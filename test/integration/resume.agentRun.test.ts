@@ -10,7 +10,7 @@ import type { RunEvent } from '../../src/core/plan/events';
 import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
 import { openResume, prepareResumedRun } from '../../src/core/agent/resumeRun';
 import { createTraceWriter } from '../../src/core/trace/traceWriter';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { eventsOf, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';

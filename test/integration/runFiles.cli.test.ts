@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import { probeSandbox } from '../../src/core/sandbox/bubblewrap';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';
 

@@ -5,7 +5,7 @@ import { AgentRun } from '../../src/core/agent/agentRun';
 import { RunSession } from '../../src/core/agent/runSession';
 import { parseConfig } from '../../src/core/config/configSchema';
 import { acquireRunLock, lockFileFor } from '../../src/core/resume/runLock';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { tempWorkspace } from '../support/agentHarness';
 import { json, message, route } from '../support/scriptedReplies';
 import { useScriptedServer } from '../support/useScriptedServer';

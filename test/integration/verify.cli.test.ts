@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main';
 import type { RunEvent } from '../../src/core/plan/events';
 import { foldEvents } from '../../src/core/plan/reducer';
-import { readTraceSync } from '../../src/core/trace/traceReader';
+import { readTraceSync } from '../support/traceFile';
 import { tempWorkspace } from '../support/agentHarness';
 import { byStep, call, json, message, route, systemMessage, toolCalls, toolMessages } from '../support/scriptedReplies';
 import type { ScriptedRequest } from '../support/scriptedServer';

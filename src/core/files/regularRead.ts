@@ -124,29 +124,6 @@ export function readRegularSync(file: string, options: RegularOpenOptions): Buff
 }
 
 /**
- * The lines of a regular file, read in chunks (never the whole file at once), each with whether
- * it ended with a newline. Enforces the cap while reading.
- */
-export function* readLinesSync(file: string, options: RegularOpenOptions): Generator<{ text: string; complete: boolean }> {
-  const { fd } = openRegularSync(file, options);
-  try {
-    const lines = new LineSplitter();
-    let total = 0;
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      const read = readSync(fd, chunk, 0, chunk.length, total);
-      if (read === 0) break;
-      total += read;
-      if (total > options.maxBytes) throw overCap(file, options);
-      yield* lines.push(chunk.subarray(0, read));
-    }
-    yield* lines.end();
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
  * Opens a regular file without ever blocking, asynchronously; undefined when it does not exist.
  * Throws UnreadableFileError. The caller closes the handle.
  */
@@ -205,7 +182,11 @@ export async function readRegular(file: string, options: RegularOpenOptions): Pr
   }
 }
 
-/** readLinesSync, asynchronously: nothing waits on the disk on the caller's thread. */
+/**
+ * The lines of a regular file, read in chunks (never the whole file at once), each with whether
+ * it ended with a newline. Enforces the cap while reading. Nothing waits on the disk on the
+ * caller's thread.
+ */
 export async function* readLines(file: string, options: RegularOpenOptions): AsyncGenerator<{ text: string; complete: boolean }> {
   const opened = await openRegular(file, options);
   if (!opened) throw fsFailure(Object.assign(new Error('missing'), { code: 'ENOENT' }), options.what, file);

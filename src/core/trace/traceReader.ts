@@ -1,4 +1,4 @@
-import { readLines, readLinesSync, UnreadableFileError } from '../files/regularRead';
+import { readLines, UnreadableFileError } from '../files/regularRead';
 import { RunEventSchema, type RunEvent } from '../plan/events';
 
 export class TraceError extends Error {
@@ -73,20 +73,9 @@ export function parseTrace(text: string, source = 'trace'): { events: RunEvent[]
 /**
  * Reads and parses a trace file as a stream of lines, the way workspace files are read: a regular
  * file only (a link the person named is followed, but never to a FIFO or a device), opened without
- * blocking, at most MAX_TRACE_BYTES. Every problem is a TraceError of one clear line.
+ * blocking, at most MAX_TRACE_BYTES, without holding the thread while the disk reads (in the
+ * editor it is the extension host's). Every problem is a TraceError of one clear line.
  */
-export function readTraceSync(file: string, maxBytes = MAX_TRACE_BYTES): { events: RunEvent[]; warnings: string[] } {
-  const parser = new TraceParser(file);
-  try {
-    for (const line of readLinesSync(file, { what: 'trace file', maxBytes, followLinks: true })) parser.line(line.text);
-  } catch (error) {
-    if (error instanceof UnreadableFileError) throw new TraceError(error.message);
-    throw error;
-  }
-  return parser.finish();
-}
-
-/** readTraceSync without holding the thread while the disk reads (the extension host's way). */
 export async function readTrace(file: string, maxBytes = MAX_TRACE_BYTES): Promise<{ events: RunEvent[]; warnings: string[] }> {
   const parser = new TraceParser(file);
   try {

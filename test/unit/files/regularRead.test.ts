@@ -3,20 +3,26 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLinesSync, readRegularSync } from '../../../src/core/files/regularRead';
+import { readLines, readRegularSync } from '../../../src/core/files/regularRead';
 
 // Files a run left behind are read as untrusted: regular files only, never blocking, capped.
+
+async function linesOf(file: string, maxBytes: number, followLinks = false): Promise<Array<{ text: string; complete: boolean }>> {
+  const lines: Array<{ text: string; complete: boolean }> = [];
+  for await (const line of readLines(file, { what: 'trace file', maxBytes, followLinks })) lines.push(line);
+  return lines;
+}
 
 describe('reading files a run left behind', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'cortex-regular-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('yields the same lines as splitting the text, across chunk boundaries and for lines longer than a chunk', () => {
+  it('yields the same lines as splitting the text, across chunk boundaries and for lines longer than a chunk', async () => {
     const lines = ['a', '', 'x'.repeat(200_000), 'é'.repeat(40_000), 'last without newline'];
     const file = join(dir, 't.jsonl');
     writeFileSync(file, lines.join('\n'));
-    const read = [...readLinesSync(file, { what: 'trace file', maxBytes: 1 << 20 })];
+    const read = await linesOf(file, 1 << 20);
     assert.deepEqual(
       read.map((l) => l.text),
       lines,
@@ -27,7 +33,7 @@ describe('reading files a run left behind', () => {
     );
   });
 
-  it('refuses a FIFO, a device link and an oversized file before reading, and a link unless asked to follow it', () => {
+  it('refuses a FIFO, a device link and an oversized file before reading, and a link unless asked to follow it', async () => {
     const fifo = join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
     assert.throws(
@@ -36,7 +42,7 @@ describe('reading files a run left behind', () => {
     );
     const zero = join(dir, 'zero');
     symlinkSync('/dev/zero', zero);
-    assert.throws(() => [...readLinesSync(zero, { what: 'trace file', maxBytes: 10, followLinks: true })], /is a character device, not a regular file/);
+    await assert.rejects(linesOf(zero, 10, true), /is a character device, not a regular file/);
     const big = join(dir, 'big');
     writeFileSync(big, '');
     truncateSync(big, 11);
