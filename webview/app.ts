@@ -324,6 +324,8 @@ export class PanelApp {
       (this.selected !== undefined && changes.steps.has(this.selected));
     if (detailsStale) this.details.render(this.store, this.selected);
     this.selectionChanged = false;
+    // A run left interrupted shows where it stopped: its steps' spinners stand still.
+    this.main.classList.toggle('run-stopped', !this.store.live && state.status === 'running' && this.store.runId !== undefined);
     this.updateTimer(state);
     if (changes.events > 0 || detailsStale || this.stateDirty) this.saveState();
     perfSink()?.push({

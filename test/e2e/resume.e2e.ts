@@ -130,6 +130,13 @@ describe('e2e: resume an interrupted run', function () {
     );
     const resume = restored.frame.getByRole('button', { name: 'Resume the interrupted run' });
     await resume.waitFor({ state: 'visible', timeout: 30_000 });
+    // The step that was under way stands still: nothing runs until Resume.
+    const glyphAnimation = () =>
+      restored.frame
+        .locator(`.node.status-in_progress .node-glyph`)
+        .first()
+        .evaluate((glyph) => getComputedStyle(glyph).animationName);
+    assert.equal(await glyphAnimation(), 'none', 'the interrupted step does not spin');
     await screenshot(page, 'e2e-resume-interrupted');
 
     control.hang = false;
