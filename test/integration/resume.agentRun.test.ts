@@ -11,7 +11,7 @@ import { ApprovalBroker } from '../../src/core/policy/approvalBroker';
 import { openResume, prepareResumedRun } from '../../src/core/agent/resumeRun';
 import { createTraceWriter } from '../../src/core/trace/traceWriter';
 import { readTraceSync } from '../support/traceFile';
-import { eventsOf, tempWorkspace } from '../support/agentHarness';
+import { eventsOf, runUntil, tempWorkspace } from '../support/agentHarness';
 import { call, json, message, route, toolCalls, toolMessages } from '../support/scriptedReplies';
 import { startScriptedServer, type ScriptedServer } from '../support/scriptedServer';
 
@@ -35,13 +35,7 @@ async function interruptWhen(server: ScriptedServer, workspace: string, stop: (e
     approvals: new ApprovalBroker(),
     trusted: true,
   });
-  let recorded: RunEvent[] | undefined;
-  log.subscribe((event) => {
-    if (recorded || !stop(event)) return;
-    recorded = [...log.events];
-    agent.cancel('the process died');
-  });
-  await agent.start();
+  const recorded = await runUntil(agent, log, stop);
   assert.ok(recorded, 'the run reached the moment of the interruption');
   return recorded;
 }

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { approvalPrompt, attachCliApprovals } from '../../../src/cli/cliApprovals';
 import { approvalRun } from '../policy/approvalFixtures';
 import { ApprovalMemory } from '../../../src/core/policy/approvalMemory';
+import { fakeTerminal } from '../../support/fakeTerminal';
 
 // A command that, printed raw, would return the cursor, erase the line and conceal what follows:
 // the person would approve something they never saw.
@@ -32,10 +33,8 @@ describe('CLI approvals on a terminal', () => {
 
   it('asks on a TTY with the terminal-safe prompt and applies the answer', async () => {
     const run = approvalRun();
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (d) => (shown += d));
+    const terminal = fakeTerminal();
+    const { input, output } = terminal;
     const detach = attachCliApprovals(run.broker, undefined, { input, output });
     const { outcome } = run.ask('c1', { argumentsJson: JSON.stringify({ command: HIDING_COMMAND }), reason: 'needs confirmation' });
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -43,8 +42,8 @@ describe('CLI approvals on a terminal', () => {
     const result = await outcome;
     detach();
     assert.equal(result.decision, 'deny');
-    assert.ok(shown.includes('touch x #\\r\\x1b[2K\\x1b[8m'), JSON.stringify(shown));
-    assert.ok(!shown.includes(HIDING_COMMAND), 'the raw command never reaches the terminal');
+    assert.ok(terminal.shown().includes('touch x #\\r\\x1b[2K\\x1b[8m'), JSON.stringify(terminal.shown()));
+    assert.ok(!terminal.shown().includes(HIDING_COMMAND), 'the raw command never reaches the terminal');
     const answered = run.log.events.filter((event) => event.type === 'approval_answered');
     assert.deepEqual(
       answered.map((event) => event.type === 'approval_answered' && [event.decision, event.source]),
@@ -54,10 +53,8 @@ describe('CLI approvals on a terminal', () => {
 
   it('"r" approves for this run: a later call with the same command prefix runs unasked, shell syntax is still asked', async () => {
     const run = approvalRun({ memory: new ApprovalMemory() });
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (d) => (shown += d));
+    const terminal = fakeTerminal();
+    const { input, output } = terminal;
     const detach = attachCliApprovals(run.broker, undefined, { input, output });
     const rememberable = (text: string) => ({
       argumentsJson: JSON.stringify({ command: text }),
@@ -65,14 +62,14 @@ describe('CLI approvals on a terminal', () => {
     });
     const first = run.ask('c1', rememberable('npm test'));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.ok(shown.includes('[r] yes for this run, also run_command `npm test …`'), JSON.stringify(shown));
+    assert.ok(terminal.shown().includes('[r] yes for this run, also run_command `npm test …`'), JSON.stringify(terminal.shown()));
     input.write('r\n');
     assert.equal((await first.outcome).decision, 'approve');
     const second = await run.ask('c2', rememberable('npm test src')).outcome;
     assert.deepEqual(second, { decision: 'approve', source: 'remembered' });
     const third = run.ask('c3', rememberable('npm test; rm -rf src'));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const lastPrompt = shown.slice(shown.lastIndexOf('[cortex]'));
+    const lastPrompt = terminal.shown().slice(terminal.shown().lastIndexOf('[cortex]'));
     assert.ok(lastPrompt.includes('`npm test; rm -rf src`') && lastPrompt.includes('Approve? [y/N] '), JSON.stringify(lastPrompt));
     input.write('n\n');
     assert.equal((await third.outcome).decision, 'deny');

@@ -5,6 +5,7 @@ import { planApprovalPrompt } from '../../../src/cli/planApprovalPrompt';
 import { EventLog } from '../../../src/core/plan/eventLog';
 import type { PlanApprovalProposal } from '../../../src/core/policy/planApprovalBroker';
 import { ApprovalBroker } from '../../../src/core/policy/approvalBroker';
+import { fakeTerminal } from '../../support/fakeTerminal';
 
 // Plan approvals in the terminal (docs/design.md, “Step scopes and plan approval”): the plan with
 // each step's scope and checks, terminal-safe; y approves, n denies, other words are the feedback;
@@ -28,17 +29,15 @@ function broker() {
 
 async function answerOnTty(reply: string, proposal = PROPOSAL) {
   const approvals = broker();
-  const input = Object.assign(new PassThrough(), { isTTY: true });
-  const output = new PassThrough();
-  let shown = '';
-  output.on('data', (d) => (shown += d));
+  const terminal = fakeTerminal();
+  const { input, output } = terminal;
   const detach = attachCliPlanApprovals(approvals.plans, undefined, { input, output });
   const { outcome } = approvals.plans.request(proposal);
   await new Promise((resolve) => setTimeout(resolve, 20));
   input.write(`${reply}\n`);
   const result = await outcome;
   detach();
-  return { result, shown };
+  return { result, shown: terminal.shown() };
 }
 
 describe('CLI plan approvals', () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { attachCliApprovals } from '../../../src/cli/cliApprovals';
 import { attachCliPlanApprovals } from '../../../src/cli/cliPlanApprovals';
 import { terminalQuestions } from '../../../src/cli/terminalQuestions';
 import type { PlanApprovalProposal } from '../../../src/core/policy/planApprovalBroker';
 import { approvalRun } from '../policy/approvalFixtures';
+import { fakeTerminal } from '../../support/fakeTerminal';
 
 // A call approval (a drift, a command) and a widening replan can wait at the same time; on a
 // terminal they are asked one after the other, so one answer line answers one question.
@@ -22,10 +22,8 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 describe('CLI questions on one terminal', () => {
   it('a call approval and a replan approval pending together are asked in turn: a "y" for the first never answers the second', async () => {
     const run = approvalRun();
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (d) => (shown += d));
+    const terminal = fakeTerminal();
+    const { input, output } = terminal;
     const io = { input, output };
     const questions = terminalQuestions(io);
     const detachCalls = attachCliApprovals(run.broker, undefined, io, questions);
@@ -34,12 +32,12 @@ describe('CLI questions on one terminal', () => {
       const call = run.ask('c1');
       const replan = run.broker.plans.request(WIDENING_REPLAN);
       await settle();
-      assert.match(shown, /run_command \(step s1\): `echo c1`/);
-      assert.doesNotMatch(shown, /redesign of s1/, 'the second question waits for the first answer');
+      assert.match(terminal.shown(), /run_command \(step s1\): `echo c1`/);
+      assert.doesNotMatch(terminal.shown(), /redesign of s1/, 'the second question waits for the first answer');
       input.write('y\n');
       assert.equal((await call.outcome).decision, 'approve');
       await settle();
-      assert.match(shown, /The redesign of s1 needs more than the approved plan/);
+      assert.match(terminal.shown(), /The redesign of s1 needs more than the approved plan/);
       input.write('n\n');
       assert.equal((await replan.outcome).decision, 'deny', 'the replan got its own answer, not the "y" typed for the call');
     } finally {
@@ -49,10 +47,8 @@ describe('CLI questions on one terminal', () => {
   });
 
   it('a question answered meanwhile is not asked', async () => {
-    const input = Object.assign(new PassThrough(), { isTTY: true });
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (d) => (shown += d));
+    const terminal = fakeTerminal();
+    const { input, output } = terminal;
     const questions = terminalQuestions({ input, output });
     const first = questions.ask(() => 'first? ');
     const second = questions.ask(
@@ -63,6 +59,6 @@ describe('CLI questions on one terminal', () => {
     input.write('yes\n');
     assert.equal(await first, 'yes');
     assert.equal(await second, undefined);
-    assert.doesNotMatch(shown, /second\?/);
+    assert.doesNotMatch(terminal.shown(), /second\?/);
   });
 });
