@@ -236,7 +236,14 @@ class LineSplitter {
  * it is a regular file, so a FIFO swapped in since it was read cannot hang the append.
  */
 export async function appendRegular(file: string, text: string, what: string): Promise<void> {
-  const opened = await openRegular(file, { what, maxBytes: Number.MAX_SAFE_INTEGER, followLinks: true }, constants.O_WRONLY | constants.O_APPEND);
+  const opened = await openRegular(file, { what, maxBytes: Number.MAX_SAFE_INTEGER, followLinks: true }, constants.O_WRONLY | constants.O_APPEND).catch(
+    (error: unknown) => {
+      // Said as what it is: an append that did not happen.
+      if (error instanceof UnreadableFileError)
+        throw new UnreadableFileError(error.message.replace(/; it was not read$/, '; nothing was written to it'), error.code);
+      throw error;
+    },
+  );
   if (!opened) throw fsFailure(Object.assign(new Error('missing'), { code: 'ENOENT' }), what, file);
   try {
     await opened.handle.writeFile(text);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLines, readRegularSync } from '../../../src/core/files/regularRead';
+import { appendRegular, readLines, readRegularSync } from '../../../src/core/files/regularRead';
 
 // Files a run left behind are read as untrusted: regular files only, never blocking, capped.
 
@@ -52,5 +52,16 @@ describe('reading files a run left behind', () => {
     symlinkSync(join(dir, 'real'), link);
     assert.throws(() => readRegularSync(link, { what: 'run lock', maxBytes: 10 }), /is a symbolic link, not a regular file/);
     assert.equal(readRegularSync(link, { what: 'run lock', maxBytes: 10, followLinks: true }).toString(), 'ok');
+  });
+
+  it('appends only to a regular file, and says nothing was written to anything else', async () => {
+    const file = join(dir, 'run.jsonl');
+    writeFileSync(file, 'a\n');
+    await appendRegular(file, 'b\n', 'trace file');
+    assert.equal(readFileSync(file, 'utf8'), 'a\nb\n');
+    const fifo = join(dir, 'swapped.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(appendRegular(fifo, 'c\n', 'trace file'), /trace file .*swapped\.jsonl is a FIFO.*not a regular file; nothing was written to it/);
+    await assert.rejects(appendRegular(join(dir, 'gone.jsonl'), 'c\n', 'trace file'), /does not exist/);
   });
 });
